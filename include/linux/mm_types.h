@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct page and struct folio, laid out as the kernel lays them out on a
+ * 64-bit machine: struct page is 64 bytes, and a folio overlays its first
+ * pages, so fields of the head page and of the first tail page can be read
+ * through one struct folio.
+ */
+#ifndef _LINUX_MM_TYPES_H
+#define _LINUX_MM_TYPES_H
+
+#include <linux/compiler.h>
+#include <linux/atomic.h>
+#include <linux/list.h>
+
+typedef unsigned long pgoff_t;
+
+struct address_space;
+
+struct page {
+	unsigned long flags;		/* enum pageflags, atomic bit ops */
+	union {
+		/* Free pages on buddy/pcp lists, folios on the LRU. */
+		struct list_head lru;
+		/* Tail pages of a compound page: head pointer | 1. */
+		struct {
+			unsigned long compound_head;
+			unsigned long __tail_pad;
+		};
+	};
+	struct address_space *mapping;
+	pgoff_t index;			/* offset within mapping, in pages */
+	unsigned long private;		/* buddy: the order of a free block */
+	union {
+		atomic_t _mapcount;	/* -1: not mapped */
+		unsigned int page_type;	/* top byte: PGTY_*, when not mapped */
+	};
+	atomic_t _refcount;		/* see page_ref.h for what values mean */
+	unsigned long memcg_data;
+};
+
+struct folio {
+	union {
+		struct {
+			unsigned long flags;
+			struct list_head lru;
+			struct address_space *mapping;
+			pgoff_t index;
+			void *private;
+			atomic_t _mapcount;
+			atomic_t _refcount;
+			unsigned long memcg_data;
+		};
+		struct page page;
+	};
+	/* The first tail page. */
+	union {
+		struct {
+			unsigned long _flags_1;		/* low byte: folio order */
+			unsigned long _head_1;
+			atomic_t _large_mapcount;
+			atomic_t _nr_pages_mapped;
+			atomic_t _entire_mapcount;
+			atomic_t _pincount;
+			unsigned int _folio_nr_pages;
+		};
+		struct page __page_1;
+	};
+};
+
+#define FOLIO_MATCH(pg, fl) \
+	_Static_assert(offsetof(struct page, pg) == offsetof(struct folio, fl), #fl)
+FOLIO_MATCH(flags, flags);
+FOLIO_MATCH(lru, lru);
+FOLIO_MATCH(mapping, mapping);
+FOLIO_MATCH(index, index);
+FOLIO_MATCH(private, private);
+FOLIO_MATCH(_mapcount, _mapcount);
+FOLIO_MATCH(_refcount, _refcount);
+FOLIO_MATCH(memcg_data, memcg_data);
+#undef FOLIO_MATCH
+#define FOLIO_MATCH(pg, fl) \
+	_Static_assert(offsetof(struct folio, fl) == \
+		       offsetof(struct page, pg) + sizeof(struct page), #fl)
+FOLIO_MATCH(flags, _flags_1);
+FOLIO_MATCH(compound_head, _head_1);
+#undef FOLIO_MATCH
+
+_Static_assert(sizeof(struct page) == 64, "struct page is 64 bytes");
+_Static_assert(sizeof(struct folio) == 2 * sizeof(struct page), "folio overlays two pages");
+
+#endif

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Page flags and page types.  Flag bits are changed with atomic bit
+ * operations (folio_set_uptodate) or, where the page is not yet visible
+ * to anyone else, with the non-atomic __folio_set_* forms.
+ */
+#ifndef _LINUX_PAGE_FLAGS_H
+#define _LINUX_PAGE_FLAGS_H
+
+#include <linux/mm_types.h>
+#include <linux/bits.h>
+
+enum pageflags {
+	PG_locked,
+	PG_writeback,
+	PG_referenced,
+	PG_uptodate,
+	PG_dirty,
+	PG_lru,
+	PG_head,
+	PG_waiters,
+	PG_active,
+	PG_workingset,
+	PG_owner_priv_1,
+	PG_reserved,
+	PG_private,
+	PG_reclaim,
+	PG_swapbacked,
+	PG_unevictable,
+	PG_mlocked,
+	PG_hwpoison,
+	NR_PAGEFLAGS,
+
+	PG_readahead = PG_reclaim,	/* file folios: readahead marker */
+};
+
+/* Flags a page must not carry when it is freed. */
+#define PAGE_FLAGS_CHECK_AT_FREE					\
+	(BIT(PG_lru) | BIT(PG_locked) | BIT(PG_private) |		\
+	 BIT(PG_writeback) | BIT(PG_reserved) | BIT(PG_active) |	\
+	 BIT(PG_unevictable) | BIT(PG_mlocked) | BIT(PG_hwpoison))
+
+/* Flags cleared when a page is prepared for freeing. */
+#define PAGE_FLAGS_CHECK_AT_PREP	(BIT(NR_PAGEFLAGS) - 1)
+
+static inline bool test_bit(int nr, const unsigned long *addr)
+{
+	return (__atomic_load_n(addr, __ATOMIC_RELAXED) >> nr) & 1;
+}
+
+static inline void set_bit(int nr, unsigned long *addr)
+{
+	__atomic_fetch_or(addr, BIT(nr), __ATOMIC_RELAXED);
+}
+
+static inline void clear_bit(int nr, unsigned long *addr)
+{
+	__atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_RELAXED);
+}
+
+static inline bool test_and_set_bit(int nr, unsigned long *addr)
+{
+	return (__atomic_fetch_or(addr, BIT(nr), __ATOMIC_SEQ_CST) >> nr) & 1;
+}
+
+static inline bool test_and_clear_bit(int nr, unsigned long *addr)
+{
+	return (__atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_SEQ_CST) >> nr) & 1;
+}
+
+static inline void clear_bit_unlock(int nr, unsigned long *addr)
+{
+	__atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_RELEASE);
+}
+
+/* Non-atomic forms, for pages nobody else can see. */
+static inline void __set_bit(int nr, unsigned long *addr)
+{
+	WRITE_ONCE(*addr, READ_ONCE(*addr) | BIT(nr));
+}
+
+static inline void __clear_bit(int nr, unsigned long *addr)
+{
+	WRITE_ONCE(*addr, READ_ONCE(*addr) & ~BIT(nr));
+}
+
+/*
+ * folio_test_X / folio_set_X / folio_clear_X / __folio_set_X /
+ * __folio_clear_X and PageX for each flag, as the kernel's FOLIO_FLAG().
+ */
+#define FOLIO_FLAG(name, bit)						\
+static inline bool folio_test_##name(const struct folio *folio)		\
+{ return test_bit(bit, &folio->flags); }				\
+static inline void folio_set_##name(struct folio *folio)		\
+{ set_bit(bit, &folio->flags); }					\
+static inline void folio_clear_##name(struct folio *folio)		\
+{ clear_bit(bit, &folio->flags); }					\
+static inline void __folio_set_##name(struct folio *folio)		\
+{ __set_bit(bit, &folio->flags); }					\
+static inline void __folio_clear_##name(struct folio *folio)		\
+{ __clear_bit(bit, &folio->flags); }
+
+FOLIO_FLAG(locked, PG_locked)
+FOLIO_FLAG(referenced, PG_referenced)
+FOLIO_FLAG(dirty, PG_dirty)
+FOLIO_FLAG(lru, PG_lru)
+FOLIO_FLAG(active, PG_active)
+FOLIO_FLAG(workingset, PG_workingset)
+FOLIO_FLAG(readahead, PG_readahead)
+FOLIO_FLAG(reclaim, PG_reclaim)
+FOLIO_FLAG(swapbacked, PG_swapbacked)
+FOLIO_FLAG(unevictable, PG_unevictable)
+FOLIO_FLAG(mlocked, PG_mlocked)
+FOLIO_FLAG(writeback, PG_writeback)
+FOLIO_FLAG(private, PG_private)
+FOLIO_FLAG(hwpoison, PG_hwpoison)
+#undef FOLIO_FLAG
+
+/*
+ * Uptodate publishes the folio's contents: the setter's writes to the data
+ * must be visible to whoever sees the flag (smp_wmb before setting,
+ * smp_rmb after testing, in the kernel; release/acquire here).
+ */
+static inline bool folio_test_uptodate(const struct folio *folio)
+{
+	return (__atomic_load_n(&folio->flags, __ATOMIC_ACQUIRE) >> PG_uptodate) & 1;
+}
+
+static inline void folio_mark_uptodate(struct folio *folio)
+{
+	__atomic_fetch_or(&folio->flags, BIT(PG_uptodate), __ATOMIC_RELEASE);
+}
+
+static inline void folio_clear_uptodate(struct folio *folio)
+{
+	clear_bit(PG_uptodate, &folio->flags);
+}
+
+static inline bool PageHead(const struct page *page)
+{
+	return test_bit(PG_head, &page->flags);
+}
+
+static inline bool PageTail(const struct page *page)
+{
+	return READ_ONCE(page->compound_head) & 1;
+}
+
+static inline bool PageCompound(const struct page *page)
+{
+	return PageHead(page) || PageTail(page);
+}
+
+static inline bool PageReserved(const struct page *page)
+{
+	return test_bit(PG_reserved, &page->flags);
+}
+
+static inline bool PageHWPoison(const struct page *page)
+{
+	return test_bit(PG_hwpoison, &page->flags);
+}
+
+static inline void SetPageHWPoison(struct page *page)
+{
+	set_bit(PG_hwpoison, &page->flags);
+}
+
+static inline bool folio_test_large(const struct folio *folio)
+{
+	return PageHead(&folio->page);
+}
+
+/*
+ * Page types live in the top byte of page_type, which overlays _mapcount:
+ * a page with a type is never mapped (mapcount -1 is 0xffffffff).
+ */
+enum pagetype {
+	PGTY_buddy	= 0xf0,
+	PGTY_offline	= 0xf1,
+	PGTY_table	= 0xf2,
+	PGTY_guard	= 0xf3,
+	PGTY_mapcount_underflow = 0xff,
+};
+
+static inline bool page_has_type(const struct page *page)
+{
+	unsigned int t = __atomic_load_n(&page->page_type, __ATOMIC_RELAXED);
+
+	return (t >> 24) < PGTY_mapcount_underflow;
+}
+
+static inline bool PageBuddy(const struct page *page)
+{
+	return (__atomic_load_n(&page->page_type, __ATOMIC_RELAXED) >> 24) == PGTY_buddy;
+}
+
+static inline void __SetPageBuddy(struct page *page)
+{
+	__atomic_store_n(&page->page_type, (unsigned int)PGTY_buddy << 24, __ATOMIC_RELAXED);
+}
+
+static inline void __ClearPageBuddy(struct page *page)
+{
+	__atomic_store_n(&page->page_type, UINT32_MAX, __ATOMIC_RELAXED);
+}
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * The contract between an experiment and the shared runner.
+ *
+ * An experiment declares its options, its variants and its metric, and knows
+ * how to run ONE sample of one variant at one point.  The runner does
+ * everything else, the same way for every experiment: option parsing and
+ * range checks (exit 2 with a one-line error), the --scale presets,
+ * repetitions interleaved across variants (A B A B ...), medians and
+ * spread, the significance test, the tables, and the JSON of
+ * ../shared/CONTRACT.md.
+ */
+#ifndef MMLAB_EXPERIMENT_H
+#define MMLAB_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+
+enum scale { SCALE_TINY, SCALE_DEFAULT, SCALE_FULL, NR_SCALES };
+
+enum opt_type {
+	OPT_INT,	/* integer in [min, max] */
+	OPT_DOUBLE,	/* real in [min, max] */
+	OPT_SIZE,	/* byte size with optional K/M/G suffix (powers of 1024) in [min, max] */
+	OPT_INT_LIST,	/* comma-separated integers, each in [min, max]; "a-b" ranges allowed */
+	OPT_CHOICE,	/* one word out of ->choices ("on,off") */
+};
+
+struct exp_option {
+	const char *name;		/* long option without the dashes: "threads" */
+	enum opt_type type;
+	const char *help;		/* one line */
+	/*
+	 * Default value (as text) at each scale; NULL in [SCALE_TINY] or
+	 * [SCALE_FULL] means "same as default".  The special default "nproc"
+	 * for OPT_INT_LIST means 1..number of online CPUs; "machine" for
+	 * OPT_SIZE means the machine's physical memory.
+	 */
+	const char *def[NR_SCALES];
+	double min, max;		/* valid range; for OPT_SIZE in bytes */
+	const char *choices;		/* OPT_CHOICE only */
+};
+
+/* A parsed option value. */
+struct opt_value {
+	const struct exp_option *opt;
+	const char *text;		/* as given, or the scale default */
+	long long i;			/* OPT_INT, OPT_SIZE */
+	double d;			/* OPT_DOUBLE */
+	long long *list;		/* OPT_INT_LIST */
+	int nr_list;
+	int choice;			/* OPT_CHOICE: index into choices */
+};
+
+struct exp_variant {
+	const char *name;		/* "vanilla" is always the baseline */
+	const char *desc;		/* one line for --help and list */
+	const void *impl;		/* the experiment's own: e.g. a kernel build */
+};
+
+#define MAX_COUNTERS	24
+#define MAX_POINTS	64
+
+struct counter {
+	const char *name;
+	double value;
+	/* If non-NULL, a JSON value (e.g. a list) printed instead of value. */
+	char *json;
+};
+
+/* One measurement of one variant at one point. */
+struct sample {
+	double value;			/* in the experiment's metric and unit */
+	int nr_counters;
+	struct counter counters[MAX_COUNTERS];
+	/* Set by run_one when a check failed (invariant, data, leak). */
+	bool invariants_failed;
+	bool data_failed;
+	char failure[256];		/* what failed, one line */
+};
+
+struct exp_point {
+	char json[128];			/* the point object: {"threads": 2} */
+	char label[32];			/* first table column: "2" */
+	long long arg;			/* the experiment's own meaning (e.g. thread count) */
+	void *priv;
+};
+
+struct exp_ctx;
+
+struct experiment {
+	const char *name;		/* fixed by the contract: "refcount-scale" */
+	const char *seed;		/* "000_e9374adfdd9a9d66.txt" */
+	const char *desc;		/* one line */
+	const struct exp_option *options;
+	int nr_options;
+	const struct exp_variant *variants;
+	int nr_variants;
+	const char *metric;		/* "ops_per_sec" */
+	const char *unit;		/* "ops/s" */
+	bool higher_is_better;
+	const char *point_header;	/* first column header of the table: "#threads" */
+	int default_repeat[NR_SCALES];
+
+	/*
+	 * After options are parsed: check constraints between options (return
+	 * -1 after printing a one-line "mmlab: ..." error to make the runner
+	 * exit 2) and fill ctx->points / ctx->nr_points.
+	 */
+	int (*prepare)(struct exp_ctx *ctx);
+	/* One sample; returns 0, or -1 if it could not run at all (exit 1). */
+	int (*run_one)(struct exp_ctx *ctx, const struct exp_variant *v,
+		       struct exp_point *p, int rep, struct sample *out);
+	/* Optional: after all samples, release what prepare() built. */
+	void (*finish)(struct exp_ctx *ctx);
+};
+
+struct exp_ctx {
+	const struct experiment *exp;
+	enum scale scale;
+	int repeat;
+	uint64_t seed;
+	struct opt_value *values;	/* one per exp->options[], same order */
+	struct exp_point points[MAX_POINTS];
+	int nr_points;
+	unsigned long long mem_bytes;	/* global --mem */
+	void *priv;			/* the experiment's own state */
+};
+
+/* Look up a parsed option by name (aborts on a name the experiment lacks). */
+const struct opt_value *exp_opt(const struct exp_ctx *ctx, const char *name);
+
+/* Add a scalar counter to a sample. */
+void sample_counter(struct sample *s, const char *name, double value);
+/* Add a counter whose value is a JSON text (copied). */
+void sample_counter_json(struct sample *s, const char *name, const char *json);
+/* Record a failed check in a sample. */
+void sample_fail(struct sample *s, bool data, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Every experiment, in `mmlab list` order; NULL-terminated. */
+extern const struct experiment *const experiments[];
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * A kernel build: the model's mm compiled for one design (see Makefile),
+ * seen from the lab through this descriptor.  Entry points here are called
+ * outside any measured loop; the measured loops themselves live inside the
+ * build (src/workloads/), so they call the design's functions directly.
+ */
+#ifndef MMLAB_KERNEL_H
+#define MMLAB_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* --- refcount-scale (src/workloads/refcount_scale.c) ----------------------- */
+
+enum rs_event {
+	RS_TRYGET,
+	RS_TRYGET_FAIL,
+	RS_CAS_RETRY,
+	RS_UNDO_LOOP,
+	RS_PUT_RACE,
+	RS_SEQ_FALLBACK,	/* seqcount-read: fell back to the refcounted path */
+	NR_RS_EVENTS,
+};
+
+struct rs_params {
+	int nr_pages;		/* distinct file pages the threads spread over */
+	int read_size;		/* bytes per read */
+	int nr_threads;
+	uint64_t seed;		/* file contents */
+};
+
+struct rs_thread {
+	int tid;
+	unsigned long ops;
+	unsigned long mismatches;	/* reads whose bytes differ from the file */
+	unsigned long events[NR_RS_EVENTS];	/* event builds only */
+};
+
+struct rs_state;
+
+struct mm_kernel {
+	const char *name;	/* the design: "vanilla", "frozen-bit", ... */
+	bool events;		/* built with CONFIG_PAGEREF_EVENTS */
+
+	int (*mem_init)(unsigned long long bytes);
+	void (*mem_exit)(void);
+	/*
+	 * Whole-model check at the end of a run: allocator invariants and
+	 * every page accounted for.  0, or -1 with a one-line reason in @msg.
+	 */
+	int (*mem_check)(char *msg, size_t len);
+
+	struct rs_state *(*rs_setup)(const struct rs_params *p);
+	/* Loops reads until *stop becomes non-zero. */
+	void (*rs_worker)(struct rs_state *s, struct rs_thread *t, const int *stop);
+	/* Removes the file from the page cache and frees it; 0 or -1 + @msg. */
+	int (*rs_teardown)(struct rs_state *s, char *msg, size_t len);
+};
+
+#define DECLARE_KERNEL(design) \
+	extern const struct mm_kernel mm_kernel_##design##_run, mm_kernel_##design##_ev
+
+DECLARE_KERNEL(vanilla);
+DECLARE_KERNEL(frozen_bit);
+DECLARE_KERNEL(cmpxchg_guess);
+DECLARE_KERNEL(seqcount_read);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * refcount-scale (seed 000, "mm: improve folio refcount scalability"):
+ * N pinned threads loop a small read at offset 0 of one page-cache page,
+ * will-it-scale style, for a fixed time; ops/s per thread count.
+ *
+ * The model's designs each run in their own kernel build.  host-pread runs
+ * the same loop on the host kernel, with pread(2) of a tmpfs file, so the
+ * real thing is measured in the same run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mmlab/cpu.h>
+#include <mmlab/experiment.h>
+#include <mmlab/kernel.h>
+
+#define RS_PAGE_SIZE	4096
+
+struct rs_impl {
+	const struct mm_kernel *timed;		/* NULL: host-pread */
+	const struct mm_kernel *events;
+};
+
+static const struct rs_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
+static const struct rs_impl impl_frozen_bit = { &mm_kernel_frozen_bit_run, &mm_kernel_frozen_bit_ev };
+static const struct rs_impl impl_cmpxchg_guess = { &mm_kernel_cmpxchg_guess_run, &mm_kernel_cmpxchg_guess_ev };
+static const struct rs_impl impl_seqcount_read = { &mm_kernel_seqcount_read_run, &mm_kernel_seqcount_read_ev };
+static const struct rs_impl impl_host_pread = { NULL, NULL };
+
+static const struct exp_variant rs_variants[] = {
+	{ "vanilla", "zero means frozen; folio_try_get() is a compare-exchange loop", &impl_vanilla },
+	{ "frozen-bit", "the series: bit 31 means frozen; folio_try_get() is one fetch-add", &impl_frozen_bit },
+	{ "cmpxchg-guess", "Linus's alternative: try_cmpxchg guessing the count is 1", &impl_cmpxchg_guess },
+	{ "seqcount-read", "Kirill Shutemov's short reads: no refcount, a deletion seqcount checks the copy", &impl_seqcount_read },
+	{ "host-pread", "reference: the same loop with pread(2) of a tmpfs file on the host kernel", &impl_host_pread },
+};
+
+static const struct exp_option rs_options[] = {
+	{ "threads", OPT_INT_LIST, "thread counts to measure (oversubscription allowed)",
+	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, 1024 },
+	{ "seconds", OPT_DOUBLE, "measured time of one sample",
+	  { [SCALE_TINY] = "0.05", [SCALE_DEFAULT] = "0.5", [SCALE_FULL] = "5" }, 0.01, 3600 },
+	{ "read-size", OPT_INT, "bytes per read, at offset 0 of the thread's page",
+	  { [SCALE_DEFAULT] = "64" }, 1, RS_PAGE_SIZE },
+	{ "pages", OPT_INT, "distinct file pages the threads spread over (thread i reads page i % pages)",
+	  { [SCALE_DEFAULT] = "1" }, 1, 1 << 20 },
+	{ "events-seconds", OPT_DOUBLE, "length of the separate counting run (event build) per point; 0 = none",
+	  { [SCALE_TINY] = "0.02", [SCALE_DEFAULT] = "0.2", [SCALE_FULL] = "1" }, 0, 60 },
+};
+
+struct rs_ctx {
+	double seconds, events_seconds;
+	struct rs_params params;
+};
+
+static int rs_prepare(struct exp_ctx *ctx)
+{
+	const struct opt_value *threads = exp_opt(ctx, "threads");
+	struct rs_ctx *rc = calloc(1, sizeof(*rc));
+	unsigned long long need;
+
+	if (!rc)
+		return -1;
+	rc->seconds = exp_opt(ctx, "seconds")->d;
+	rc->events_seconds = exp_opt(ctx, "events-seconds")->d;
+	rc->params.read_size = (int)exp_opt(ctx, "read-size")->i;
+	rc->params.nr_pages = (int)exp_opt(ctx, "pages")->i;
+	rc->params.seed = ctx->seed;
+
+	/* The file must fit in the simulated memory with room to spare. */
+	need = (unsigned long long)rc->params.nr_pages * RS_PAGE_SIZE;
+	if (need > ctx->mem_bytes / 2) {
+		fprintf(stderr, "mmlab: --pages %d needs %llu bytes, more than half of --mem (%llu bytes); "
+			"valid range 1..%llu at this --mem\n", rc->params.nr_pages, need,
+			ctx->mem_bytes, ctx->mem_bytes / 2 / RS_PAGE_SIZE);
+		free(rc);
+		return -1;
+	}
+	if (threads->nr_list > MAX_POINTS) {
+		fprintf(stderr, "mmlab: --threads lists %d counts; at most %d\n",
+			threads->nr_list, MAX_POINTS);
+		free(rc);
+		return -1;
+	}
+	for (int i = 0; i < threads->nr_list; i++) {
+		struct exp_point *p = &ctx->points[i];
+
+		p->arg = threads->list[i];
+		snprintf(p->json, sizeof(p->json), "{\"threads\": %lld}", p->arg);
+		snprintf(p->label, sizeof(p->label), "%lld", p->arg);
+	}
+	ctx->nr_points = threads->nr_list;
+	ctx->priv = rc;
+	return 0;
+}
+
+/* --- one timed run of N threads --------------------------------------------- */
+
+struct rs_run {
+	int nr_threads;
+	int ready;
+	int start;
+	int stop;
+	const struct mm_kernel *k;	/* NULL: host */
+	struct rs_state *state;
+	int host_fd;
+	const unsigned char *host_contents;
+	int read_size;
+	int nr_pages;
+};
+
+struct rs_worker_arg {
+	struct rs_run *run;
+	struct rs_thread t;
+};
+
+static void rs_wait_start(struct rs_run *run)
+{
+	__atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&run->start, __ATOMIC_ACQUIRE))
+		;
+}
+
+/* host-pread: the same loop against the host kernel's page cache. */
+static void rs_host_worker(struct rs_run *run, struct rs_thread *t)
+{
+	const size_t size = (size_t)run->read_size;
+	const off_t pos = (off_t)(t->tid % run->nr_pages) * RS_PAGE_SIZE;
+	const unsigned char *expect = run->host_contents + pos;
+	unsigned long ops = 0, mismatches = 0;
+	char buf[RS_PAGE_SIZE];
+
+	while (!__atomic_load_n(&run->stop, __ATOMIC_RELAXED)) {
+		ssize_t n = pread(run->host_fd, buf, size, pos);
+
+		if (n != (ssize_t)size || memcmp(buf, expect, size))
+			mismatches++;
+		ops++;
+	}
+	t->ops = ops;
+	t->mismatches = mismatches;
+}
+
+static void rs_thread_main(void *p)
+{
+	struct rs_worker_arg *a = p;
+	struct rs_run *run = a->run;
+
+	rs_wait_start(run);
+	if (run->k)
+		run->k->rs_worker(run->state, &a->t, &run->stop);
+	else
+		rs_host_worker(run, &a->t);
+}
+
+/* Start the threads, let them run @seconds, stop them; returns elapsed seconds. */
+static double rs_run_threads(struct rs_run *run, struct rs_worker_arg *args, double seconds)
+{
+	void *argv[1024];
+	struct lab_threads *threads;
+	double t0, t1;
+
+	for (int i = 0; i < run->nr_threads; i++) {
+		args[i] = (struct rs_worker_arg){ .run = run, .t = { .tid = i } };
+		argv[i] = &args[i];
+	}
+	threads = lab_threads_start(run->nr_threads, rs_thread_main, argv);
+	if (!threads)
+		return -1;
+	while (__atomic_load_n(&run->ready, __ATOMIC_ACQUIRE) < run->nr_threads)
+		lab_sleep(0.0005);
+	t0 = lab_now();
+	__atomic_store_n(&run->start, 1, __ATOMIC_RELEASE);
+	lab_sleep(seconds);
+	__atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED);
+	t1 = lab_now();
+	lab_threads_join(threads);
+	return t1 - t0;
+}
+
+static void rs_sum(const struct rs_worker_arg *args, int n, struct rs_thread *total)
+{
+	*total = (struct rs_thread){ 0 };
+	for (int i = 0; i < n; i++) {
+		total->ops += args[i].t.ops;
+		total->mismatches += args[i].t.mismatches;
+		for (int e = 0; e < NR_RS_EVENTS; e++)
+			total->events[e] += args[i].t.events[e];
+	}
+}
+
+/* Boot the kernel build, run, tear down and check everything is accounted for. */
+static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads,
+			double seconds, struct rs_thread *total, double *elapsed,
+			struct sample *out)
+{
+	struct rs_ctx *rc = ctx->priv;
+	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
+	struct rs_run run = { .nr_threads = nr_threads, .k = k };
+	struct rs_params p = rc->params;
+	char msg[200];
+	int ret = -1, err;
+
+	if (!args)
+		return -1;
+	p.nr_threads = nr_threads;
+	err = k->mem_init(ctx->mem_bytes);
+	if (err) {
+		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
+			ctx->mem_bytes, strerror(-err));
+		goto out;
+	}
+	run.state = k->rs_setup(&p);
+	if (!run.state) {
+		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
+		goto out_exit;
+	}
+	*elapsed = rs_run_threads(&run, args, seconds);
+	if (k->rs_teardown(run.state, msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", k->name, msg);
+	if (*elapsed < 0) {
+		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr_threads, strerror(errno));
+		goto out_exit;
+	}
+	if (k->mem_check(msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", k->name, msg);
+	rs_sum(args, nr_threads, total);
+	ret = 0;
+out_exit:
+	k->mem_exit();
+out:
+	free(args);
+	return ret;
+}
+
+static int rs_run_host(struct exp_ctx *ctx, int nr_threads, double seconds,
+		       struct rs_thread *total, double *elapsed)
+{
+	struct rs_ctx *rc = ctx->priv;
+	size_t size = (size_t)rc->params.nr_pages * RS_PAGE_SIZE;
+	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
+	struct rs_run run = {
+		.nr_threads = nr_threads,
+		.read_size = rc->params.read_size,
+		.nr_pages = rc->params.nr_pages,
+	};
+	unsigned char *contents = malloc(size);
+	char path[] = "/dev/shm/mmlab-refcount-XXXXXX";
+	int ret = -1, fd;
+
+	if (!args || !contents)
+		goto out;
+	for (size_t i = 0; i < size; i++)
+		contents[i] = (unsigned char)(i * 131 + ctx->seed);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(stderr, "mmlab: host-pread needs a tmpfs file in /dev/shm: %s\n", strerror(errno));
+		goto out;
+	}
+	unlink(path);
+	if (write(fd, contents, size) != (ssize_t)size) {
+		fprintf(stderr, "mmlab: host-pread: cannot write the tmpfs file: %s\n", strerror(errno));
+		close(fd);
+		goto out;
+	}
+	run.host_fd = fd;
+	run.host_contents = contents;
+	*elapsed = rs_run_threads(&run, args, seconds);
+	close(fd);
+	if (*elapsed < 0)
+		goto out;
+	rs_sum(args, nr_threads, total);
+	ret = 0;
+out:
+	free(contents);
+	free(args);
+	return ret;
+}
+
+static void rs_add_event_counters(struct sample *out, const struct rs_thread *ev)
+{
+	double ops = ev->ops ? (double)ev->ops : 1;
+
+	sample_counter(out, "events_ops", (double)ev->ops);
+	sample_counter(out, "cas_retries_per_op", ev->events[RS_CAS_RETRY] / ops);
+	sample_counter(out, "undo_loops_per_op", ev->events[RS_UNDO_LOOP] / ops);
+	sample_counter(out, "tryget_fail_per_op", ev->events[RS_TRYGET_FAIL] / ops);
+	sample_counter(out, "put_races_per_op", ev->events[RS_PUT_RACE] / ops);
+	sample_counter(out, "seq_fallbacks_per_op", ev->events[RS_SEQ_FALLBACK] / ops);
+}
+
+static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
+		      struct exp_point *p, int rep, struct sample *out)
+{
+	const struct rs_impl *impl = v->impl;
+	struct rs_ctx *rc = ctx->priv;
+	int nr_threads = (int)p->arg;
+	struct rs_thread total, ev;
+	double elapsed;
+	int ret;
+
+	if (impl->timed)
+		ret = rs_run_model(ctx, impl->timed, nr_threads, rc->seconds, &total, &elapsed, out);
+	else
+		ret = rs_run_host(ctx, nr_threads, rc->seconds, &total, &elapsed);
+	if (ret)
+		return -1;
+
+	out->value = total.ops / elapsed;
+	sample_counter(out, "ops", (double)total.ops);
+	sample_counter(out, "mismatched_reads", (double)total.mismatches);
+	if (total.mismatches)
+		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
+			    v->name, total.mismatches, total.ops);
+
+	/* Counters come from a separate, untimed run of the event build. */
+	if (rep == 0 && impl->events && rc->events_seconds > 0) {
+		double ev_elapsed;
+
+		if (rs_run_model(ctx, impl->events, nr_threads, rc->events_seconds,
+				 &ev, &ev_elapsed, out))
+			return -1;
+		rs_add_event_counters(out, &ev);
+		if (ev.mismatches)
+			sample_fail(out, true, "%s (event build): %lu reads differ from the file",
+				    v->name, ev.mismatches);
+	}
+	return 0;
+}
+
+static void rs_finish(struct exp_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+const struct experiment exp_refcount_scale = {
+	.name = "refcount-scale",
+	.seed = "000_e9374adfdd9a9d66.txt",
+	.desc = "lockless page-cache read of 64 bytes from N pinned threads: ops/s per N",
+	.options = rs_options,
+	.nr_options = sizeof(rs_options) / sizeof(rs_options[0]),
+	.variants = rs_variants,
+	.nr_variants = sizeof(rs_variants) / sizeof(rs_variants[0]),
+	.metric = "ops_per_sec",
+	.unit = "ops/s",
+	.higher_is_better = true,
+	.point_header = "#threads",
+	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 10 },
+	.prepare = rs_prepare,
+	.run_one = rs_run_one,
+	.finish = rs_finish,
+};

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * This build's descriptor: the only symbol a kernel build exports to the
+ * lab (see Makefile: everything else is made local).
+ */
+#include <stdio.h>
+
+#include <linux/mmzone.h>
+#include <mmlab/kernel.h>
+#include "workloads/workloads.h"
+
+/* Every page is free or deliberately leaked, and the allocator is sound. */
+static int kernel_mem_check(char *msg, size_t len)
+{
+	struct page_alloc_report r;
+
+	if (page_alloc_check(&r, msg, len))
+		return -1;
+	if (r.allocated) {
+		snprintf(msg, len, "%lu pages still allocated at the end of the run (leaked)",
+			 r.allocated);
+		return -1;
+	}
+	if (r.leaked)
+		fprintf(stderr, "mmlab: %lu bad pages were leaked deliberately\n", r.leaked);
+	return 0;
+}
+
+__attribute__((visibility("default")))
+const struct mm_kernel MM_KERNEL_SYM = {
+	.name = MM_KERNEL_NAME,
+#ifdef CONFIG_PAGEREF_EVENTS
+	.events = true,
+#endif
+	.mem_init = mem_init,
+	.mem_exit = mem_exit,
+	.mem_check = kernel_mem_check,
+	.rs_setup = refcount_scale_setup,
+	.rs_worker = refcount_scale_worker,
+	.rs_teardown = refcount_scale_teardown,
+};

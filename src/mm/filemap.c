@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The page cache (mm/filemap.c): adding and removing folios, and the
+ * lockless read path.
+ *
+ * Readers find folios under RCU and take a speculative reference with
+ * folio_try_get().  The folio may have been removed, freed and even
+ * reallocated between the lookup and the get (struct page itself is never
+ * freed, so touching its refcount is always safe): a failed get means the
+ * folio is frozen or free, and a successful one is only kept if the slot
+ * still holds that folio afterwards.  Removal either drops the cache's
+ * references (truncate: readers holding a reference keep the folio alive)
+ * or freezes the count (reclaim: only if nobody else holds a reference),
+ * and frees at once; nothing waits for a grace period but the XArray's own
+ * slot arrays.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <string.h>
+
+#include <linux/pagemap.h>
+
+#ifdef MMLAB_CHECKER
+void checker_spin_wait(void);
+#endif
+
+void folio_lock(struct folio *folio)
+{
+	while (!folio_trylock(folio)) {
+#ifdef MMLAB_CHECKER
+		checker_spin_wait();
+#else
+		sched_yield();
+#endif
+	}
+}
+
+void address_space_init(struct address_space *mapping)
+{
+	memset(mapping, 0, sizeof(*mapping));
+	xa_init(&mapping->i_pages);
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+	seqcount_init(&mapping->i_pages_delete_seqcnt);
+#endif
+}
+
+void address_space_destroy(struct address_space *mapping)
+{
+	VM_WARN_ON_ONCE(mapping->nrpages);
+	xa_destroy(&mapping->i_pages);
+}
+
+int filemap_add_folio(struct address_space *mapping, struct folio *folio,
+		      pgoff_t index, gfp_t gfp)
+{
+	unsigned long nr = folio_nr_pages(folio);
+	unsigned long i;
+	int err = 0;
+
+	(void)gfp;
+	VM_WARN_ON_ONCE_FOLIO(!IS_ALIGNED(index, nr), folio);
+	VM_WARN_ON_ONCE_FOLIO(folio->mapping, folio);
+	__folio_set_locked(folio);
+	folio_ref_add(folio, nr);
+	folio->mapping = mapping;
+	folio->index = index;
+
+	xa_lock(&mapping->i_pages);
+	for (i = 0; i < nr; i++) {
+		void *entry = xa_load(&mapping->i_pages, index + i);
+
+		if (entry && !xa_is_value(entry)) {
+			err = -EEXIST;
+			break;
+		}
+	}
+	for (i = 0; !err && i < nr; i++) {
+		err = __xa_store(&mapping->i_pages, index + i, folio);
+		if (err)
+			while (i--)
+				__xa_erase(&mapping->i_pages, index + i);
+	}
+	if (!err)
+		mapping->nrpages += nr;
+	xa_unlock(&mapping->i_pages);
+
+	if (err) {
+		folio->mapping = NULL;
+		folio_ref_sub(folio, nr);
+		__folio_clear_locked(folio);
+	}
+	return err;
+}
+
+/* Caller holds xa_lock. */
+static void __filemap_remove_folio(struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+	unsigned long nr = folio_nr_pages(folio);
+
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+	write_seqcount_begin(&mapping->i_pages_delete_seqcnt);
+#endif
+	for (unsigned long i = 0; i < nr; i++)
+		__xa_erase(&mapping->i_pages, folio->index + i);
+	mapping->nrpages -= nr;
+	WRITE_ONCE(folio->mapping, NULL);
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+	write_seqcount_end(&mapping->i_pages_delete_seqcnt);
+#endif
+}
+
+void filemap_remove_folio(struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+
+	xa_lock(&mapping->i_pages);
+	__filemap_remove_folio(folio);
+	xa_unlock(&mapping->i_pages);
+	folio_put_refs(folio, (int)folio_nr_pages(folio));
+}
+
+bool remove_mapping(struct address_space *mapping, struct folio *folio)
+{
+	int refcount = 1 + (int)folio_nr_pages(folio);
+
+	VM_WARN_ON_ONCE_FOLIO(!folio_test_locked(folio), folio);
+	VM_WARN_ON_ONCE_FOLIO(folio->mapping != mapping, folio);
+	xa_lock(&mapping->i_pages);
+	/*
+	 * The cache's references plus the caller's, and no other: freezing
+	 * at exactly that count makes every later folio_try_get() fail, so
+	 * no reader can come to hold the folio after we free it.
+	 */
+	if (!folio_ref_freeze(folio, refcount)) {
+		xa_unlock(&mapping->i_pages);
+		return false;
+	}
+	__filemap_remove_folio(folio);
+	xa_unlock(&mapping->i_pages);
+
+	__folio_clear_locked(folio);
+	free_frozen_pages(&folio->page, folio_order(folio));
+	return true;
+}
+
+struct folio *filemap_get_folio(struct address_space *mapping, pgoff_t index)
+{
+	struct folio *folio;
+
+	rcu_read_lock();
+repeat:
+	folio = xa_load(&mapping->i_pages, index);
+	if (!folio || xa_is_value(folio)) {
+		folio = NULL;
+		goto out;
+	}
+	if (!folio_try_get(folio))
+		goto repeat;
+	if (unlikely(folio != xa_load(&mapping->i_pages, index))) {
+		folio_put(folio);
+		goto repeat;
+	}
+out:
+	rcu_read_unlock();
+	return folio;
+}
+
+void truncate_inode_pages(struct address_space *mapping)
+{
+	unsigned long index = 0;
+	struct folio *folio;
+
+	for (;;) {
+		rcu_read_lock();
+		folio = xa_find(&mapping->i_pages, &index, ULONG_MAX);
+		rcu_read_unlock();
+		if (!folio)
+			break;
+		folio = filemap_get_folio(mapping, index);
+		if (!folio)
+			continue;	/* removed under us: look again */
+		folio_lock(folio);
+		if (folio->mapping == mapping)
+			filemap_remove_folio(folio);
+		index = folio_next_index(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+}
+
+/*
+ * Collect the folios covering [index, max] that are in the cache, with a
+ * reference on each, stopping at a hole, at a folio that is not uptodate
+ * (after adding it: the caller waits for it) and at a readahead marker.
+ */
+static void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
+				   pgoff_t max, struct folio_batch *fbatch)
+{
+	struct folio *folio;
+
+	rcu_read_lock();
+	while (index <= max) {
+		folio = xa_load(&mapping->i_pages, index);
+		if (!folio || xa_is_value(folio))
+			break;
+		if (!folio_try_get(folio)) {
+			filemap_event(FILEMAP_GET_RETRY);
+			continue;
+		}
+		if (unlikely(folio != xa_load(&mapping->i_pages, index))) {
+			folio_put(folio);
+			filemap_event(FILEMAP_GET_RETRY);
+			continue;
+		}
+		if (!folio_batch_add(fbatch, folio))
+			break;
+		if (!folio_test_uptodate(folio))
+			break;
+		if (folio_test_readahead(folio))
+			break;
+		index = folio_next_index(folio);
+	}
+	rcu_read_unlock();
+}
+
+/* A folio still being filled is locked by its filler: wait, then look. */
+static bool filemap_wait_uptodate(struct folio *folio)
+{
+	if (likely(folio_test_uptodate(folio)))
+		return true;
+	folio_lock(folio);
+	folio_unlock(folio);
+	return folio_test_uptodate(folio);
+}
+
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+
+#ifdef __SANITIZE_THREAD__
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+#define data_race_begin()	AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
+#define data_race_end()		AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
+#else
+#define data_race_begin()	do { } while (0)
+#define data_race_end()		do { } while (0)
+#endif
+
+/* Reads up to this size try the refcount-free path first. */
+#define FILEMAP_FAST_READ_MAX	1024
+
+/*
+ * The short-read fast path: copy from the folio with no reference at all,
+ * into a stack buffer, and keep the copy only if no folio left the page
+ * cache meanwhile.  The folio may be freed and reused while we copy; the
+ * copy is then garbage and the sequence count says so.  The folio's fields
+ * are as unreliable as its data, so they only bound where we read, and
+ * every read stays inside the arena.
+ */
+static ssize_t filemap_read_fast(struct address_space *mapping, loff_t pos,
+				 size_t count, char *buf)
+{
+	char tmp[FILEMAP_FAST_READ_MAX];
+	pgoff_t index = (pgoff_t)(pos >> PAGE_SHIFT);
+	size_t offset = (size_t)(pos & ~PAGE_MASK);
+	unsigned long nr, pfn;
+	struct folio *folio;
+	unsigned int seq;
+	bool copied = false;
+
+	if (count > FILEMAP_FAST_READ_MAX || offset + count > PAGE_SIZE ||
+	    pos + (loff_t)count > READ_ONCE(mapping->i_size))
+		return 0;
+	seq = raw_read_seqcount(&mapping->i_pages_delete_seqcnt);
+	if (seq & 1)
+		return 0;
+
+	rcu_read_lock();
+	data_race_begin();
+	folio = xa_load(&mapping->i_pages, index);
+	if (folio && !xa_is_value(folio) && folio_test_uptodate(folio)) {
+		nr = folio_nr_pages(folio);
+		pfn = folio_pfn(folio) + (index & (nr - 1));
+		if (nr <= MAX_ORDER_NR_PAGES && pfn < max_pfn) {
+			memcpy(tmp, (char *)page_address(pfn_to_page(pfn)) + offset, count);
+			copied = true;
+		}
+	}
+	data_race_end();
+	rcu_read_unlock();
+
+	if (!copied || read_seqcount_retry(&mapping->i_pages_delete_seqcnt, seq))
+		return 0;
+	memcpy(buf, tmp, count);
+	return (ssize_t)count;
+}
+#endif /* CONFIG_FILEMAP_SEQCOUNT_READ */
+
+ssize_t filemap_read(struct address_space *mapping, loff_t pos, size_t count, char *buf)
+{
+	struct folio_batch fbatch;
+	loff_t isize = READ_ONCE(mapping->i_size);
+	size_t copied = 0;
+	bool stop = false;
+
+	if (pos >= isize)
+		return 0;
+	count = min(count, (size_t)(isize - pos));
+
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+	{
+		ssize_t n = filemap_read_fast(mapping, pos, count, buf);
+
+		if (likely(n > 0)) {
+			filemap_event(FILEMAP_FAST_READ);
+			return n;
+		}
+		filemap_event(FILEMAP_FAST_FALLBACK);
+	}
+#endif
+
+	while (count && !stop) {
+		pgoff_t index = (pgoff_t)(pos >> PAGE_SHIFT);
+		pgoff_t last = (pgoff_t)((pos + (loff_t)count - 1) >> PAGE_SHIFT);
+
+		folio_batch_init(&fbatch);
+		filemap_get_read_batch(mapping, index, last, &fbatch);
+		if (!fbatch.nr)
+			break;	/* a hole: no backing store to read it from */
+
+		for (unsigned int i = 0; i < fbatch.nr; i++) {
+			struct folio *folio = fbatch.folios[i];
+			size_t offset, n;
+
+			if (stop || !count || !filemap_wait_uptodate(folio)) {
+				stop = true;
+				continue;
+			}
+			offset = (size_t)(pos - folio_pos(folio));
+			n = min(folio_size(folio) - offset, count);
+			memcpy(buf + copied, (char *)folio_address(folio) + offset, n);
+			copied += n;
+			pos += (loff_t)n;
+			count -= n;
+		}
+		for (unsigned int i = 0; i < fbatch.nr; i++)
+			folio_put(fbatch.folios[i]);
+	}
+	return (ssize_t)copied;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulated physical memory: the arena the pages' contents live in and
+ * the memmap of struct page describing it (the kernel's mm_init.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+
+struct page *mem_map;
+unsigned long max_pfn;
+char *mem_arena;
+
+static void init_single_page(struct page *page)
+{
+	memset(page, 0, sizeof(*page));
+	atomic_set(&page->_mapcount, -1);
+	set_page_count_frozen(page);
+	INIT_LIST_HEAD(&page->lru);
+}
+
+/*
+ * Boot with @bytes of memory, rounded down to whole MAX_PAGE_ORDER blocks.
+ * Returns 0, -EINVAL for less than one such block, -ENOMEM if the host
+ * cannot provide it.
+ */
+int mem_init(unsigned long long bytes)
+{
+	unsigned long nr_pages = (unsigned long)(bytes >> PAGE_SHIFT);
+	void *memmap;
+
+	nr_pages = ALIGN_DOWN(nr_pages, MAX_ORDER_NR_PAGES);
+	if (!nr_pages)
+		return -EINVAL;
+	if (mem_map)
+		mem_exit();
+
+	/* Untouched pages of the arena cost the host nothing. */
+	mem_arena = mmap(NULL, nr_pages << PAGE_SHIFT, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem_arena == MAP_FAILED) {
+		mem_arena = NULL;
+		return -ENOMEM;
+	}
+	if (posix_memalign(&memmap, SMP_CACHE_BYTES, nr_pages * sizeof(struct page))) {
+		munmap(mem_arena, nr_pages << PAGE_SHIFT);
+		mem_arena = NULL;
+		return -ENOMEM;
+	}
+	mem_map = memmap;
+	max_pfn = nr_pages;
+	for (unsigned long pfn = 0; pfn < nr_pages; pfn++)
+		init_single_page(pfn_to_page(pfn));
+	page_alloc_init(0, nr_pages);
+	return 0;
+}
+
+void mem_exit(void)
+{
+	if (!mem_map)
+		return;
+	munmap(mem_arena, max_pfn << PAGE_SHIFT);
+	free(mem_map);
+	mem_map = NULL;
+	mem_arena = NULL;
+	max_pfn = 0;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The refcount-scale workload, inside the kernel build: a file in the page
+ * cache and the read loop of the seed's will-it-scale test,
+ *
+ *	while (!stop)
+ *		pread(fd, buf, read_size, offset);
+ *
+ * with pread() being the model's filemap_read().  Each read is compared with
+ * the file's bytes, as a program using the data would look at it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/pagemap.h>
+#include "workloads.h"
+
+struct rs_state {
+	struct address_space mapping;
+	unsigned char *contents;	/* what the file holds: the backing store */
+	struct rs_params p;
+};
+
+/* splitmix64: the file's contents from the seed. */
+static uint64_t next_random(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int rs_add_page(struct rs_state *s, pgoff_t index)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, 0);
+
+	if (!folio)
+		return -1;
+	if (filemap_add_folio(&s->mapping, folio, index, GFP_KERNEL)) {
+		folio_put(folio);
+		return -1;
+	}
+	/* As read_folio() would: fill, mark uptodate, unlock. */
+	memcpy(folio_address(folio), s->contents + (index << PAGE_SHIFT), PAGE_SIZE);
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);	/* the page cache's reference remains */
+	return 0;
+}
+
+static void rs_free(struct rs_state *s)
+{
+	address_space_destroy(&s->mapping);
+	free(s->contents);
+	free(s);
+}
+
+struct rs_state *refcount_scale_setup(const struct rs_params *p)
+{
+	struct rs_state *s = calloc(1, sizeof(*s));
+	size_t size = (size_t)p->nr_pages << PAGE_SHIFT;
+	uint64_t x = p->seed;
+
+	if (!s)
+		return NULL;
+	s->p = *p;
+	s->contents = malloc(size);
+	if (!s->contents) {
+		free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < size; i += sizeof(uint64_t)) {
+		uint64_t v = next_random(&x);
+
+		memcpy(s->contents + i, &v, sizeof(v));
+	}
+	address_space_init(&s->mapping);
+	s->mapping.i_size = (loff_t)size;
+	for (int i = 0; i < p->nr_pages; i++) {
+		if (rs_add_page(s, (pgoff_t)i)) {
+			truncate_inode_pages(&s->mapping);
+			rs_free(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+static void rs_collect_events(struct rs_thread *t)
+{
+#ifdef CONFIG_PAGEREF_EVENTS
+	t->events[RS_TRYGET] = page_ref_events[PGREF_TRYGET];
+	t->events[RS_TRYGET_FAIL] = page_ref_events[PGREF_TRYGET_FAIL];
+	t->events[RS_CAS_RETRY] = page_ref_events[PGREF_CAS_RETRY];
+	t->events[RS_UNDO_LOOP] = page_ref_events[PGREF_UNDO_LOOP];
+	t->events[RS_PUT_RACE] = page_ref_events[PGREF_PUT_RACE];
+	t->events[RS_SEQ_FALLBACK] = filemap_events[FILEMAP_FAST_FALLBACK];
+#else
+	(void)t;
+#endif
+}
+
+/* The measured loop: nothing in it but the read and the use of its data. */
+void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop)
+{
+	struct address_space *mapping = &s->mapping;
+	const size_t size = (size_t)s->p.read_size;
+	const loff_t pos = (loff_t)(t->tid % s->p.nr_pages) << PAGE_SHIFT;
+	const unsigned char *expect = s->contents + pos;
+	unsigned long ops = 0, mismatches = 0;
+	char buf[PAGE_SIZE];
+
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+		ssize_t n = filemap_read(mapping, pos, size, buf);
+
+		if (unlikely(n != (ssize_t)size || memcmp(buf, expect, size)))
+			mismatches++;
+		ops++;
+	}
+	t->ops = ops;
+	t->mismatches = mismatches;
+	rs_collect_events(t);
+}
+
+int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)
+{
+	int ret = 0;
+
+	truncate_inode_pages(&s->mapping);
+	if (s->mapping.nrpages) {
+		snprintf(msg, len, "%lu pages still in the page cache after truncate",
+			 s->mapping.nrpages);
+		ret = -1;
+	}
+	rs_free(s);
+	return ret;
+}

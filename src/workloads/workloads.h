@@ -1,0 +1,14 @@
+/*
+ * The workloads each kernel build carries, gathered by src/kernel.c into
+ * the build's descriptor (include/mmlab/kernel.h).
+ */
+#ifndef MMLAB_WORKLOADS_H
+#define MMLAB_WORKLOADS_H
+
+#include <mmlab/kernel.h>
+
+struct rs_state *refcount_scale_setup(const struct rs_params *p);
+void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop);
+int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len);
+
+#endif
