@@ -1,0 +1,156 @@
+/*
+ * The page cache, one step at a time: adding folios, reading through the
+ * lockless path, the two ways of removing a folio, and what a reader that
+ * holds a reference does to each.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/mmzone.h>
+#include <linux/pagemap.h>
+#include <mmlab/cpu.h>
+
+#include "tap.h"
+
+static struct address_space mapping;
+
+static struct folio *add_filled(pgoff_t index, unsigned int order, unsigned char fill)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, order);
+
+	if (!folio)
+		return NULL;
+	if (filemap_add_folio(&mapping, folio, index, GFP_KERNEL)) {
+		folio_put(folio);
+		return NULL;
+	}
+	memset(folio_address(folio), fill, folio_size(folio));
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	return folio;
+}
+
+static void test_add(void)
+{
+	struct folio *f0, *big, *dup;
+
+	f0 = add_filled(0, 0, 0xa0);
+	ok(f0 != NULL, "add an order-0 folio at index 0");
+	is_int(folio_ref_count(f0), 1, "the page cache holds one reference");
+	ok(f0->mapping == &mapping && f0->index == 0, "mapping and index set");
+	ok(!folio_test_locked(f0), "unlocked after filling");
+
+	big = add_filled(4, 2, 0xb4);
+	ok(big != NULL, "add an order-2 folio at index 4");
+	is_int(folio_ref_count(big), 4, "one reference per page");
+	is_int(mapping.nrpages, 5, "nrpages counts pages");
+	ok(xa_load(&mapping.i_pages, 6) == big, "every index of a large folio finds it");
+
+	dup = folio_alloc(GFP_KERNEL, 0);
+	is_int(filemap_add_folio(&mapping, dup, 5, GFP_KERNEL), -EEXIST, "an occupied index is refused");
+	is_int(folio_ref_count(dup), 1, "a refused folio keeps only the caller's reference");
+	ok(!folio_test_locked(dup) && dup->mapping == NULL, "and is left as it was");
+	folio_put(dup);
+}
+
+static void test_read(void)
+{
+	struct folio *folio;
+	char buf[3 * 4096];
+
+	mapping.i_size = 8 * PAGE_SIZE;
+	is_int(filemap_read(&mapping, 10, 64, buf), 64, "64-byte read");
+	ok(buf[0] == (char)0xa0 && buf[63] == (char)0xa0, "bytes of folio 0");
+	is_int(filemap_read(&mapping, 4 * PAGE_SIZE + 100, 2 * PAGE_SIZE, buf), 2 * PAGE_SIZE,
+	       "a read inside a large folio");
+	ok(buf[0] == (char)0xb4 && buf[2 * PAGE_SIZE - 1] == (char)0xb4, "bytes of the large folio");
+	is_int(filemap_read(&mapping, PAGE_SIZE - 10, 64, buf), 10, "a read stops at a hole");
+	is_int(filemap_read(&mapping, 9 * PAGE_SIZE, 64, buf), 0, "nothing past i_size");
+	folio = filemap_get_folio(&mapping, 4);
+	is_int(folio_ref_count(folio), 5, "filemap_get_folio takes a reference");
+	folio_put(folio);
+	is_int(folio_ref_count(folio), 4, "reads left no reference behind");
+}
+
+static void test_remove_mapping(void)
+{
+	struct folio *folio = filemap_get_folio(&mapping, 0);
+	struct folio *reader;
+	unsigned long free_before;
+	char buf[64];
+
+	/* A reader holds a reference: reclaim must not free the folio. */
+	reader = filemap_get_folio(&mapping, 0);
+	folio_lock(folio);
+	ok(!remove_mapping(&mapping, folio), "reclaim fails while a reader holds a reference");
+	is_int(folio_ref_count(folio), 3, "and leaves the count as it was");
+	ok(xa_load(&mapping.i_pages, 0) == folio, "and the folio in the cache");
+	folio_put(reader);
+
+	free_before = nr_free_pages();
+	ok(remove_mapping(&mapping, folio), "reclaim succeeds once only cache and caller hold it");
+	is_int(nr_free_pages(), free_before + 1, "the folio went back to the allocator");
+	ok(xa_load(&mapping.i_pages, 0) == NULL, "the slot is empty");
+	is_int(filemap_read(&mapping, 0, 64, buf), 0, "a read now finds a hole");
+	ok(!folio_try_get(folio), "a speculative get on the freed folio fails");
+}
+
+static void test_truncate_with_reader(void)
+{
+	struct folio *folio = add_filled(1, 0, 0xc1);
+	struct folio *reader = filemap_get_folio(&mapping, 1);
+	unsigned long free_before = nr_free_pages();
+
+	folio_get(folio);
+	folio_lock(folio);
+	filemap_remove_folio(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	ok(xa_load(&mapping.i_pages, 1) == NULL, "truncate removes the folio from the cache");
+	is_int(nr_free_pages(), free_before, "but a reader's reference keeps it allocated");
+	ok(((unsigned char *)folio_address(reader))[0] == 0xc1, "and its data intact");
+	folio_put(reader);
+	is_int(nr_free_pages(), free_before + 1, "the reader's put frees it");
+}
+
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+static void test_seqcount_bumped(void)
+{
+	struct folio *folio = add_filled(2, 0, 0xd2);
+	unsigned int seq = raw_read_seqcount(&mapping.i_pages_delete_seqcnt);
+
+	folio_get(folio);
+	folio_lock(folio);
+	ok(remove_mapping(&mapping, folio), "reclaim a folio");
+	ok(read_seqcount_retry(&mapping.i_pages_delete_seqcnt, seq),
+	   "removal moved the deletion sequence count");
+	is_int(raw_read_seqcount(&mapping.i_pages_delete_seqcnt) & 1, 0, "and left it even");
+}
+#endif
+
+int main(void)
+{
+	struct page_alloc_report r;
+	char msg[200];
+
+	plan_no_plan();
+	lab_cpu_init();
+	ok(mem_init(16ULL << 20) == 0, "boot");
+	address_space_init(&mapping);
+	test_add();
+	test_read();
+	test_remove_mapping();
+	test_truncate_with_reader();
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+	test_seqcount_bumped();
+#endif
+	truncate_inode_pages(&mapping);
+	is_int(mapping.nrpages, 0, "truncate_inode_pages empties the cache");
+	address_space_destroy(&mapping);
+	ok(page_alloc_check(&r, msg, sizeof(msg)) == 0, "allocator invariants hold");
+	is_int(r.allocated, 0, "every page is free again");
+	is_int(vm_warn_count, 0, "no debug check fired");
+	mem_exit();
+	return done_testing();
+}
