@@ -18,7 +18,7 @@ AR      ?= ar
 
 BUILD   := build
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
-BASE_CFLAGS := -std=gnu11 -g -pthread -fno-strict-aliasing -Iinclude $(WARN) $(EXTRA_CFLAGS)
+BASE_CFLAGS := -std=gnu11 -g -pthread -fno-strict-aliasing -fno-strict-overflow -Iinclude $(WARN) $(EXTRA_CFLAGS)
 LIBS    := -lurcu-memb -lurcu-common -lm -pthread
 
 # --- designs (kernel configs) ----------------------------------------------
