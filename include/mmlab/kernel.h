@@ -28,6 +28,7 @@ struct rs_params {
 	int read_size;		/* bytes per read */
 	int nr_threads;
 	uint64_t seed;		/* file contents */
+	unsigned long syscall_loops;	/* spin_loops() after each read: the rest of pread(2) */
 };
 
 struct rs_thread {

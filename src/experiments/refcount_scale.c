@@ -18,6 +18,7 @@
 #include <mmlab/cpu.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
+#include <mmlab/spin.h>
 
 #define RS_PAGE_SIZE	4096
 
@@ -49,6 +50,8 @@ static const struct exp_option rs_options[] = {
 	  { [SCALE_DEFAULT] = "64" }, 1, RS_PAGE_SIZE },
 	{ "pages", OPT_INT, "distinct file pages the threads spread over (thread i reads page i % pages)",
 	  { [SCALE_DEFAULT] = "1" }, 1, 1 << 20 },
+	{ "syscall-ns", OPT_INT, "modelled cost of the rest of pread(2) around the page-cache read (busy loop, model variants only)",
+	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
 	{ "events-seconds", OPT_DOUBLE, "length of the separate counting run (event build) per point; 0 = none",
 	  { [SCALE_TINY] = "0.02", [SCALE_DEFAULT] = "0.2", [SCALE_FULL] = "1" }, 0, 60 },
 };
@@ -71,6 +74,8 @@ static int rs_prepare(struct exp_ctx *ctx)
 	rc->params.read_size = (int)exp_opt(ctx, "read-size")->i;
 	rc->params.nr_pages = (int)exp_opt(ctx, "pages")->i;
 	rc->params.seed = ctx->seed;
+	if (exp_opt(ctx, "syscall-ns")->i)
+		rc->params.syscall_loops = (unsigned long)(exp_opt(ctx, "syscall-ns")->i * spin_loops_per_ns());
 
 	/* The file must fit in the simulated memory with room to spare. */
 	need = (unsigned long long)rc->params.nr_pages * RS_PAGE_SIZE;

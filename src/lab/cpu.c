@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
 #include <mmlab/cpu.h>
+#include <mmlab/spin.h>
 
 __thread int mmlab_cpu_id;
 int nr_cpu_ids = 1;
@@ -122,4 +123,25 @@ void lab_sleep(double seconds)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+double spin_loops_per_ns(void)
+{
+	static double per_ns;
+	const unsigned long loops = 20 * 1000 * 1000;
+	double best = 0;
+
+	if (per_ns)
+		return per_ns;
+	/* Best of a few runs: the fastest is the least disturbed. */
+	for (int i = 0; i < 5; i++) {
+		double t0 = lab_now(), t;
+
+		spin_loops(loops);
+		t = lab_now() - t0;
+		if (t > 0 && loops / (t * 1e9) > best)
+			best = loops / (t * 1e9);
+	}
+	per_ns = best;
+	return per_ns;
 }

@@ -1,0 +1,184 @@
+/*
+ * The shared runner: option parsing, the repetition loop, statistics,
+ * tables and JSON.  Everything here takes a `const struct experiment *`;
+ * only src/lab/main.c knows the real experiments, so tests link the
+ * runner (liblab.a) against synthetic ones.
+ */
+#ifndef MMLAB_LAB_H
+#define MMLAB_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mmlab/experiment.h>
+
+#define LAB_VERSION	"0.1.0"
+#define LAB_BASELINE	"vanilla"
+#define LAB_ERR_LEN	512		/* size of every error buffer */
+#define LAB_MAX_LIST	1024		/* items in one OPT_INT_LIST */
+#define LAB_MAX_REPEAT	1000
+#define LAB_MIN_MEM	(4ULL << 20)
+#define LAB_DEFAULT_MEM	"256M"
+
+#define LAB_ALPHA	0.05
+#define LAB_TEST	"mann-whitney-u, two-sided, alpha 0.05"
+
+/* --- the machine (machine.c) --------------------------------------------- */
+
+struct lab_machine {
+	int cpus;			/* online */
+	unsigned long long mem_bytes;	/* physical */
+	char cpu_model[128];
+};
+
+void lab_machine_probe(struct lab_machine *m);
+/* `git rev-parse --short HEAD` of the working directory, or "unknown". */
+void lab_git_rev(char *buf, size_t len);
+
+/* --- options (options.c) -------------------------------------------------- */
+
+struct lab_config {
+	const struct experiment *exp;
+	enum scale scale;
+	int repeat;
+	uint64_t seed;
+	unsigned long long mem_bytes;
+	const char *json_path;		/* NULL: no JSON */
+	bool help;			/* --help was given: nothing else parsed */
+	bool quiet;			/* no progress lines (tests) */
+	/* Selected variants, in the experiment's order. */
+	const struct exp_variant **variants;
+	int nr_variants;
+	struct opt_value *values;	/* one per exp->options[] */
+};
+
+/*
+ * Parse the arguments after `run NAME`.  Returns 0, or -1 with one line
+ * in @err (no "mmlab: " prefix, no newline) naming the option, the bad
+ * value and what is valid.  Never exits.  On success free with
+ * lab_config_free().
+ */
+int lab_parse_args(struct lab_config *cfg, const struct experiment *exp,
+		   const struct lab_machine *m, int argc, char **argv,
+		   char *err, size_t len);
+void lab_config_free(struct lab_config *cfg);
+
+/* Parse @text as the value of @o into @v (v->list is malloc'ed). */
+int lab_parse_value(const struct exp_option *o, const char *text,
+		    const struct lab_machine *m, struct opt_value *v,
+		    char *err, size_t len);
+void lab_value_free(struct opt_value *v);
+
+/* "256M", "1.5G", "4096": bytes (K/M/G/T are powers of 1024). */
+int lab_parse_size(const char *text, unsigned long long *bytes);
+/* "256M" when exact, else "23.4G (25153044480 bytes)". */
+void lab_format_size(char *buf, size_t len, unsigned long long bytes);
+
+const char *lab_scale_name(enum scale s);
+/* The `run NAME --help` text. */
+void lab_print_help(FILE *f, const struct experiment *exp,
+		    const struct lab_machine *m);
+
+/* --- statistics (stats.c) ------------------------------------------------- */
+
+struct lab_summary {
+	double median, min, max, mean, hmean;
+};
+
+double lab_median(const double *v, int n);
+double lab_mean(const double *v, int n);
+/* 0 if any value is 0, NAN if any is negative. */
+double lab_hmean(const double *v, int n);
+void lab_summarize(const double *v, int n, struct lab_summary *s);
+
+/*
+ * Two-sided Mann-Whitney U test.  Exact permutation distribution of the
+ * rank sum (conditional on ties, with mid-ranks) when both samples have at
+ * most 20 values; otherwise the normal approximation with tie and
+ * continuity correction.  Returns the p-value (1 if either sample is empty).
+ */
+double lab_mann_whitney_p(const double *x, int nx, const double *y, int ny);
+
+/* Signed so that a positive result is always an improvement. */
+double lab_change_pct(double base, double cand, bool higher_is_better);
+
+/* --- a run's results (runner.c) ------------------------------------------- */
+
+/* One variant at one point. */
+struct lab_cell {
+	const struct exp_variant *variant;
+	const struct exp_point *point;
+	int nr_samples;
+	struct sample *samples;
+	double *values;			/* samples[i].value */
+	struct lab_summary sum;
+};
+
+enum lab_verdict { VERDICT_NONE, VERDICT_IMPROVEMENT, VERDICT_REGRESSION };
+
+/* A variant against the baseline at one point. */
+struct lab_cmp {
+	const struct lab_cell *base, *cand;
+	double ratio;			/* candidate median / baseline median */
+	double change_pct;		/* of the medians, positive = better */
+	double p_value;
+	bool significant;		/* p_value < LAB_ALPHA */
+	enum lab_verdict verdict;
+};
+
+struct lab_results {
+	const struct experiment *exp;
+	const struct lab_config *cfg;
+	const struct exp_ctx *ctx;
+	struct lab_machine machine;
+	int nr_points, nr_variants;
+	struct lab_cell *cells;		/* [point * nr_variants + variant] */
+	int base;			/* variant index of vanilla, or -1 */
+	struct lab_cmp *cmps;		/* [point * nr_variants + variant]; base's unused */
+	bool invariants_failed, data_failed;
+	int nr_failed;			/* samples with a failed check */
+	char failure[LAB_ERR_LEN];	/* the first one, one line */
+};
+
+static inline struct lab_cell *lab_cell(const struct lab_results *r, int point, int variant)
+{
+	return &r->cells[point * r->nr_variants + variant];
+}
+
+static inline struct lab_cmp *lab_cmp(const struct lab_results *r, int point, int variant)
+{
+	return &r->cmps[point * r->nr_variants + variant];
+}
+
+/*
+ * Run the configured experiment: prepare(), every point x repetition x
+ * variant, then the table on @out, the JSON file if asked, finish().
+ * Errors and progress go to @err.  Returns the exit status: 0, 1 (a check
+ * failed or a sample could not run), 2 (bad usage found by prepare()).
+ */
+int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
+	    FILE *out, FILE *err);
+
+/* Fill every cell's summary and every comparison (after the samples). */
+void lab_results_analyze(struct lab_results *r);
+
+/* --- output (table.c, json.c) ---------------------------------------------- */
+
+void lab_table_print(FILE *f, const struct lab_results *r);
+/* A median or sample as the tables show it: integer when large. */
+void lab_format_value(char *buf, size_t len, double v);
+/* "#threads 2": the point as messages name it. */
+void lab_format_point(char *buf, size_t len, const struct experiment *exp,
+		      const struct exp_point *p);
+/* Returns 0, or -1 if writing failed. */
+int lab_json_write(FILE *f, const struct lab_results *r, const char *git);
+
+/* --- the command line (cli.c) ---------------------------------------------- */
+
+/* `mmlab ARGS...` over the NULL-terminated @exps; returns the exit status. */
+int lab_main(int argc, char **argv, const struct experiment *const *exps,
+	     FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * The command line: `mmlab list`, `mmlab run NAME [options]`, the help
+ * texts.  Bad usage is one line on @err starting "mmlab: " and status 2.
+ */
+#include <string.h>
+
+#include <mmlab/lab.h>
+
+static void names_of(char *buf, size_t len, const struct experiment *const *exps)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; exps[i] && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", exps[i]->name);
+}
+
+static const struct experiment *find_experiment(const struct experiment *const *exps,
+						const char *name)
+{
+	int i;
+
+	for (i = 0; exps[i]; i++)
+		if (!strcmp(exps[i]->name, name))
+			return exps[i];
+	return NULL;
+}
+
+static void list_experiments(FILE *f, const struct experiment *const *exps)
+{
+	int i, w = 0;
+
+	for (i = 0; exps[i]; i++)
+		if ((int)strlen(exps[i]->name) > w)
+			w = strlen(exps[i]->name);
+	for (i = 0; exps[i]; i++)
+		fprintf(f, "%-*s  %s  %s\n", w, exps[i]->name,
+			exps[i]->seed ? exps[i]->seed : "-", exps[i]->desc ? exps[i]->desc : "");
+}
+
+static void usage(FILE *f, const struct experiment *const *exps)
+{
+	fprintf(f, "usage: mmlab list                  the experiments, one a line\n"
+		   "       mmlab run NAME [options]    run one, print its table\n"
+		   "       mmlab run NAME --help       its variants and options\n\n"
+		   "options of every experiment: --variant LIST|all, --scale tiny|default|full,\n"
+		   "  --repeat R, --seed S, --json FILE, --mem SIZE; VALUE may follow as --opt=VALUE\n"
+		   "exit status: 0 success, 1 a check failed, 2 bad usage\n\n"
+		   "experiments:\n");
+	list_experiments(f, exps);
+}
+
+static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
+		   FILE *out, FILE *err)
+{
+	const struct experiment *exp;
+	struct lab_config cfg;
+	struct lab_machine m;
+	char msg[LAB_ERR_LEN];
+	int status;
+
+	if (argc < 1 || argv[0][0] == '-') {
+		names_of(msg, sizeof(msg), exps);
+		fprintf(err, "mmlab: run: missing experiment name%s%s%s; valid: %s\n",
+			argc ? " before '" : "", argc ? argv[0] : "", argc ? "'" : "", msg);
+		return 2;
+	}
+	exp = find_experiment(exps, argv[0]);
+	if (!exp) {
+		names_of(msg, sizeof(msg), exps);
+		fprintf(err, "mmlab: unknown experiment '%s'; valid: %s\n", argv[0], msg);
+		return 2;
+	}
+	lab_machine_probe(&m);
+	if (lab_parse_args(&cfg, exp, &m, argc - 1, argv + 1, msg, sizeof(msg))) {
+		fprintf(err, "mmlab: %s\n", msg);
+		return 2;
+	}
+	if (cfg.help) {
+		lab_print_help(out, exp, &m);
+		status = 0;
+	} else {
+		status = lab_run(&cfg, &m, out, err);
+	}
+	lab_config_free(&cfg);
+	return status;
+}
+
+static bool is_help(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
+}
+
+int lab_main(int argc, char **argv, const struct experiment *const *exps,
+	     FILE *out, FILE *err)
+{
+	if (argc < 2) {
+		fprintf(err, "mmlab: missing command; valid: list, run NAME [options], --help\n");
+		return 2;
+	}
+	if (is_help(argv[1])) {
+		usage(out, exps);
+		return 0;
+	}
+	if (!strcmp(argv[1], "list")) {
+		if (argc > 2) {
+			fprintf(err, "mmlab: list: unexpected argument '%s'; list takes none\n", argv[2]);
+			return 2;
+		}
+		list_experiments(out, exps);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2, exps, out, err);
+	fprintf(err, "mmlab: unknown command '%s'; valid: list, run NAME [options], --help\n", argv[1]);
+	return 2;
+}

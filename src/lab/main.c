@@ -1,0 +1,19 @@
+/*
+ * build/mmlab: the registry of experiments.  The only file that names
+ * them; everything else takes a `const struct experiment *`.
+ */
+#include <stdio.h>
+
+#include <mmlab/lab.h>
+
+extern const struct experiment exp_refcount_scale;
+
+const struct experiment *const experiments[] = {
+	&exp_refcount_scale,
+	NULL,
+};
+
+int main(int argc, char **argv)
+{
+	return lab_main(argc, argv, experiments, stdout, stderr);
+}

@@ -1,0 +1,313 @@
+/*
+ * The measurement loop shared by every experiment.  For each point and
+ * repetition every selected variant runs once, in order, so slow drift of
+ * the machine (frequency, thermal, neighbours) hits all variants alike
+ * instead of biasing whichever ran last.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mmlab/lab.h>
+
+static int results_init(struct lab_results *r, const struct lab_config *cfg,
+			const struct exp_ctx *ctx, const struct lab_machine *m)
+{
+	int nr_cells = ctx->nr_points * cfg->nr_variants, i;
+
+	memset(r, 0, sizeof(*r));
+	r->exp = cfg->exp;
+	r->cfg = cfg;
+	r->ctx = ctx;
+	r->machine = *m;
+	r->nr_points = ctx->nr_points;
+	r->nr_variants = cfg->nr_variants;
+	r->base = -1;
+	r->cells = calloc(nr_cells, sizeof(*r->cells));
+	r->cmps = calloc(nr_cells, sizeof(*r->cmps));
+	if (!r->cells || !r->cmps)
+		return -1;
+	for (i = 0; i < nr_cells; i++) {
+		struct lab_cell *c = &r->cells[i];
+
+		c->variant = cfg->variants[i % r->nr_variants];
+		c->point = &ctx->points[i / r->nr_variants];
+		c->samples = calloc(cfg->repeat, sizeof(*c->samples));
+		c->values = calloc(cfg->repeat, sizeof(*c->values));
+		if (!c->samples || !c->values)
+			return -1;
+	}
+	return 0;
+}
+
+static void results_free(struct lab_results *r)
+{
+	int i, j, k;
+
+	for (i = 0; r->cells && i < r->nr_points * r->nr_variants; i++) {
+		struct lab_cell *c = &r->cells[i];
+
+		for (j = 0; c->samples && j < r->cfg->repeat; j++)
+			for (k = 0; k < c->samples[j].nr_counters; k++)
+				free(c->samples[j].counters[k].json);
+		free(c->samples);
+		free(c->values);
+	}
+	free(r->cells);
+	free(r->cmps);
+	r->cells = NULL;
+	r->cmps = NULL;
+}
+
+static const char *check_name(bool invariants, bool data)
+{
+	if (invariants && data)
+		return "invariant and data checks";
+	return invariants ? "invariant check" : "data check";
+}
+
+static void note_failure(struct lab_results *r, const struct lab_cell *c, int rep,
+			 const struct sample *s)
+{
+	char point[96];
+
+	r->invariants_failed |= s->invariants_failed;
+	r->data_failed |= s->data_failed;
+	if (r->nr_failed++)
+		return;
+	lab_format_point(point, sizeof(point), r->exp, c->point);
+	snprintf(r->failure, sizeof(r->failure), "%s failed: %s (%s at %s, rep %d)",
+		 check_name(s->invariants_failed, s->data_failed),
+		 s->failure[0] ? s->failure : "no reason given", c->variant->name, point, rep);
+}
+
+static int run_sample(struct lab_results *r, struct exp_ctx *ctx, struct lab_cell *c,
+		      int point, int rep, FILE *progress, FILE *err)
+{
+	struct sample *s = &c->samples[rep];
+	char buf[64];
+
+	memset(s, 0, sizeof(*s));
+	if (r->exp->run_one(ctx, c->variant, &ctx->points[point], rep, s)) {
+		lab_format_point(buf, sizeof(buf), r->exp, c->point);
+		fprintf(err, "mmlab: %s: %s could not run at %s, rep %d\n",
+			r->exp->name, c->variant->name, buf, rep);
+		return -1;
+	}
+	c->values[rep] = s->value;
+	c->nr_samples = rep + 1;
+	if (s->invariants_failed || s->data_failed)
+		note_failure(r, c, rep, s);
+	if (progress) {
+		lab_format_value(buf, sizeof(buf), s->value);
+		fprintf(progress, " %s %s%s", c->variant->name, buf,
+			s->invariants_failed || s->data_failed ? " (FAILED)" : "");
+	}
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int collect_samples(struct lab_results *r, struct exp_ctx *ctx, FILE *progress, FILE *err)
+{
+	int repeat = r->cfg->repeat, step = 0, steps = r->nr_points * repeat;
+	double start = now();
+	char point[96];
+	int p, rep, v;
+
+	for (p = 0; p < r->nr_points; p++) {
+		lab_format_point(point, sizeof(point), r->exp, &ctx->points[p]);
+		for (rep = 0; rep < repeat; rep++) {
+			if (progress)
+				fprintf(progress, "%s [%d/%d] %s, rep %d/%d:", r->exp->name,
+					++step, steps, point, rep + 1, repeat);
+			for (v = 0; v < r->nr_variants; v++)
+				if (run_sample(r, ctx, lab_cell(r, p, v), p, rep, progress, err))
+					return -1;
+			if (progress)
+				fprintf(progress, " %s\n", r->exp->unit);
+		}
+	}
+	if (progress)
+		fprintf(progress, "%s: %d samples in %.1f s\n", r->exp->name,
+			steps * r->nr_variants, now() - start);
+	return 0;
+}
+
+static int find_baseline(const struct lab_results *r)
+{
+	int v;
+
+	for (v = 0; v < r->nr_variants; v++)
+		if (!strcmp(lab_cell(r, 0, v)->variant->name, LAB_BASELINE))
+			return v;
+	return -1;
+}
+
+static void compare(struct lab_cmp *cmp, const struct lab_cell *base,
+		    const struct lab_cell *cand, bool higher_is_better)
+{
+	double b = base->sum.median, c = cand->sum.median;
+	double better = higher_is_better ? c - b : b - c;
+
+	cmp->base = base;
+	cmp->cand = cand;
+	cmp->ratio = b != 0 ? c / b : NAN;
+	cmp->change_pct = lab_change_pct(b, c, higher_is_better);
+	cmp->p_value = lab_mann_whitney_p(base->values, base->nr_samples,
+					  cand->values, cand->nr_samples);
+	cmp->significant = cmp->p_value < LAB_ALPHA;
+	cmp->verdict = VERDICT_NONE;
+	if (cmp->significant && better > 0)
+		cmp->verdict = VERDICT_IMPROVEMENT;
+	else if (cmp->significant && better < 0)
+		cmp->verdict = VERDICT_REGRESSION;
+}
+
+void lab_results_analyze(struct lab_results *r)
+{
+	int p, v;
+
+	for (p = 0; p < r->nr_points; p++)
+		for (v = 0; v < r->nr_variants; v++) {
+			struct lab_cell *c = lab_cell(r, p, v);
+
+			lab_summarize(c->values, c->nr_samples, &c->sum);
+		}
+	r->base = r->nr_points ? find_baseline(r) : -1;
+	if (r->base < 0)
+		return;
+	for (p = 0; p < r->nr_points; p++)
+		for (v = 0; v < r->nr_variants; v++)
+			if (v != r->base)
+				compare(lab_cmp(r, p, v), lab_cell(r, p, r->base),
+					lab_cell(r, p, v), r->exp->higher_is_better);
+}
+
+static FILE *open_json(const struct lab_config *cfg, FILE *err)
+{
+	FILE *f = fopen(cfg->json_path, "w");
+
+	if (!f)
+		fprintf(err, "mmlab: --json: cannot write '%s': %s\n", cfg->json_path,
+			strerror(errno));
+	return f;
+}
+
+static int write_json(FILE *json, const struct lab_results *r, FILE *err)
+{
+	char git[64];
+	int ret;
+
+	lab_git_rev(git, sizeof(git));
+	ret = lab_json_write(json, r, git);
+	if (fclose(json))
+		ret = -1;
+	if (ret)
+		fprintf(err, "mmlab: --json: writing '%s' failed\n", r->cfg->json_path);
+	return ret;
+}
+
+static void init_ctx(struct exp_ctx *ctx, const struct lab_config *cfg)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->exp = cfg->exp;
+	ctx->scale = cfg->scale;
+	ctx->repeat = cfg->repeat;
+	ctx->seed = cfg->seed;
+	ctx->values = cfg->values;
+	ctx->mem_bytes = cfg->mem_bytes;
+}
+
+static void discard_json(FILE *json, const struct lab_config *cfg)
+{
+	if (!json)
+		return;
+	fclose(json);
+	unlink(cfg->json_path);
+}
+
+/*
+ * The samples after prepare(); the table and JSON only if every sample
+ * ran.  Consumes @json: written and closed, or removed.
+ */
+static int measure(const struct lab_config *cfg, const struct lab_machine *m,
+		   struct exp_ctx *ctx, FILE *json, FILE *out, FILE *err)
+{
+	const struct experiment *exp = cfg->exp;
+	struct lab_results r;
+	int status = 0;
+
+	if (ctx->nr_points < 1 || ctx->nr_points > MAX_POINTS) {
+		fprintf(err, "mmlab: %s: internal error: prepare() made %d points (valid 1..%d)\n",
+			exp->name, ctx->nr_points, MAX_POINTS);
+		discard_json(json, cfg);
+		return 1;
+	}
+	if (results_init(&r, cfg, ctx, m)) {
+		fprintf(err, "mmlab: %s: out of memory for %d samples\n", exp->name,
+			ctx->nr_points * cfg->nr_variants * cfg->repeat);
+		status = 1;
+		goto out;
+	}
+	if (collect_samples(&r, ctx, cfg->quiet ? NULL : err, err)) {
+		status = 1;
+		goto out;
+	}
+	lab_results_analyze(&r);
+	lab_table_print(out, &r);
+	fflush(out);
+	if (json && write_json(json, &r, err))
+		status = 1;
+	json = NULL;
+	if (r.nr_failed) {
+		fprintf(err, "mmlab: %s: %s", exp->name, r.failure);
+		if (r.nr_failed > 1)
+			fprintf(err, "; %d samples failed in all", r.nr_failed);
+		fprintf(err, "\n");
+		status = 1;
+	}
+out:
+	discard_json(json, cfg);
+	results_free(&r);
+	return status;
+}
+
+int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
+	    FILE *out, FILE *err)
+{
+	const struct experiment *exp = cfg->exp;
+	struct exp_ctx *ctx = malloc(sizeof(*ctx));
+	FILE *json = NULL;
+	int status;
+
+	if (!ctx) {
+		fprintf(err, "mmlab: out of memory\n");
+		return 1;
+	}
+	init_ctx(ctx, cfg);
+	if (cfg->json_path && !(json = open_json(cfg, err))) {
+		free(ctx);
+		return 2;
+	}
+	/* prepare() printed why it refused, and cleaned up after itself */
+	if (exp->prepare && exp->prepare(ctx)) {
+		discard_json(json, cfg);
+		free(ctx);
+		return 2;
+	}
+	status = measure(cfg, m, ctx, json, out, err);
+	if (exp->finish)
+		exp->finish(ctx);
+	free(ctx);
+	return status;
+}

@@ -1,0 +1,248 @@
+/*
+ * The tables on stdout: the seed's own layout (medians and the boost of
+ * each variant over vanilla), the spread of the samples, and mmtests-style
+ * rows.  Every percentage is signed so that positive means better.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mmlab/lab.h>
+
+#define CELL_LEN	64
+
+void lab_format_value(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "n/a");
+	else if (fabs(v) >= 1000 || v == floor(v))
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+void lab_format_point(char *buf, size_t len, const struct experiment *exp,
+		      const struct exp_point *p)
+{
+	snprintf(buf, len, "%s %s", exp->point_header ? exp->point_header : "point", p->label);
+}
+
+/* A grid of text cells printed as "a | b | c" with aligned columns. */
+struct grid {
+	int rows, cols;
+	char (*cell)[CELL_LEN];
+};
+
+static int grid_init(struct grid *g, int rows, int cols)
+{
+	g->rows = rows;
+	g->cols = cols;
+	g->cell = calloc((size_t)rows * cols, sizeof(*g->cell));
+	return g->cell ? 0 : -1;
+}
+
+static char *grid_at(struct grid *g, int row, int col)
+{
+	return g->cell[row * g->cols + col];
+}
+
+/* First column left-aligned, the numbers right-aligned. */
+static void grid_print(FILE *f, struct grid *g)
+{
+	int *width = calloc(g->cols, sizeof(*width));
+	int r, c;
+
+	if (!width)
+		return;
+	for (r = 0; r < g->rows; r++)
+		for (c = 0; c < g->cols; c++)
+			if ((int)strlen(grid_at(g, r, c)) > width[c])
+				width[c] = strlen(grid_at(g, r, c));
+	for (r = 0; r < g->rows; r++) {
+		for (c = 0; c < g->cols; c++)
+			fprintf(f, c ? " | %*s" : "%-*s", width[c], grid_at(g, r, c));
+		fprintf(f, "\n");
+	}
+	free(width);
+}
+
+static void format_boost(char *buf, size_t len, const struct lab_cmp *cmp)
+{
+	if (!isfinite(cmp->change_pct))
+		snprintf(buf, len, "n/a ");
+	else
+		snprintf(buf, len, "%+.1f%c", cmp->change_pct, cmp->significant ? '*' : ' ');
+}
+
+/* One decimal, two when the spread is under 1% so it does not read as 0. */
+static void format_spread(char *buf, size_t len, const struct lab_summary *s)
+{
+	double lo, hi;
+	int prec;
+
+	if (!isfinite(s->median) || s->median == 0) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	lo = (s->min - s->median) / fabs(s->median) * 100;
+	hi = (s->max - s->median) / fabs(s->median) * 100;
+	prec = fabs(lo) < 1 && fabs(hi) < 1 ? 2 : 1;
+	snprintf(buf, len, "%+.*f..%+.*f", prec, lo, prec, hi);
+}
+
+static int boost_cols(const struct lab_results *r)
+{
+	return r->base >= 0 ? r->nr_variants - 1 : 0;
+}
+
+static void print_medians(FILE *f, const struct lab_results *r)
+{
+	const char *header = r->exp->point_header ? r->exp->point_header : "point";
+	struct grid g;
+	int p, v, col;
+
+	if (grid_init(&g, r->nr_points + 1, 1 + r->nr_variants + boost_cols(r)))
+		return;
+	snprintf(grid_at(&g, 0, 0), CELL_LEN, "%s", header);
+	for (p = 0; p < r->nr_points; p++)
+		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->ctx->points[p].label);
+	for (v = 0, col = 1; v < r->nr_variants; v++) {
+		snprintf(grid_at(&g, 0, col), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
+		for (p = 0; p < r->nr_points; p++)
+			lab_format_value(grid_at(&g, p + 1, col), CELL_LEN, lab_cell(r, p, v)->sum.median);
+		col++;
+		if (r->base < 0 || v == r->base)
+			continue;
+		snprintf(grid_at(&g, 0, col), CELL_LEN, "boost (%%)");
+		for (p = 0; p < r->nr_points; p++)
+			format_boost(grid_at(&g, p + 1, col), CELL_LEN, lab_cmp(r, p, v));
+		col++;
+	}
+	fprintf(f, "%s: median %s (%s), %s is better\n", r->exp->name, r->exp->metric,
+		r->exp->unit, r->exp->higher_is_better ? "higher" : "lower");
+	grid_print(f, &g);
+	free(g.cell);
+}
+
+static void print_spread(FILE *f, const struct lab_results *r)
+{
+	const char *header = r->exp->point_header ? r->exp->point_header : "point";
+	struct grid g;
+	int p, v;
+
+	if (grid_init(&g, r->nr_points + 1, 1 + r->nr_variants))
+		return;
+	snprintf(grid_at(&g, 0, 0), CELL_LEN, "%s", header);
+	for (p = 0; p < r->nr_points; p++)
+		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->ctx->points[p].label);
+	for (v = 0; v < r->nr_variants; v++) {
+		snprintf(grid_at(&g, 0, v + 1), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
+		for (p = 0; p < r->nr_points; p++)
+			format_spread(grid_at(&g, p + 1, v + 1), CELL_LEN, &lab_cell(r, p, v)->sum);
+	}
+	fprintf(f, "\nspread: min..max of the samples, %% of the median\n");
+	grid_print(f, &g);
+	free(g.cell);
+}
+
+/* --- mmtests-style rows ----------------------------------------------------------- */
+
+static double row_mean(const struct lab_results *r, const struct lab_cell *c)
+{
+	return r->exp->higher_is_better ? c->sum.hmean : c->sum.mean;
+}
+
+static void mm_label(char *buf, size_t len, const struct lab_results *r, int p)
+{
+	size_t i, start;
+
+	snprintf(buf, len, "%s %s-", r->exp->higher_is_better ? "Hmean" : "Amean", r->exp->unit);
+	start = strlen(buf);
+	snprintf(buf + start, len - start, "%s", r->ctx->points[p].label);
+	for (i = start; buf[i]; i++)
+		if (buf[i] == ' ')
+			buf[i] = '_';
+}
+
+static int mm_value_width(const struct lab_results *r)
+{
+	char buf[CELL_LEN];
+	int p, v, w = 10;
+
+	for (p = 0; p < r->nr_points; p++)
+		for (v = 0; v < r->nr_variants; v++) {
+			int n = snprintf(buf, sizeof(buf), "%.2f", row_mean(r, lab_cell(r, p, v)));
+
+			if (n > w)
+				w = n;
+		}
+	return w;
+}
+
+static void mm_cell(FILE *f, const struct lab_results *r, int p, int v, int width)
+{
+	double mean = row_mean(r, lab_cell(r, p, v)), base, pct;
+	bool sig;
+
+	fprintf(f, "  %*.2f", width, mean);
+	if (r->base < 0)
+		return;
+	base = row_mean(r, lab_cell(r, p, r->base));
+	pct = v == r->base ? 0 : lab_change_pct(base, mean, r->exp->higher_is_better);
+	sig = v != r->base && lab_cmp(r, p, v)->significant;
+	fprintf(f, " %c%7.2f%%%c", sig ? '*' : '(', pct, sig ? '*' : ')');
+}
+
+static void print_mmtests(FILE *f, const struct lab_results *r)
+{
+	int width = mm_value_width(r), col = width + (r->base >= 0 ? 11 : 0);
+	int label_w = 0, p, v;
+	char label[CELL_LEN];
+
+	for (p = 0; p < r->nr_points; p++) {
+		mm_label(label, sizeof(label), r, p);
+		if ((int)strlen(label) > label_w)
+			label_w = strlen(label);
+	}
+	fprintf(f, "\n%-*s", label_w, "");
+	for (v = 0; v < r->nr_variants; v++)
+		fprintf(f, "  %*s", col, lab_cell(r, 0, v)->variant->name);
+	fprintf(f, "\n");
+	for (p = 0; p < r->nr_points; p++) {
+		mm_label(label, sizeof(label), r, p);
+		fprintf(f, "%-*s", label_w, label);
+		for (v = 0; v < r->nr_variants; v++)
+			mm_cell(f, r, p, v, width);
+		fprintf(f, "\n");
+	}
+}
+
+static void print_footer(FILE *f, const struct lab_results *r)
+{
+	int repeat = r->cfg->repeat;
+
+	fprintf(f, "\n%d sample%s per variant and point, variants interleaved; "
+		"first table: medians; Hmean/Amean rows: means of the samples\n",
+		repeat, repeat == 1 ? "" : "s");
+	if (r->base < 0) {
+		fprintf(f, "no comparisons: %s was not run\n", LAB_BASELINE);
+	} else {
+		fprintf(f, "boost and %% change vs %s: positive = better; * = significant by %s "
+			"(exact for up to 20 samples per side)\n", LAB_BASELINE, LAB_TEST);
+		if (repeat < 4)
+			fprintf(f, "note: with fewer than 4 samples per side no difference can reach p < %g\n",
+				LAB_ALPHA);
+	}
+	fprintf(f, "checks: invariants %s, data %s\n",
+		r->invariants_failed ? "FAILED" : "passed", r->data_failed ? "FAILED" : "passed");
+}
+
+void lab_table_print(FILE *f, const struct lab_results *r)
+{
+	if (!r->nr_points || !r->nr_variants)
+		return;
+	print_medians(f, r);
+	print_spread(f, r);
+	print_mmtests(f, r);
+	print_footer(f, r);
+}

@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+"""Turn one run's results into a report.
+
+    tools/report.py results/<run-id>
+
+Reads every <experiment>.json that `mmlab run --json` wrote there and
+writes report.md (per experiment: seed, description, parameters, the
+seed-style table, mmtests-style rows, counters, checks, machine) and one
+<experiment>.png per experiment.
+"""
+import json
+import math
+import os
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import EngFormatter, MaxNLocator  # noqa: E402
+
+BASELINE = "vanilla"
+SEEDS_README = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..", "shared", "seeds", "README.md")
+
+
+# --- formatting ----------------------------------------------------------------
+
+def fmt_value(v):
+    """A median as the C tables show it: an integer when large or integral."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    if abs(v) >= 1000 or v == int(v):
+        return "%.0f" % v
+    return "%.4g" % v
+
+
+def fmt_size(b):
+    for shift, suffix in ((40, "T"), (30, "G"), (20, "M"), (10, "K")):
+        if b and b % (1 << shift) == 0 and b >> shift < 10000:
+            return "%d%s" % (b >> shift, suffix)
+    for shift, suffix in ((40, "T"), (30, "G"), (20, "M"), (10, "K")):
+        if b >= 1 << shift:
+            return "%.1f%s" % (b / (1 << shift), suffix)
+    return str(b)
+
+
+def point_key(point):
+    return json.dumps(point, sort_keys=True)
+
+
+def point_label(point):
+    if len(point) == 1:
+        return str(next(iter(point.values())))
+    return ", ".join("%s=%s" % kv for kv in point.items())
+
+
+def md_table(header, rows, align=None):
+    """A Markdown table; align is a string of 'l'/'r' per column."""
+    align = align or "l" + "r" * (len(header) - 1)
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def hmean(xs):
+    if any(x < 0 for x in xs):
+        return float("nan")
+    if any(x == 0 for x in xs):
+        return 0.0
+    return statistics.harmonic_mean(xs)
+
+
+def change_pct(base, cand, higher_is_better):
+    if base == 0:
+        return 0.0 if cand == 0 else float("nan")
+    diff = cand - base if higher_is_better else base - cand
+    return diff / abs(base) * 100
+
+
+def seed_series(seed_file):
+    """The series title and headline for a seed file, from shared/seeds/README.md."""
+    try:
+        with open(SEEDS_README) as f:
+            for line in f:
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                if len(cells) >= 4 and cells[0] == seed_file:
+                    return cells[1], cells[-1]
+    except OSError:
+        pass
+    return None, None
+
+
+# --- one experiment's data ---------------------------------------------------------
+
+class Run:
+    def __init__(self, data):
+        self.d = data
+        self.name = data["experiment"]
+        self.variants = list(data["params"].get("variant", []))
+        self.points = []
+        self.cells = {}
+        for r in data["results"]:
+            k = point_key(r["point"])
+            if k not in [point_key(p) for p in self.points]:
+                self.points.append(r["point"])
+            if r["variant"] not in self.variants:
+                self.variants.append(r["variant"])
+            self.cells[(r["variant"], k)] = r
+        self.cmps = {(c["variant"], point_key(c["point"])): c
+                     for c in data.get("comparisons", [])}
+        first = data["results"][0] if data["results"] else {}
+        self.metric = first.get("metric", "value")
+        self.unit = first.get("unit", "")
+        self.higher = first.get("higher_is_better", True)
+        self.base = BASELINE if BASELINE in self.variants else None
+
+    def cell(self, variant, point):
+        return self.cells.get((variant, point_key(point)))
+
+    def cmp(self, variant, point):
+        return self.cmps.get((variant, point_key(point)))
+
+    def header_name(self):
+        keys = {k for p in self.points for k in p}
+        return "#" + "/".join(sorted(keys)) if keys else "point"
+
+
+# --- Markdown sections ----------------------------------------------------------------
+
+def section_params(run):
+    rows = []
+    for k, v in run.d["params"].items():
+        if k == "mem":
+            v = "%s (%d bytes)" % (fmt_size(v), v)
+        elif isinstance(v, list):
+            v = ", ".join(str(x) for x in v)
+        rows.append(("`%s`" % k, v))
+    return ["### Parameters", ""] + md_table(["parameter", "value"], rows, "ll")
+
+
+def section_medians(run):
+    header = [run.header_name()]
+    for v in run.variants:
+        header.append(v)
+        if run.base and v != run.base:
+            header.append("boost (%)")
+    rows = []
+    for p in run.points:
+        row = [point_label(p)]
+        for v in run.variants:
+            c = run.cell(v, p)
+            row.append(fmt_value(c["median"]) if c else "")
+            if run.base and v != run.base:
+                cmp = run.cmp(v, p)
+                if cmp is None or cmp["change_pct"] is None:
+                    row.append("n/a")
+                else:
+                    row.append("%+.1f%s" % (cmp["change_pct"], "\\*" if cmp["significant"] else ""))
+        rows.append(row)
+    spread_rows = []
+    for p in run.points:
+        row = [point_label(p)]
+        for v in run.variants:
+            c = run.cell(v, p)
+            if not c or not c["median"]:
+                row.append("n/a")
+                continue
+            lo = (c["min"] - c["median"]) / abs(c["median"]) * 100
+            hi = (c["max"] - c["median"]) / abs(c["median"]) * 100
+            prec = 2 if abs(lo) < 1 and abs(hi) < 1 else 1
+            row.append("%+.*f..%+.*f" % (prec, lo, prec, hi))
+        spread_rows.append(row)
+    test = next(iter(run.cmps.values()), {}).get("test", "no comparison")
+    if run.base:
+        versus = ("Boost is against %s, positive = better; `*` = significant (%s)."
+                  % (BASELINE, test))
+    else:
+        versus = "%s was not run: no comparisons." % BASELINE
+    out = ["### Medians, seed-style", "",
+           "Median %s (%s) of %d samples per cell; %s is better.  %s"
+           % (run.metric, run.unit, run.d["params"].get("repeat", 0),
+              "higher" if run.higher else "lower", versus), ""]
+    out += md_table(header, rows)
+    out += ["", "Spread of the samples: min..max as % of the median.", ""]
+    out += md_table([run.header_name()] + run.variants, spread_rows)
+    return out
+
+
+def section_mmtests(run):
+    kind = "Hmean" if run.higher else "Amean"
+    mean = hmean if run.higher else statistics.mean
+    means = {(v, point_key(p)): mean(run.cell(v, p)["samples"])
+             for p in run.points for v in run.variants if run.cell(v, p)}
+    width = max([10] + [len("%.2f" % m) for m in means.values()])
+    col = width + (11 if run.base else 0)
+    labels = ["%s %s-%s" % (kind, run.unit, point_label(p).replace(" ", "_")) for p in run.points]
+    lw = max(len(lab) for lab in labels) if labels else 0
+    lines = [" " * lw + "".join("  %*s" % (col, v) for v in run.variants)]
+    for p, lab in zip(run.points, labels):
+        line = "%-*s" % (lw, lab)
+        for v in run.variants:
+            m = means.get((v, point_key(p)), float("nan"))
+            line += "  %*.2f" % (width, m)
+            if run.base:
+                base = means.get((run.base, point_key(p)), float("nan"))
+                pct = 0.0 if v == run.base else change_pct(base, m, run.higher)
+                cmp = run.cmp(v, p)
+                sig = v != run.base and cmp is not None and cmp["significant"]
+                line += " %s%7.2f%%%s" % ("*" if sig else "(", pct, "*" if sig else ")")
+        lines.append(line)
+    return ["### mmtests-style", "",
+            "%s of the samples; `*...*` marks a significant change, positive = better." % kind,
+            "", "```"] + lines + ["```"]
+
+
+def section_counters(run):
+    names = []
+    for r in run.d["results"]:
+        for k in r.get("counters", {}):
+            if k not in names:
+                names.append(k)
+    if not names:
+        return ["### Counters", "", "None recorded."]
+    rows = []
+    for p in run.points:
+        for v in run.variants:
+            c = run.cell(v, p)
+            if not c:
+                continue
+            row = [point_label(p), v]
+            for n in names:
+                x = c.get("counters", {}).get(n)
+                if x is None:
+                    row.append("")
+                elif isinstance(x, (int, float)):
+                    row.append(fmt_value(x) if abs(x) >= 1 or x == 0 else "%.3g" % x)
+                else:
+                    row.append("`%s`" % json.dumps(x)[:40])
+            rows.append(row)
+    return (["### Counters", "",
+             "Median over the samples that carry the counter.", ""]
+            + md_table([run.header_name(), "variant"] + names, rows, "ll" + "r" * len(names)))
+
+
+def section_checks(run):
+    checks = run.d.get("checks", {})
+    verdicts = []
+    for v in run.variants:
+        if v == run.base:
+            continue
+        got = [run.cmp(v, p) for p in run.points]
+        got = [c for c in got if c]
+        if got:
+            up = sum(c["verdict"] == "improvement" for c in got)
+            down = sum(c["verdict"] == "regression" for c in got)
+            verdicts.append("- `%s` against %s: %d improvement%s, %d regression%s, %d without a significant change"
+                            % (v, BASELINE, up, "" if up == 1 else "s", down, "" if down == 1 else "s",
+                               len(got) - up - down))
+    return (["### Checks and verdicts", "",
+             "Invariants: **%s**; data: **%s**." % (checks.get("invariants", "?"), checks.get("data", "?")),
+             ""] + verdicts)
+
+
+def section_machine(run):
+    m, lab = run.d.get("machine", {}), run.d.get("mmlab", {})
+    return ["### Machine", "",
+            "%s CPUs (%s), %s of memory; mmlab %s at %s."
+            % (m.get("cpus", "?"), m.get("cpu_model", "?"), fmt_size(m.get("mem_bytes", 0)),
+               lab.get("version", "?"), lab.get("git", "?"))]
+
+
+def section(run, png):
+    seed = run.d.get("seed", "")
+    series, headline = seed_series(seed)
+    out = ["## %s" % run.name, "",
+           "Seed: `%s`%s." % (seed, " (%s)" % series if series else ""), "",
+           run.d.get("description", ""), ""]
+    if headline:
+        out += ["Headline result in the thread: %s." % headline.rstrip("."), ""]
+    if png:
+        out += ["![%s](%s)" % (run.name, png), ""]
+    for part in (section_params, section_medians, section_mmtests, section_counters,
+                 section_checks, section_machine):
+        out += part(run) + [""]
+    return out
+
+
+# --- plots -------------------------------------------------------------------------------
+
+def plot_threads(run, ax):
+    """Median against threads with min..max bars, and vanilla's linear scaling."""
+    def others(p):
+        return tuple(sorted((k, v) for k, v in p.items() if k != "threads"))
+
+    groups = []
+    for p in run.points:
+        if others(p) not in groups:
+            groups.append(others(p))
+    top = 0
+    for g in groups:
+        pts = sorted((p for p in run.points if others(p) == g), key=lambda p: p["threads"])
+        suffix = " (%s)" % ", ".join("%s=%s" % kv for kv in g) if g else ""
+        for v in run.variants:
+            cells = [(p["threads"], run.cell(v, p)) for p in pts if run.cell(v, p)]
+            if not cells:
+                continue
+            x = [t for t, _ in cells]
+            y = [c["median"] for _, c in cells]
+            err = [[c["median"] - c["min"] for _, c in cells], [c["max"] - c["median"] for _, c in cells]]
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=v + suffix)
+            top = max([top] + [c["max"] for _, c in cells])
+        base = [(p["threads"], run.cell(run.base, p)) for p in pts] if run.base else []
+        base = [(t, c) for t, c in base if c and t > 0]
+        if base:
+            t0, c0 = base[0]
+            per_thread = c0["median"] / t0
+            xs = [p["threads"] for p in pts]
+            ax.plot(xs, [per_thread * t for t in xs], "k--", linewidth=1,
+                    label="linear scaling of %s%s" % (BASELINE, suffix))
+    ax.set_xlabel("threads")
+    threads = sorted({p["threads"] for p in run.points})
+    if len(threads) <= 16:
+        ax.set_xticks(threads)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if top > 0:
+        ax.set_ylim(0, top * 1.15)
+
+
+def plot_bars(run, ax):
+    """Grouped bars: one group per point, one bar per variant, min..max bars."""
+    n = len(run.variants)
+    width = 0.8 / max(n, 1)
+    for i, v in enumerate(run.variants):
+        xs, ys, lo, hi = [], [], [], []
+        for j, p in enumerate(run.points):
+            c = run.cell(v, p)
+            if not c:
+                continue
+            xs.append(j - 0.4 + width * (i + 0.5))
+            ys.append(c["median"])
+            lo.append(c["median"] - c["min"])
+            hi.append(c["max"] - c["median"])
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=v)
+    ax.set_xticks(range(len(run.points)))
+    ax.set_xticklabels([point_label(p) for p in run.points], rotation=30 if len(run.points) > 6 else 0)
+    ax.set_xlabel(run.header_name().lstrip("#"))
+
+
+def plot(run, path):
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    if run.points and all("threads" in p for p in run.points):
+        plot_threads(run, ax)
+    else:
+        plot_bars(run, ax)
+    ax.set_ylabel("%s (%s)" % (run.metric, run.unit))
+    ax.yaxis.set_major_formatter(EngFormatter())
+    ax.set_title("%s: median %s, %s is better (bars: min..max of %d samples)"
+                 % (run.name, run.metric, "higher" if run.higher else "lower",
+                    run.d["params"].get("repeat", 0)), fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- main --------------------------------------------------------------------------------
+
+def main(argv):
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        print("usage: tools/report.py results/<run-id>", file=sys.stderr)
+        return 2
+    outdir = argv[1]
+    runs, failed = [], 0
+    for name in sorted(os.listdir(outdir)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(outdir, name)) as f:
+                runs.append(Run(json.load(f)))
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            print("report: skipping %s: %s" % (name, e), file=sys.stderr)
+            failed += 1
+
+    lines = ["# mmlab results: %s" % os.path.basename(os.path.normpath(outdir)), ""]
+    if runs:
+        lines += md_table(["experiment", "seed", "checks"],
+                          [("[%s](#%s)" % (r.name, r.name), "`%s`" % r.d.get("seed", ""),
+                            "invariants %s, data %s" % (r.d.get("checks", {}).get("invariants", "?"),
+                                                        r.d.get("checks", {}).get("data", "?")))
+                           for r in runs], "lll") + [""]
+    else:
+        lines += ["No results.", ""]
+    for run in runs:
+        png = run.name + ".png"
+        try:
+            plot(run, os.path.join(outdir, png))
+        except Exception as e:  # a plot must not cost the report
+            print("report: no plot for %s: %s" % (run.name, e), file=sys.stderr)
+            png, failed = None, failed + 1
+        lines += section(run, png)
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write("\n".join(lines).rstrip() + "\n")
+    print("report: %s" % os.path.join(outdir, "report.md"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `make run`: every experiment at --scale default, all variants, into
+# results/<run-id>/ (run id: UTC time, YYYYmmdd-HHMMSS):
+#   NAME.json   mmlab run --json
+#   NAME.txt    the table printed on stdout
+#   report.md   and NAME.png, by tools/report.py
+# Every experiment runs even if one fails; the exit status is non-zero if
+# any experiment or the report failed.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 2
+
+MMLAB=${MMLAB:-build/mmlab}
+PYTHON=${PYTHON:-build/venv/bin/python}
+
+id=$(date -u +%Y%m%d-%H%M%S)
+dir=results/$id
+# two runs in the same second: wait for the next one rather than mix them
+while ! mkdir -p results || ! mkdir "$dir" 2>/dev/null; do
+	sleep 1
+	id=$(date -u +%Y%m%d-%H%M%S)
+	dir=results/$id
+done
+
+if ! names=$("$MMLAB" list | awk '{ print $1 }') || [ -z "$names" ]; then
+	echo "run-all: '$MMLAB list' gave no experiments" >&2
+	exit 1
+fi
+
+failed=()
+for name in $names; do
+	echo "=== $name ==="
+	"$MMLAB" run "$name" --scale default --json "$dir/$name.json" | tee "$dir/$name.txt"
+	status=${PIPESTATUS[0]}
+	[ "$status" -eq 0 ] || failed+=("$name (exit $status)")
+	echo
+done
+
+if ! "$PYTHON" tools/report.py "$dir"; then
+	failed+=("tools/report.py")
+fi
+
+echo "results: $dir/ (report: $dir/report.md)"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "run-all: failed: ${failed[*]}" >&2
+	exit 1
+fi
