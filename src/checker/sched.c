@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The interleaving checker's deterministic scheduler (see
+ * include/mmlab/checker.h for the model and the API).
+ *
+ * Memory model: each shim atomic is one indivisible step and the explored
+ * executions are sequentially consistent interleavings of those steps;
+ * weaker hardware orderings (e.g. the relaxed cmpxchg of the frozen-bit
+ * dec_and_test, or a release store observed late) are not explored.
+ *
+ * Baton passing.  Exactly one scenario thread runs at any time.  Each has
+ * its own semaphore; a thread that reaches a scheduling point runs the
+ * scheduler itself (pick()), and if another thread is chosen, posts that
+ * thread's semaphore and waits on its own.  Continuing the same thread
+ * costs no context switch.  When an execution is over (every thread done,
+ * a violation, a deadlock) the baton goes back to the calling thread, which
+ * waits on main_sem.  The semaphores order every access to the state below
+ * and to the scenario's shared state: at most one thread touches them.
+ */
+#define _GNU_SOURCE		/* sched_getcpu, pthread_setaffinity_np */
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mmlab/checker.h>
+
+enum tstate {
+	T_IDLE,		/* not started in this execution (it can be chosen) */
+	T_PARKED,	/* stopped at a scheduling point (or running from one) */
+	T_DONE,		/* returned from its function */
+};
+
+struct cthread {
+	pthread_t pt;
+	sem_t go;
+	int id;
+	enum tstate st;
+	bool waiting;		/* in checker_spin_wait(): not runnable for now */
+	bool skip;		/* run through the next scheduling point */
+};
+
+/* One choice point of the current execution, kept for the depth-first search. */
+struct decision {
+	unsigned int enabled;	/* threads that could run this step */
+	unsigned int done;	/* choices already explored here */
+	int tid;		/* the thread that ran this step */
+	int preempts;		/* preemptions in decisions 0 .. this one */
+};
+
+struct note {
+	int step;		/* -1: before the first step */
+	int tid;
+	char text[CHECKER_NOTE_LEN];
+};
+
+static struct {
+	const struct checker_scenario *sc;
+	struct cthread th[CHECKER_MAX_THREADS];
+	sem_t main_sem;
+	cpu_set_t saved_cpus;	/* the caller's affinity, restored at the end */
+	bool pinned;
+	bool quit;		/* the pool is being torn down */
+	bool in_cb;		/* inside a scenario callback: no scheduling */
+
+	/* the current execution */
+	int nsteps;		/* decisions taken so far */
+	int replay;		/* decisions [0, replay) are replayed from dec[] */
+	struct decision dec[CHECKER_MAX_STEPS];
+	char state[CHECKER_MAX_STEPS][CHECKER_STATE_LEN];
+	struct note notes[CHECKER_MAX_NOTES];
+	int nnotes;
+	enum checker_status status;
+	char msg[256];
+
+	/* a forced schedule */
+	const struct checker_run *runs;
+	int nruns, run_idx, run_used, cut_short;
+} S;
+
+static __thread struct cthread *self;
+
+static const char *tname(int tid, char *buf, size_t len)
+{
+	if (tid < 0)
+		return "--";
+	if (S.sc->thread_name[tid])
+		return S.sc->thread_name[tid];
+	snprintf(buf, len, "T%d", tid);
+	return buf;
+}
+
+static void set_status(enum checker_status st, const char *fmt, va_list ap)
+{
+	if (S.status != CHECKER_OK)
+		return;		/* the first problem is the one reported */
+	S.status = st;
+	vsnprintf(S.msg, sizeof(S.msg), fmt, ap);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+stop(enum checker_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_status(st, fmt, ap);
+	va_end(ap);
+}
+
+static void add_note(int tid, const char *fmt, va_list ap)
+{
+	struct note *n;
+
+	if (S.nnotes >= CHECKER_MAX_NOTES)
+		return;
+	n = &S.notes[S.nnotes++];
+	n->step = S.nsteps - 1;
+	n->tid = tid;
+	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+}
+
+static void __attribute__((format(printf, 1, 2))) sched_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_note(-1, fmt, ap);
+	va_end(ap);
+}
+
+/* --- the scheduler --------------------------------------------------------- */
+
+static bool preempt_at(int k, int c)
+{
+	int prev;
+
+	if (k == 0)
+		return false;
+	prev = S.dec[k - 1].tid;
+	return c != prev && (S.dec[k].enabled & (1u << prev));
+}
+
+/* The default choice: keep running the last thread if it can, else the lowest id. */
+static int default_choice(unsigned int enabled)
+{
+	int last = S.nsteps ? S.dec[S.nsteps - 1].tid : -1;
+
+	if (last >= 0 && (enabled & (1u << last)))
+		return last;
+	return __builtin_ctz(enabled);
+}
+
+static int forced_choice(unsigned int enabled)
+{
+	char nb[16];
+
+	while (S.run_idx < S.nruns) {
+		const struct checker_run *r = &S.runs[S.run_idx];
+		bool can = r->tid >= 0 && r->tid < S.sc->nthreads &&
+			   (enabled & (1u << r->tid));
+
+		if (can && (r->steps == 0 || S.run_used < r->steps)) {
+			S.run_used++;
+			return r->tid;
+		}
+		if (!can && (r->steps ? S.run_used < r->steps
+				      : r->tid < 0 || r->tid >= S.sc->nthreads ||
+					S.th[r->tid].st != T_DONE)) {
+			S.cut_short++;
+			sched_note("forced entry %d (%s): cannot run, entry ends early",
+				   S.run_idx, tname(r->tid, nb, sizeof(nb)));
+		}
+		S.run_idx++;
+		S.run_used = 0;
+	}
+	return default_choice(enabled);
+}
+
+/* The step that just ended: wake spin waiters, record the state, check. */
+static void end_step(void)
+{
+	const struct checker_scenario *sc = S.sc;
+	char why[200] = "";
+	bool ok = true;
+
+	if (S.nsteps > 0) {
+		int k = S.nsteps - 1, p = S.dec[k].tid;
+
+		/* A step wakes the spin waiters unless it ended in a spin wait. */
+		if (!S.th[p].waiting)
+			for (int i = 0; i < sc->nthreads; i++)
+				if (i != p)
+					S.th[i].waiting = false;
+		S.state[k][0] = '\0';
+		if (sc->describe) {
+			S.in_cb = true;
+			sc->describe(sc->arg, S.state[k], CHECKER_STATE_LEN);
+			S.in_cb = false;
+		}
+	}
+	if (sc->invariant) {
+		S.in_cb = true;
+		ok = sc->invariant(sc->arg, why, sizeof(why));
+		S.in_cb = false;
+	}
+	if (!ok)
+		stop(CHECKER_VIOLATION, "invariant: %s", why);
+}
+
+/*
+ * Called by the thread holding the baton at a scheduling point or at its
+ * end.  Returns the thread to run the next step, or -1 if the execution
+ * is over (all done, or S.status says why not).
+ */
+static int pick(void)
+{
+	unsigned int enabled = 0, live = 0;
+	int k = S.nsteps, c;
+	struct decision *d = &S.dec[k];
+
+	end_step();
+	if (S.status != CHECKER_OK)
+		return -1;
+	for (int i = 0; i < S.sc->nthreads; i++) {
+		if (S.th[i].st != T_DONE)
+			live |= 1u << i;
+		if (S.th[i].st != T_DONE && !S.th[i].waiting)
+			enabled |= 1u << i;
+	}
+	if (!enabled) {
+		if (live)
+			stop(CHECKER_DEADLOCK, "every live thread (mask %#x) is spin-waiting",
+			     live);
+		return -1;
+	}
+	if (k >= CHECKER_MAX_STEPS) {
+		stop(CHECKER_ERROR, "execution longer than %d steps (livelock?)", CHECKER_MAX_STEPS);
+		return -1;
+	}
+	if (k < S.replay) {
+		if (d->enabled != enabled) {
+			stop(CHECKER_ERROR, "nondeterministic scenario: step %d runnable %#x, was %#x",
+			     k, enabled, d->enabled);
+			return -1;
+		}
+		c = d->tid;
+	} else {
+		c = S.runs ? forced_choice(enabled) : default_choice(enabled);
+		d->enabled = enabled;
+		d->done = 1u << c;
+		d->tid = c;
+	}
+	d->preempts = (k ? S.dec[k - 1].preempts : 0) + preempt_at(k, c);
+	S.nsteps = k + 1;
+	if (S.th[c].st == T_IDLE) {
+		/* Its first step runs from its start through its first point. */
+		S.th[c].st = T_PARKED;
+		S.th[c].skip = true;
+	}
+	return c;
+}
+
+/* Give the baton to @c (or back to the caller of the checker if c < 0). */
+static void hand_to(int c)
+{
+	sem_post(c >= 0 ? &S.th[c].go : &S.main_sem);
+}
+
+static void wait_turn(struct cthread *t)
+{
+	sem_wait(&t->go);
+	if (S.quit)
+		pthread_exit(NULL);	/* the search is over mid-execution */
+}
+
+static void park(struct cthread *t)
+{
+	int c;
+
+	t->st = T_PARKED;
+	c = pick();
+	if (c == t->id)
+		return;
+	hand_to(c);
+	wait_turn(t);
+}
+
+void checker_sched_point(void)
+{
+	struct cthread *t = self;
+
+	if (!t || S.in_cb)
+		return;
+	if (t->skip) {
+		t->skip = false;
+		return;
+	}
+	park(t);
+}
+
+/*
+ * The step that resumes a spin waiter runs through the waiter's next
+ * scheduling point: the poll's re-read belongs to it, so a poll costs one
+ * step, and a step that ends in a spin wait did nothing but poll.
+ */
+void checker_spin_wait(void)
+{
+	struct cthread *t = self;
+
+	if (!t || S.in_cb)
+		return;
+	t->waiting = true;
+	t->skip = false;
+	park(t);
+	t->skip = true;
+}
+
+void checker_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_note(self ? self->id : -1, fmt, ap);
+	va_end(ap);
+}
+
+void checker_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_status(CHECKER_VIOLATION, fmt, ap);
+	va_end(ap);
+	if (self && !S.in_cb)
+		park(self);	/* pick() sees the status: the execution ends */
+}
+
+int checker_self(void)
+{
+	return self ? self->id : -1;
+}
+
+/* --- threads and executions ---------------------------------------------- */
+
+static void *worker(void *p)
+{
+	struct cthread *t = p;
+
+	self = t;
+	for (;;) {
+		sem_wait(&t->go);
+		if (S.quit)
+			return NULL;
+		S.sc->thread[t->id](S.sc->arg);
+		t->st = T_DONE;
+		t->skip = false;
+		hand_to(pick());
+	}
+}
+
+static int pool_start(const struct checker_scenario *sc)
+{
+	if (sc->nthreads < 1 || sc->nthreads > CHECKER_MAX_THREADS)
+		return -1;
+	S.sc = sc;
+	S.quit = false;
+	sem_init(&S.main_sem, 0, 0);
+	/*
+	 * Only one thread runs at a time: keeping them all on one CPU makes
+	 * every hand-over a local wake-up (about twice as fast as waking a
+	 * thread on another CPU).  Performance only; nothing depends on it.
+	 */
+	S.pinned = false;
+	if (!pthread_getaffinity_np(pthread_self(), sizeof(S.saved_cpus), &S.saved_cpus)) {
+		cpu_set_t one;
+		int cpu = sched_getcpu();
+
+		CPU_ZERO(&one);
+		if (cpu >= 0 && CPU_ISSET(cpu, &S.saved_cpus)) {
+			CPU_SET(cpu, &one);
+			S.pinned = !pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+		}
+	}
+	for (int i = 0; i < sc->nthreads; i++) {
+		S.th[i].id = i;
+		sem_init(&S.th[i].go, 0, 0);
+		if (pthread_create(&S.th[i].pt, NULL, worker, &S.th[i]))
+			abort();
+	}
+	return 0;
+}
+
+static void pool_stop(void)
+{
+	S.quit = true;
+	for (int i = 0; i < S.sc->nthreads; i++)
+		sem_post(&S.th[i].go);
+	for (int i = 0; i < S.sc->nthreads; i++) {
+		pthread_join(S.th[i].pt, NULL);
+		sem_destroy(&S.th[i].go);
+	}
+	sem_destroy(&S.main_sem);
+	if (S.pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof(S.saved_cpus), &S.saved_cpus);
+}
+
+/* One execution: replays dec[0 .. S.replay), then chooses as it goes. */
+static void run_execution(void)
+{
+	const struct checker_scenario *sc = S.sc;
+	char why[200] = "";
+	int c;
+
+	S.nsteps = 0;
+	S.nnotes = 0;
+	S.status = CHECKER_OK;
+	S.msg[0] = '\0';
+	S.run_idx = S.run_used = S.cut_short = 0;
+	for (int i = 0; i < sc->nthreads; i++) {
+		S.th[i].st = T_IDLE;
+		S.th[i].waiting = false;
+		S.th[i].skip = false;
+	}
+	if (sc->setup) {
+		S.in_cb = true;
+		sc->setup(sc->arg);
+		S.in_cb = false;
+	}
+
+	c = pick();
+	if (c >= 0) {
+		hand_to(c);
+		sem_wait(&S.main_sem);
+	}
+
+	if (S.status == CHECKER_OK && sc->final) {
+		bool ok;
+
+		S.in_cb = true;
+		ok = sc->final(sc->arg, why, sizeof(why));
+		S.in_cb = false;
+		if (!ok)
+			stop(CHECKER_VIOLATION, "final check: %s", why);
+	}
+}
+
+/* Depth-first search: the deepest decision with an untried alternative. */
+static bool backtrack(void)
+{
+	const struct checker_scenario *sc = S.sc;
+
+	for (int j = S.nsteps - 1; j >= 0; j--) {
+		struct decision *d = &S.dec[j];
+		unsigned int todo = d->enabled & ~d->done;
+
+		while (todo) {
+			int c = __builtin_ctz(todo);
+
+			todo &= todo - 1;
+			d->done |= 1u << c;
+			if (sc->bound_preemptions &&
+			    (j ? S.dec[j - 1].preempts : 0) + preempt_at(j, c) > sc->max_preemptions)
+				continue;
+			d->tid = c;
+			S.replay = j + 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*pos >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*pos += (size_t)n;
+	if (*pos >= len) {
+		*pos = len;
+		if (len > 16)
+			strcpy(buf + len - 16, "\n[truncated]\n");
+	}
+}
+
+/* Copy the current execution into the result, with its readable trace. */
+static void report(struct checker_result *res)
+{
+	char *buf = res->trace, nb[16];
+	size_t len = sizeof(res->trace), pos = 0;
+	int n = 0;
+
+	res->nsteps = S.nsteps;
+	for (int k = 0; k < S.nsteps; k++)
+		res->schedule[k] = (signed char)S.dec[k].tid;
+
+	append(buf, len, &pos, "schedule (%d steps):", S.nsteps);
+	for (int k = 0; k < S.nsteps; k++)
+		append(buf, len, &pos, " %s", tname(S.dec[k].tid, nb, sizeof(nb)));
+	append(buf, len, &pos, "\n");
+	for (int k = -1; k < S.nsteps; k++) {
+		if (k >= 0)
+			append(buf, len, &pos, S.state[k][0] ? "%4d %-4s %s\n" : "%4d %s%s\n", k,
+			       tname(S.dec[k].tid, nb, sizeof(nb)), S.state[k]);
+		for (; n < S.nnotes && S.notes[n].step <= k; n++)
+			append(buf, len, &pos, "          > %s\n", S.notes[n].text);
+	}
+	if (S.status != CHECKER_OK)
+		append(buf, len, &pos, "%s: %s\n", checker_status_name(S.status), S.msg);
+}
+
+static enum checker_status finish(struct checker_result *res, bool keep_trace)
+{
+	res->status = S.status;
+	snprintf(res->message, sizeof(res->message), "%s", S.msg);
+	res->cut_short = S.cut_short;
+	if (keep_trace || S.status != CHECKER_OK)
+		report(res);
+	pool_stop();
+	S.runs = NULL;
+	return res->status;
+}
+
+enum checker_status checker_explore(const struct checker_scenario *sc,
+				    struct checker_result *res)
+{
+	unsigned long cap = sc->max_executions ? sc->max_executions : CHECKER_DEFAULT_CAP;
+
+	memset(res, 0, sizeof(*res));
+	if (pool_start(sc)) {
+		res->status = CHECKER_ERROR;
+		snprintf(res->message, sizeof(res->message), "bad thread count %d", sc->nthreads);
+		return res->status;
+	}
+	S.runs = NULL;
+	S.replay = 0;
+	for (;;) {
+		run_execution();
+		res->executions++;
+		if (S.nsteps > res->longest)
+			res->longest = S.nsteps;
+		if (S.status != CHECKER_OK || !backtrack())
+			break;
+		if (res->executions >= cap) {
+			stop(CHECKER_CAPPED, "stopped after %lu executions, more remain", cap);
+			break;
+		}
+	}
+	return finish(res, false);
+}
+
+enum checker_status checker_run_forced(const struct checker_scenario *sc,
+				       const struct checker_run *runs, int nruns,
+				       struct checker_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (pool_start(sc)) {
+		res->status = CHECKER_ERROR;
+		snprintf(res->message, sizeof(res->message), "bad thread count %d", sc->nthreads);
+		return res->status;
+	}
+	S.runs = runs;
+	S.nruns = nruns;
+	S.replay = 0;
+	run_execution();
+	res->executions = 1;
+	res->longest = S.nsteps;
+	return finish(res, true);
+}
+
+enum checker_status checker_run_schedule(const struct checker_scenario *sc,
+					 const int *tids, int n,
+					 struct checker_result *res)
+{
+	static struct checker_run runs[CHECKER_MAX_STEPS];
+
+	if (n > CHECKER_MAX_STEPS)
+		n = CHECKER_MAX_STEPS;
+	for (int i = 0; i < n; i++)
+		runs[i] = (struct checker_run){ .tid = tids[i], .steps = 1 };
+	return checker_run_forced(sc, runs, n, res);
+}
+
+const char *checker_status_name(enum checker_status st)
+{
+	switch (st) {
+	case CHECKER_OK:	return "ok";
+	case CHECKER_VIOLATION:	return "violation";
+	case CHECKER_DEADLOCK:	return "deadlock";
+	case CHECKER_CAPPED:	return "capped";
+	case CHECKER_ERROR:	return "error";
+	}
+	return "?";
+}
