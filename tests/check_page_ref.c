@@ -613,19 +613,6 @@ static struct checker_scenario sc_d3 = SCENARIO(
 
 static struct checker_result res;
 
-static void diag_trace(const char *trace)
-{
-	const char *p = trace;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-
-		diag("  %.*s", n, p);
-		p += n + (nl ? 1 : 0);
-	}
-}
-
 static void explore(const struct checker_scenario *sc)
 {
 	cur = sc;

@@ -11,19 +11,6 @@
 
 #include "tap.h"
 
-static void diag_trace(const char *trace)
-{
-	const char *p = trace;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-
-		diag("  %.*s", n, p);
-		p += n + (nl ? 1 : 0);
-	}
-}
-
 static unsigned long binom(int n, int k)
 {
 	unsigned long r = 1;

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int tap_run, tap_failed;
 
@@ -60,6 +61,20 @@ static inline void diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	printf("\n");
 	va_end(ap);
+}
+
+/* A multi-line text (a checker trace) as indented diagnostic lines. */
+static inline void diag_trace(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		diag("  %.*s", n, p);
+		p += n + (nl ? 1 : 0);
+	}
 }
 
 static inline int done_testing(void)
