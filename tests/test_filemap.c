@@ -10,7 +10,7 @@
 #include <linux/pagemap.h>
 #include <mmlab/cpu.h>
 
-#include "tap.h"
+#include "mm_test.h"
 
 static struct address_space mapping;
 
@@ -88,9 +88,9 @@ static void test_remove_mapping(void)
 	ok(xa_load(&mapping.i_pages, 0) == folio, "and the folio in the cache");
 	folio_put(reader);
 
-	free_before = nr_free_pages();
+	free_before = free_pages_all();
 	ok(remove_mapping(&mapping, folio), "reclaim succeeds once only cache and caller hold it");
-	is_int(nr_free_pages(), free_before + 1, "the folio went back to the allocator");
+	is_int(free_pages_all(), free_before + 1, "the folio went back to the allocator");
 	ok(xa_load(&mapping.i_pages, 0) == NULL, "the slot is empty");
 	is_int(filemap_read(&mapping, 0, 64, buf), 0, "a read now finds a hole");
 	ok(!folio_try_get(folio), "a speculative get on the freed folio fails");
@@ -100,7 +100,7 @@ static void test_truncate_with_reader(void)
 {
 	struct folio *folio = add_filled(1, 0, 0xc1);
 	struct folio *reader = filemap_get_folio(&mapping, 1);
-	unsigned long free_before = nr_free_pages();
+	unsigned long free_before = free_pages_all();
 
 	folio_get(folio);
 	folio_lock(folio);
@@ -108,10 +108,10 @@ static void test_truncate_with_reader(void)
 	folio_unlock(folio);
 	folio_put(folio);
 	ok(xa_load(&mapping.i_pages, 1) == NULL, "truncate removes the folio from the cache");
-	is_int(nr_free_pages(), free_before, "but a reader's reference keeps it allocated");
+	is_int(free_pages_all(), free_before, "but a reader's reference keeps it allocated");
 	ok(((unsigned char *)folio_address(reader))[0] == 0xc1, "and its data intact");
 	folio_put(reader);
-	is_int(nr_free_pages(), free_before + 1, "the reader's put frees it");
+	is_int(free_pages_all(), free_before + 1, "the reader's put frees it");
 }
 
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ

@@ -1,7 +1,9 @@
 /*
- * The buddy allocator and its checker: allocation splits, freeing merges,
- * bad pages are leaked and reported, exhaustion returns NULL, and the
- * checker catches a corrupted state (mutants of the allocator's state).
+ * The page allocator and its checker: the buddy splits and merges, the
+ * per-CPU lists refill and spill in batches, pageblocks change type when
+ * an allocation falls back, bad pages are leaked and reported, exhaustion
+ * returns NULL, and the checker catches corrupted states (mutants of the
+ * allocator's state).
  */
 #include <string.h>
 
@@ -9,7 +11,7 @@
 #include <linux/mmzone.h>
 #include <mmlab/cpu.h>
 
-#include "tap.h"
+#include "mm_test.h"
 
 #define MEM	(8ULL << 20)	/* two MAX_PAGE_ORDER blocks */
 
@@ -24,55 +26,153 @@ static int check(struct page_alloc_report *r)
 	return ret;
 }
 
+static struct per_cpu_pages *my_pcp(void)
+{
+	return &contig_zone.per_cpu_pageset[smp_processor_id()];
+}
+
+static void reboot(void)
+{
+	ok(mem_init(MEM) == 0, "reboot");
+}
+
 static void test_boot(void)
 {
 	struct page_alloc_report r;
 
 	ok(mem_init(MEM) == 0, "boot 8 MiB");
 	is_int(max_pfn, 2048, "2048 pages");
-	is_int(nr_free_pages(), 2048, "all free after boot");
+	is_int(nr_free_pages(), 2048, "all free in the buddy after boot");
 	ok(check(&r) == 0, "checker passes after boot");
 	is_int(r.free_by_order[MAX_PAGE_ORDER], 2, "two order-10 blocks");
+	is_int(get_pageblock_migratetype(pfn_to_page(0)), MIGRATE_MOVABLE, "boot pageblocks are movable");
+	ok(my_pcp()->batch >= 1 && my_pcp()->high >= 4 * my_pcp()->batch,
+	   "pcp batch %d, high %d: high is at least four batches", my_pcp()->batch, my_pcp()->high);
 	ok(mem_init(1ULL << 20) != 0, "less than one MAX_PAGE_ORDER block is refused");
-	ok(mem_init(MEM) == 0, "boot again");
+	reboot();
 }
 
-static void test_split_and_merge(void)
+static void test_buddy_split_and_merge(void)
 {
 	struct page_alloc_report r;
-	struct page *p0 = alloc_pages(GFP_KERNEL, 0);
-	struct page *p3;
+	/* Order 4 is not kept on pcp lists: straight from and to the buddy. */
+	struct page *p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 4);
+	struct page *c;
 
-	ok(p0 != NULL, "order-0 allocation");
-	is_int(page_ref_count(p0), 1, "allocated page has refcount 1");
-	is_int(nr_free_pages(), 2047, "one page less free");
-	ok(check(&r) == 0, "checker passes with one page allocated");
-	is_int(r.allocated, 1, "checker counts one allocated page");
-	for (int o = 0; o < MAX_PAGE_ORDER; o++)
+	ok(p && IS_ALIGNED(page_to_pfn(p), 16), "order-4 block from the buddy, aligned");
+	is_int(page_ref_count(p), 1, "allocated page has refcount 1");
+	is_int(nr_free_pages(), 2048 - 16, "16 pages less free in the buddy");
+	ok(check(&r) == 0, "checker passes with a block allocated");
+	is_int(r.allocated, 16, "checker counts 16 allocated pages");
+	for (int o = 4; o < MAX_PAGE_ORDER; o++)
 		is_int(r.free_by_order[o], 1, "expand left one free block of order %d", o);
+	__free_pages(p, 4);
+	ok(check(&r) == 0 && r.free_by_order[MAX_PAGE_ORDER] == 2, "freed: buddies merged back to order 10");
 
-	p3 = alloc_pages(GFP_KERNEL | __GFP_COMP, 3);
-	ok(p3 && IS_ALIGNED(page_to_pfn(p3), 8), "order-3 block is aligned");
-	ok(PageHead(p3) && compound_head(p3 + 5) == p3, "compound page: head and tails");
-	is_int(folio_order(page_folio(p3 + 7)), 3, "tail finds its folio's order");
+	c = alloc_pages(GFP_KERNEL | __GFP_MOVABLE | __GFP_COMP, 5);
+	ok(PageHead(c) && compound_head(c + 5) == c, "compound page: head and tails");
+	is_int(folio_order(page_folio(c + 31)), 5, "a tail finds its folio's order");
+	__free_pages(c, 5);
+	ok(!PageHead(c) && !PageTail(c + 1), "compound state undone on free");
+	ok(check(&r) == 0 && r.free == 2048, "all free again");
+}
 
-	__free_pages(p0, 0);
-	__free_pages(p3, 3);
+/* The pcp's own arithmetic: how many blocks of @order a refill takes. */
+static int expected_refill(int batch, unsigned int order)
+{
+	return batch > 1 ? max(batch >> order, 2) : batch;
+}
+
+static void test_pcp_refill_and_spill(void)
+{
+	struct per_cpu_pages *pcp;
+	struct page_alloc_report r;
+	static struct page *pages[2048];
+	unsigned long total;
+	int batch, refill, n, high;
+
+	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB, for pcp batches larger than one page");
+	pcp = my_pcp();
+	total = max_pfn;
+	batch = pcp->batch;
+	refill = expected_refill(batch, 0);
+	diag("64 MiB zone: pcp batch %d, high %d (min %d, max %d)", batch, pcp->high,
+	     pcp->high_min, pcp->high_max);
+	ok(batch > 1, "the batch is more than one page");
+
+	pages[0] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	ok(pages[0] != NULL, "order-0 allocation");
+	is_int(nr_free_pages(), total - refill, "the pcp refilled %d pages from the buddy", refill);
+	is_int(pcp->count, refill - 1, "and kept the rest of the refill");
+	__free_pages(pages[0], 0);
+	is_int(pcp->count, refill, "an order-0 free goes to the pcp list");
+	ok(check(&r) == 0 && r.pcp == (unsigned long)pcp->count, "checker counts pcp pages");
+
+	for (n = 0; n < 2048; n++)
+		pages[n] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	for (n = 0; n < 2048; n++)
+		__free_pages(pages[n], 0);
+	ok(pcp->count < pcp->high, "freeing many pages spills to the buddy: pcp holds %d < high %d",
+	   pcp->count, pcp->high);
+	ok(check(&r) == 0, "checker passes after the spill");
+	drain_all_pages(&contig_zone);
+	is_int(pcp->count, 0, "drain empties the pcp");
+	ok(check(&r) == 0 && r.free == total, "and everything is back in the buddy");
+
+	/* A pageblock-order block goes to the pcp's THP list if high allows. */
+	high = pcp->high;
+	pcp->high = 4 * pageblock_nr_pages;
+	pages[0] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, pageblock_order);
+	ok(pages[0] && IS_ALIGNED(page_to_pfn(pages[0]), pageblock_nr_pages), "a pageblock-order allocation");
+	is_int(pcp->count, expected_refill(batch, pageblock_order) * (int)pageblock_nr_pages - (int)pageblock_nr_pages,
+	       "the THP list was refilled with %d blocks, one handed out", expected_refill(batch, pageblock_order));
+	__free_pages(pages[0], pageblock_order);
+	is_int(pcp->count, expected_refill(batch, pageblock_order) * (int)pageblock_nr_pages,
+	       "a pageblock-order free goes back to the pcp THP list");
+	ok(check(&r) == 0 && r.pcp_by_order[pageblock_order] == (unsigned long)expected_refill(batch, pageblock_order),
+	   "the checker sees the blocks there");
+	pcp->high = high;
+	drain_all_pages(&contig_zone);
+	reboot();
+}
+
+static void test_split_page(void)
+{
+	struct page *p = alloc_pages(GFP_KERNEL, 3);
+
+	split_page(p, 3);
+	for (int i = 0; i < 8; i++)
+		is_int(page_ref_count(p + i), 1, "after split_page, page %d has its own reference", i);
+	for (int i = 0; i < 8; i++)
+		__free_pages(p + i, 0);
+	is_int(free_pages_all(), 2048, "the split pages all come back");
+	drain_all_pages(&contig_zone);
+}
+
+static void test_migratetype_fallback(void)
+{
+	struct page_alloc_report r;
+	struct page *u = alloc_pages(GFP_KERNEL, 0);	/* unmovable; no unmovable blocks yet */
+
+	ok(u != NULL, "an unmovable allocation falls back to movable memory");
+	is_int(get_pageblock_migratetype(u), MIGRATE_UNMOVABLE, "and claims the pageblock as unmovable");
+	ok(check(&r) == 0, "free blocks moved to the unmovable lists consistently");
+	__free_pages(u, 0);
+	drain_all_pages(&contig_zone);
 	ok(check(&r) == 0, "checker passes after freeing");
-	is_int(nr_free_pages(), 2048, "everything free again");
-	is_int(r.free_by_order[MAX_PAGE_ORDER], 2, "buddies merged back to order 10");
-	ok(!PageHead(p3) && !PageTail(p3 + 1), "compound state undone on free");
+	reboot();
 }
 
 static void test_extra_reference(void)
 {
 	struct page *p = alloc_pages(GFP_KERNEL, 0);
+	unsigned long before = free_pages_all();
 
 	get_page(p);
 	__free_pages(p, 0);
-	is_int(nr_free_pages(), 2047, "a page with another reference is not freed");
+	is_int(free_pages_all(), before, "a page with another reference is not freed");
 	put_page(p);
-	is_int(nr_free_pages(), 2048, "the last reference frees it");
+	is_int(free_pages_all(), before + 1, "the last reference frees it");
 }
 
 static void test_exhaustion(void)
@@ -81,6 +181,7 @@ static void test_exhaustion(void)
 	struct page_alloc_report r;
 	int n = 0;
 
+	reboot();
 	ok(alloc_pages(GFP_KERNEL | __GFP_NOWARN, MAX_PAGE_ORDER + 1) == NULL,
 	   "an order above MAX_PAGE_ORDER fails cleanly");
 	while (n < 4 && (pages[n] = alloc_pages(GFP_KERNEL, MAX_PAGE_ORDER)))
@@ -93,6 +194,19 @@ static void test_exhaustion(void)
 	ok(check(&r) == 0 && r.free == 2048, "all back after exhaustion");
 }
 
+static void test_exhaustion_drains_pcp(void)
+{
+	struct page *p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	struct page *big;
+
+	__free_pages(p, 0);	/* pages now sit on this CPU's pcp list */
+	big = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	ok(big != NULL, "one order-10 block");
+	ok(alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER) != NULL,
+	   "the second one needs the pcp pages drained back: the slow path drains");
+	reboot();
+}
+
 static void test_bad_page_leaked(void)
 {
 	struct page_alloc_report r;
@@ -103,8 +217,8 @@ static void test_bad_page_leaked(void)
 	__free_pages(p, 1);
 	ok(check(&r) == 0, "checker passes with a leaked block");
 	is_int(r.leaked, 2, "the bad block is leaked and accounted for");
-	is_int(nr_free_pages(), 2046, "the leaked pages are not free");
-	ok(mem_init(MEM) == 0, "reboot to clear the leak");
+	is_int(free_pages_all(), 2046, "the leaked pages are not free");
+	reboot();
 }
 
 static void test_poisoning(void)
@@ -119,54 +233,76 @@ static void test_poisoning(void)
 	page_poisoning = false;
 }
 
+/* Put a fake free block on a buddy list, as a broken allocator might. */
+static void fake_buddy(struct page *p, unsigned int order, int mt)
+{
+	__SetPageBuddy(p);
+	p->private = order;
+	list_add(&p->lru, &contig_zone.free_area[order].free_list[mt]);
+	contig_zone.free_area[order].nr_free++;
+	atomic_long_add(1L << order, &contig_zone.free_pages);
+}
+
 /* Each mutant of the allocator's state must be caught by the checker. */
 static void test_checker_catches_mutants(void)
 {
 	struct page_alloc_report r;
 	struct page *p, *q;
 
-	/* Two free buddies left unmerged. */
-	p = alloc_pages(GFP_KERNEL, 0);
-	q = alloc_pages(GFP_KERNEL, 0);
+	reboot();
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	q = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	drain_all_pages(&contig_zone);
 	ok(page_to_pfn(q) == (page_to_pfn(p) ^ 1), "two buddies allocated");
 	spin_lock(&contig_zone.lock);
-	for (struct page *x = p; x <= q; x++) {
-		__SetPageBuddy(x);
-		x->private = 0;
-		list_add(&x->lru, &contig_zone.free_area[0].free_list);
-		contig_zone.free_area[0].nr_free++;
-		atomic_long_add(1, &contig_zone.free_pages);
-	}
+	fake_buddy(p, 0, MIGRATE_MOVABLE);
+	fake_buddy(q, 0, MIGRATE_MOVABLE);
 	spin_unlock(&contig_zone.lock);
 	ok(check(&r) != 0 && strstr(msg, "not merged"), "mutant: unmerged buddies are caught");
-	ok(mem_init(MEM) == 0, "reboot");
+	reboot();
 
-	/* A free block not aligned to its order. */
-	p = alloc_pages(GFP_KERNEL, 2);
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 4);
 	spin_lock(&contig_zone.lock);
-	__SetPageBuddy(p + 1);
-	(p + 1)->private = 1;
-	list_add(&p[1].lru, &contig_zone.free_area[1].free_list);
-	contig_zone.free_area[1].nr_free++;
-	atomic_long_add(2, &contig_zone.free_pages);
+	fake_buddy(p + 1, 1, MIGRATE_MOVABLE);
 	spin_unlock(&contig_zone.lock);
 	ok(check(&r) != 0 && strstr(msg, "not aligned"), "mutant: misaligned free block is caught");
-	ok(mem_init(MEM) == 0, "reboot");
+	reboot();
 
-	/* A count that disagrees with the lists. */
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 4);
+	spin_lock(&contig_zone.lock);
+	fake_buddy(p, 4, MIGRATE_UNMOVABLE);
+	spin_unlock(&contig_zone.lock);
+	ok(check(&r) != 0 && strstr(msg, "pageblock"), "mutant: block on the wrong migratetype list is caught");
+	reboot();
+
 	atomic_long_add(5, &contig_zone.free_pages);
 	ok(check(&r) != 0 && strstr(msg, "free pages"), "mutant: wrong free count is caught");
-	ok(mem_init(MEM) == 0, "reboot");
+	reboot();
 
-	/* A block on a list twice. */
-	p = alloc_pages(GFP_KERNEL, 0);
-	__free_pages(p, 0);
 	spin_lock(&contig_zone.lock);
-	p = list_first_entry(&contig_zone.free_area[MAX_PAGE_ORDER].free_list, struct page, lru);
-	list_add(&p->lru, &contig_zone.free_area[MAX_PAGE_ORDER].free_list);
+	p = list_first_entry(&contig_zone.free_area[MAX_PAGE_ORDER].free_list[MIGRATE_MOVABLE],
+			     struct page, lru);
+	list_add(&p->lru, &contig_zone.free_area[MAX_PAGE_ORDER].free_list[MIGRATE_MOVABLE]);
 	spin_unlock(&contig_zone.lock);
 	ok(check(&r) != 0, "mutant: a block on a free list twice is caught (%s)", msg);
-	ok(mem_init(MEM) == 0, "reboot");
+	reboot();
+
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	__free_pages(p, 0);
+	my_pcp()->count += 1;
+	ok(check(&r) != 0 && strstr(msg, "pcp"), "mutant: a pcp count that disagrees with its lists is caught");
+	reboot();
+
+	/* A page inside a free buddy block that is also on a pcp list. */
+	spin_lock(&contig_zone.lock);
+	p = list_first_entry(&contig_zone.free_area[MAX_PAGE_ORDER].free_list[MIGRATE_MOVABLE],
+			     struct page, lru);
+	spin_unlock(&contig_zone.lock);
+	list_add(&p[5].lru, &my_pcp()->lists[order_to_pindex(MIGRATE_MOVABLE, 0)]);
+	my_pcp()->count += 1;
+	ok(check(&r) != 0 && strstr(msg, "overlaps"),
+	   "mutant: a page both in a buddy block and on a pcp list is caught");
+	reboot();
 }
 
 int main(void)
@@ -175,12 +311,17 @@ int main(void)
 	lab_cpu_init();
 	vm_warn_quiet = true;
 	test_boot();
-	test_split_and_merge();
+	test_buddy_split_and_merge();
+	test_pcp_refill_and_spill();
+	test_split_page();
+	test_migratetype_fallback();
 	test_extra_reference();
 	test_exhaustion();
+	test_exhaustion_drains_pcp();
 	test_bad_page_leaked();
 	test_poisoning();
 	test_checker_catches_mutants();
+	is_int(vm_warn_count, 0, "no debug check fired");
 	mem_exit();
 	return done_testing();
 }

@@ -10,10 +10,13 @@ typedef unsigned int gfp_t;
 #define __GFP_COMP	0x02u
 #define __GFP_NOWARN	0x04u
 #define __GFP_NORETRY	0x08u
+#define __GFP_MOVABLE	0x10u
+#define __GFP_RECLAIMABLE 0x20u
 
 #define GFP_KERNEL	0x00u
 #define GFP_NOWAIT	0x00u
 #define GFP_NOFS	0x00u
+#define GFP_HIGHUSER_MOVABLE	__GFP_MOVABLE
 
 /*
  * Returns a page (with __GFP_COMP a compound page) whose refcount is 1,
@@ -36,6 +39,10 @@ void free_frozen_pages(struct page *page, unsigned int order);
 
 #define __free_page(page)	__free_pages((page), 0)
 
+/* Give every page of a non-compound high-order page its own reference. */
+void split_page(struct page *page, unsigned int order);
+
+/* Pages free in the buddy (NR_FREE_PAGES: pages on pcp lists are not counted). */
 unsigned long nr_free_pages(void);
 
 #endif

@@ -1,28 +1,75 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The zone: one per machine in this model (a single node, ZONE_NORMAL),
- * with the buddy allocator's free lists per order.
+ * with the buddy allocator's free lists per order and migratetype, the
+ * pageblock migratetypes, and the per-CPU page lists.
  */
 #ifndef _LINUX_MMZONE_H
 #define _LINUX_MMZONE_H
 
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 
-struct free_area {
-	struct list_head free_list;
-	unsigned long nr_free;		/* blocks of this order */
+enum migratetype {
+	MIGRATE_UNMOVABLE,
+	MIGRATE_MOVABLE,
+	MIGRATE_RECLAIMABLE,
+	MIGRATE_PCPTYPES,	/* the number of types on the pcp lists */
+	MIGRATE_HIGHATOMIC = MIGRATE_PCPTYPES,
+	MIGRATE_ISOLATE,	/* can't allocate from here */
+	MIGRATE_TYPES
 };
+
+static inline bool is_migrate_isolate(int mt)
+{
+	return mt == MIGRATE_ISOLATE;
+}
+
+struct free_area {
+	struct list_head free_list[MIGRATE_TYPES];
+	unsigned long nr_free;		/* blocks of this order, all types */
+};
+
+/*
+ * Per-CPU lists hold orders 0..PAGE_ALLOC_COSTLY_ORDER for each pcp
+ * migratetype, plus two lists for the pageblock (THP) order: movable, and
+ * unmovable with reclaimable.
+ */
+#define NR_LOWORDER_PCP_LISTS	(MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1))
+#define NR_PCP_THP		2
+#define NR_PCP_LISTS		(NR_LOWORDER_PCP_LISTS + NR_PCP_THP)
+
+/* The kernel's CONFIG_PCP_BATCH_SCALE_MAX default. */
+#define PCP_BATCH_SCALE_MAX	5
+
+#define PCPF_PREV_FREE_HIGH_ORDER	BIT(0)	/* the previous free was high-order */
+#define PCPF_FREE_HIGH_BATCH		BIT(1)	/* cache slice holds > 3 batches */
+
+struct per_cpu_pages {
+	spinlock_t lock;		/* protects everything below */
+	int count;			/* pages on the lists */
+	int high;			/* free to the buddy above this; tuned between: */
+	int high_min, high_max;
+	int batch;			/* chunk size for buddy add/remove */
+	unsigned char flags;		/* PCPF_* */
+	unsigned char alloc_factor;	/* refill batch scale, 0..PCP_BATCH_SCALE_MAX */
+	short free_count;		/* pages freed recently without allocating */
+	struct list_head lists[NR_PCP_LISTS];
+} __cacheline_aligned;
 
 struct zone {
 	spinlock_t lock;
 	unsigned long zone_start_pfn;
 	unsigned long spanned_pages;
 	unsigned long managed_pages;
-	atomic_long_t free_pages;	/* NR_FREE_PAGES */
+	unsigned long watermark_min, watermark_low, watermark_high;
+	atomic_long_t free_pages;	/* NR_FREE_PAGES: buddy only, as the kernel counts */
 	atomic_long_t leaked_pages;	/* bad pages taken out of use */
+	unsigned char *pageblock_mt;	/* migratetype per pageblock */
 	struct free_area free_area[NR_PAGE_ORDERS];
+	struct per_cpu_pages per_cpu_pageset[NR_CPUS];
 } __cacheline_aligned;
 
 extern struct zone contig_zone;
@@ -33,25 +80,74 @@ static inline struct zone *page_zone(const struct page *page)
 	return &contig_zone;
 }
 
+static inline int get_pfnblock_migratetype(const struct page *page, unsigned long pfn)
+{
+	(void)page;
+	return READ_ONCE(contig_zone.pageblock_mt[pfn >> pageblock_order]);
+}
+
+static inline int get_pageblock_migratetype(const struct page *page)
+{
+	return get_pfnblock_migratetype(page, page_to_pfn(page));
+}
+
+void set_pageblock_migratetype(struct page *page, int migratetype);
+
+static inline bool pcp_allowed_order(unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == pageblock_order;
+}
+
+static inline unsigned int order_to_pindex(int migratetype, unsigned int order)
+{
+	if (order > PAGE_ALLOC_COSTLY_ORDER)
+		return NR_LOWORDER_PCP_LISTS + (migratetype == MIGRATE_MOVABLE);
+	return (MIGRATE_PCPTYPES * order) + migratetype;
+}
+
+static inline unsigned int pindex_to_order(unsigned int pindex)
+{
+	if (pindex >= NR_LOWORDER_PCP_LISTS)
+		return pageblock_order;
+	return pindex / MIGRATE_PCPTYPES;
+}
+
 /* Called by mem_init(): hand the memmap's pages to the buddy allocator. */
 void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages);
+void page_alloc_exit(void);
+
+/* Return every CPU's pcp pages to the buddy (drain_all_pages). */
+void drain_all_pages(struct zone *zone);
 
 /* What the allocator's checker found (mm/page_alloc_check.c). */
 struct page_alloc_report {
-	unsigned long free;		/* pages in free blocks */
+	unsigned long free;		/* pages in buddy free blocks */
+	unsigned long pcp;		/* pages on per-CPU lists */
 	unsigned long allocated;	/* pages neither free nor leaked */
 	unsigned long leaked;		/* pages leaked by bad_page() */
-	unsigned long free_by_order[NR_PAGE_ORDERS];	/* blocks */
+	unsigned long free_by_order[NR_PAGE_ORDERS];	/* buddy blocks */
+	unsigned long pcp_by_order[NR_PAGE_ORDERS];	/* pcp blocks */
 };
 
 /*
  * Check every allocator invariant over the whole memmap; 0, or -1 with a
- * one-line description of the first violation in @msg.
+ * one-line description of the first violation in @msg.  Takes every
+ * pcp lock and the zone lock: the allocator must be quiescent or at least
+ * not mid-way through an operation on another thread.
  */
 int page_alloc_check(struct page_alloc_report *r, char *msg, size_t len);
 
 /* Fill freed pages with PAGE_POISON so that use-after-free reads show. */
 extern bool page_poisoning;
 #define PAGE_POISON	0xaa
+
+/*
+ * Online CPUs, for pcp high/batch sizing at boot (the kernel's
+ * num_online_cpus()); the lab sets nr_cpu_ids before mem_init().
+ */
+static inline int num_online_cpus(void)
+{
+	return nr_cpu_ids;
+}
 
 #endif

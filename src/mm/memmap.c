@@ -64,6 +64,7 @@ void mem_exit(void)
 	if (!mem_map)
 		return;
 	munmap(mem_arena, max_pfn << PAGE_SHIFT);
+	page_alloc_exit();
 	free(mem_map);
 	mem_map = NULL;
 	mem_arena = NULL;

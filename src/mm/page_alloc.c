@@ -1,20 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The buddy allocator: one zone, free lists per order, the zone lock.
+ * The page allocator (mm/page_alloc.c): the buddy allocator of one zone,
+ * with free lists per order and migratetype, pageblock migratetypes and
+ * fallback stealing, and the per-CPU page lists in front of it.
  *
- * This is the part of mm/page_alloc.c the refcount experiment needs:
- * allocation with expand(), freeing with __free_one_page() merging,
- * free_pages_prepare() with the bad-page checks, compound pages.  Per-CPU
- * lists, migratetypes and pageblocks arrive with the allocator experiment.
+ * Locking as in the kernel: zone->lock protects the buddy free lists;
+ * each CPU's per_cpu_pages has its own spinlock, taken with trylock on the
+ * allocation and free paths (a failed trylock goes to the buddy directly);
+ * free_pcppages_bulk() and rmqueue_bulk() take zone->lock inside the pcp
+ * lock.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <linux/gfp.h>
-#include <linux/mmzone.h>
+#include <linux/math.h>
+
+#include "internal.h"
 
 struct zone contig_zone;
 bool page_poisoning;
+
+/* --- pageblocks ----------------------------------------------------------- */
+
+void set_pageblock_migratetype(struct page *page, int migratetype)
+{
+	WRITE_ONCE(contig_zone.pageblock_mt[page_to_pfn(page) >> pageblock_order],
+		   (unsigned char)migratetype);
+}
+
+static inline int gfp_migratetype(gfp_t gfp)
+{
+	if (gfp & __GFP_MOVABLE)
+		return MIGRATE_MOVABLE;
+	if (gfp & __GFP_RECLAIMABLE)
+		return MIGRATE_RECLAIMABLE;
+	return MIGRATE_UNMOVABLE;
+}
+
+/* --- the buddy ------------------------------------------------------------ */
 
 static inline void set_buddy_order(struct page *page, unsigned int order)
 {
@@ -32,31 +56,46 @@ static inline unsigned long __find_buddy_pfn(unsigned long pfn, unsigned int ord
 	return pfn ^ (1UL << order);
 }
 
-/* Is @buddy a free block of exactly @order, so @page can merge with it? */
+/* Is @buddy a free block of exactly @order, so a block can merge with it? */
 static inline bool page_is_buddy(const struct page *buddy, unsigned int order)
 {
 	return PageBuddy(buddy) && buddy_order(buddy) == order;
 }
 
-static inline void add_to_free_list(struct page *page, struct zone *zone,
-				    unsigned int order, bool tail)
+static inline bool migratetype_is_mergeable(int mt)
+{
+	return mt < MIGRATE_PCPTYPES;
+}
+
+static inline void __add_to_free_list(struct page *page, struct zone *zone,
+				      unsigned int order, int migratetype, bool tail)
 {
 	struct free_area *area = &zone->free_area[order];
 
+	VM_WARN_ON_ONCE_PAGE(get_pageblock_migratetype(page) != migratetype, page);
 	if (tail)
-		list_add_tail(&page->lru, &area->free_list);
+		list_add_tail(&page->lru, &area->free_list[migratetype]);
 	else
-		list_add(&page->lru, &area->free_list);
+		list_add(&page->lru, &area->free_list[migratetype]);
 	area->nr_free++;
+	atomic_long_add(1L << order, &zone->free_pages);
 }
 
-static inline void del_page_from_free_list(struct page *page, struct zone *zone,
-					   unsigned int order)
+static inline void __del_page_from_free_list(struct page *page, struct zone *zone,
+					     unsigned int order)
 {
 	list_del(&page->lru);
 	__ClearPageBuddy(page);
 	page->private = 0;
 	zone->free_area[order].nr_free--;
+	atomic_long_sub(1L << order, &zone->free_pages);
+}
+
+/* Move a free block to another type's list, as the pageblock changes type. */
+static inline void move_to_free_list(struct page *page, struct zone *zone,
+				     unsigned int order, int new_mt)
+{
+	list_move_tail(&page->lru, &zone->free_area[order].free_list[new_mt]);
 }
 
 /*
@@ -64,52 +103,87 @@ static inline void del_page_from_free_list(struct page *page, struct zone *zone,
  * is free), put this block at the tail so it is not handed out before the
  * merge can happen.
  */
-static bool buddy_merge_likely(unsigned long pfn, unsigned long buddy_pfn,
-			       struct page *page, unsigned int order)
+static bool buddy_merge_likely(unsigned long pfn, unsigned int order)
 {
-	unsigned long higher_buddy_pfn;
-	struct page *higher_page;
+	unsigned long higher_pfn = pfn & ~(1UL << order);
+	unsigned long higher_buddy_pfn = __find_buddy_pfn(higher_pfn, order + 1);
 
-	if (order >= MAX_PAGE_ORDER - 1)
+	if (order >= MAX_PAGE_ORDER - 1 || !pfn_valid(higher_buddy_pfn))
 		return false;
-	higher_page = page + ((buddy_pfn & pfn) - pfn);
-	higher_buddy_pfn = __find_buddy_pfn(buddy_pfn & pfn, order + 1);
-	if (!pfn_valid(higher_buddy_pfn))
-		return false;
-	return page_is_buddy(higher_page + (higher_buddy_pfn - (buddy_pfn & pfn)), order + 1);
+	return page_is_buddy(pfn_to_page(higher_buddy_pfn), order + 1);
 }
 
-/* Caller holds zone->lock. */
-static void __free_one_page(struct page *page, unsigned long pfn,
-			    struct zone *zone, unsigned int order)
+/*
+ * Free a block into the buddy, merging with free buddies.  At and above
+ * pageblock_order, blocks of incompatible migratetypes (isolated) do not
+ * merge.  Caller holds zone->lock.
+ */
+static void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
+			    unsigned int order, int migratetype, fpi_t fpi_flags)
 {
-	unsigned long buddy_pfn = 0;
 	bool to_tail;
 
-	atomic_long_add(1L << order, &zone->free_pages);
 	while (order < MAX_PAGE_ORDER) {
+		unsigned long buddy_pfn = __find_buddy_pfn(pfn, order);
 		struct page *buddy;
+		int buddy_mt = migratetype;
 
-		buddy_pfn = __find_buddy_pfn(pfn, order);
 		if (!pfn_valid(buddy_pfn))
 			break;
-		buddy = page + (buddy_pfn - pfn);
+		buddy = pfn_to_page(buddy_pfn);
 		if (!page_is_buddy(buddy, order))
 			break;
-		del_page_from_free_list(buddy, zone, order);
+		if (unlikely(order >= pageblock_order)) {
+			buddy_mt = get_pfnblock_migratetype(buddy, buddy_pfn);
+			if (migratetype != buddy_mt &&
+			    (!migratetype_is_mergeable(migratetype) ||
+			     !migratetype_is_mergeable(buddy_mt)))
+				break;
+		}
+		__del_page_from_free_list(buddy, zone, order);
+		/* The merged block is of one type: expand() will rely on it. */
+		if (unlikely(buddy_mt != migratetype))
+			set_pageblock_migratetype(buddy, migratetype);
 		pfn &= buddy_pfn;
 		page = pfn_to_page(pfn);
 		order++;
 	}
 	set_buddy_order(page, order);
-	to_tail = order < MAX_PAGE_ORDER &&
-		  buddy_merge_likely(pfn, __find_buddy_pfn(pfn, order), page, order);
-	add_to_free_list(page, zone, order, to_tail);
+	to_tail = (fpi_flags & FPI_TO_TAIL) || buddy_merge_likely(pfn, order);
+	__add_to_free_list(page, zone, order, migratetype, to_tail);
+}
+
+/*
+ * A block larger than a pageblock may span pageblocks of different types:
+ * free it pageblock by pageblock, each with its own type.
+ */
+static void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
+			      unsigned int order, fpi_t fpi_flags)
+{
+	unsigned long end = pfn + (1UL << order);
+
+	if (order > pageblock_order)
+		order = pageblock_order;
+	do {
+		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn), fpi_flags);
+		pfn += 1UL << order;
+		page = pfn_to_page(pfn);
+	} while (pfn < end);
+}
+
+static void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
+			  unsigned int order, fpi_t fpi_flags)
+{
+	/* The kernel defers a free whose trylock fails; the model just waits. */
+	if (!(fpi_flags & FPI_TRYLOCK) || !spin_trylock(&zone->lock))
+		spin_lock(&zone->lock);
+	split_large_buddy(zone, page, pfn, order, fpi_flags);
+	spin_unlock(&zone->lock);
 }
 
 /* Split a block of order @high down to @low, freeing the upper halves. */
 static void expand(struct zone *zone, struct page *page, unsigned int low,
-		   unsigned int high)
+		   unsigned int high, int migratetype)
 {
 	unsigned long size = 1UL << high;
 
@@ -117,26 +191,399 @@ static void expand(struct zone *zone, struct page *page, unsigned int low,
 		high--;
 		size >>= 1;
 		set_buddy_order(&page[size], high);
-		add_to_free_list(&page[size], zone, high, false);
+		__add_to_free_list(&page[size], zone, high, migratetype, false);
 	}
 }
 
-static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order)
+static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order,
+				       int migratetype)
 {
 	for (unsigned int current_order = order; current_order < NR_PAGE_ORDERS; current_order++) {
-		struct free_area *area = &zone->free_area[current_order];
+		struct list_head *list = &zone->free_area[current_order].free_list[migratetype];
 		struct page *page;
 
-		if (list_empty(&area->free_list))
+		if (list_empty(list))
 			continue;
-		page = list_first_entry(&area->free_list, struct page, lru);
-		del_page_from_free_list(page, zone, current_order);
-		expand(zone, page, order, current_order);
-		atomic_long_sub(1L << order, &zone->free_pages);
+		page = list_first_entry(list, struct page, lru);
+		__del_page_from_free_list(page, zone, current_order);
+		expand(zone, page, order, current_order, migratetype);
 		return page;
 	}
 	return NULL;
 }
+
+/* Which types an allocation of each type may fall back to, in order. */
+static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
+	[MIGRATE_UNMOVABLE]   = { MIGRATE_RECLAIMABLE, MIGRATE_MOVABLE },
+	[MIGRATE_MOVABLE]     = { MIGRATE_RECLAIMABLE, MIGRATE_UNMOVABLE },
+	[MIGRATE_RECLAIMABLE] = { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE },
+};
+
+static int find_fallback(struct free_area *area, int migratetype)
+{
+	for (int i = 0; i < MIGRATE_PCPTYPES - 1; i++)
+		if (!list_empty(&area->free_list[fallbacks[migratetype][i]]))
+			return fallbacks[migratetype][i];
+	return -1;
+}
+
+/*
+ * Is a block of @order worth claiming its whole pageblock for @start_mt?
+ * Unmovable and reclaimable allocations always try: scattering them over
+ * many movable pageblocks is what fragments memory for good.
+ */
+static bool should_try_claim_block(unsigned int order, int start_mt)
+{
+	if (order >= pageblock_order / 2)
+		return true;
+	return start_mt == MIGRATE_RECLAIMABLE || start_mt == MIGRATE_UNMOVABLE;
+}
+
+static unsigned long move_freepages_block(struct zone *zone, unsigned long start, int new_mt)
+{
+	unsigned long pfn = start, moved = 0;
+
+	while (pfn < start + pageblock_nr_pages) {
+		struct page *p = pfn_to_page(pfn);
+
+		if (PageBuddy(p)) {
+			move_to_free_list(p, zone, buddy_order(p), new_mt);
+			moved += 1UL << buddy_order(p);
+			pfn += 1UL << buddy_order(p);
+		} else {
+			pfn++;
+		}
+	}
+	return moved;
+}
+
+/*
+ * Take a free block of another type, and claim its pageblock for
+ * @start_mt if at least half of the pageblock is free or compatible.  The
+ * model does not track which allocated pages are movable, so it counts
+ * allocated pages of a movable pageblock as incompatible with a movable
+ * request and as "alike" for an unmovable one, which makes unmovable
+ * requests claim, as they nearly always do.
+ */
+static struct page *try_to_claim_block(struct zone *zone, struct page *page,
+				       unsigned int current_order, unsigned int order,
+				       int start_mt, int block_mt)
+{
+	unsigned long start, free_pages = 0, alike;
+
+	if (current_order >= pageblock_order) {
+		__del_page_from_free_list(page, zone, current_order);
+		for (unsigned long i = 0; i < (1UL << current_order); i += pageblock_nr_pages)
+			set_pageblock_migratetype(page + i, start_mt);
+		expand(zone, page, order, current_order, start_mt);
+		return page;
+	}
+	start = ALIGN_DOWN(page_to_pfn(page), pageblock_nr_pages);
+	for (unsigned long pfn = start; pfn < start + pageblock_nr_pages; ) {
+		struct page *p = pfn_to_page(pfn);
+
+		if (PageBuddy(p)) {
+			free_pages += 1UL << buddy_order(p);
+			pfn += 1UL << buddy_order(p);
+		} else {
+			pfn++;
+		}
+	}
+	alike = (start_mt != MIGRATE_MOVABLE && block_mt == MIGRATE_MOVABLE) ?
+		pageblock_nr_pages - free_pages : 0;
+	if (free_pages + alike < pageblock_nr_pages / 2)
+		return NULL;
+	move_freepages_block(zone, start, start_mt);
+	set_pageblock_migratetype(pfn_to_page(start), start_mt);
+	return __rmqueue_smallest(zone, order, start_mt);
+}
+
+/* Largest blocks first: the more of a pageblock we take, the better we claim. */
+static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int start_mt)
+{
+	for (int current_order = MAX_PAGE_ORDER; current_order >= (int)order; current_order--) {
+		struct free_area *area = &zone->free_area[current_order];
+		int fallback_mt = find_fallback(area, start_mt);
+		struct page *page;
+
+		if (fallback_mt < 0)
+			continue;
+		if (!should_try_claim_block(current_order, start_mt))
+			break;
+		page = list_first_entry(&area->free_list[fallback_mt], struct page, lru);
+		page = try_to_claim_block(zone, page, current_order, order, start_mt, fallback_mt);
+		if (page)
+			return page;
+	}
+	return NULL;
+}
+
+/* Smallest blocks first: take one block, leaving its pageblock's type alone. */
+static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int start_mt)
+{
+	for (unsigned int current_order = order; current_order < NR_PAGE_ORDERS; current_order++) {
+		struct free_area *area = &zone->free_area[current_order];
+		int fallback_mt = find_fallback(area, start_mt);
+		struct page *page;
+
+		if (fallback_mt < 0)
+			continue;
+		page = list_first_entry(&area->free_list[fallback_mt], struct page, lru);
+		__del_page_from_free_list(page, zone, current_order);
+		expand(zone, page, order, current_order, fallback_mt);
+		return page;
+	}
+	return NULL;
+}
+
+static struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype)
+{
+	struct page *page = __rmqueue_smallest(zone, order, migratetype);
+
+	if (unlikely(!page))
+		page = __rmqueue_claim(zone, order, migratetype);
+	if (unlikely(!page))
+		page = __rmqueue_steal(zone, order, migratetype);
+	return page;
+}
+
+/* --- per-CPU page lists --------------------------------------------------- */
+
+static inline struct per_cpu_pages *this_cpu_pcp(struct zone *zone)
+{
+	return &zone->per_cpu_pageset[smp_processor_id() % NR_CPUS];
+}
+
+/* Take up to @count blocks of @order from the buddy onto @list. */
+static int rmqueue_bulk(struct zone *zone, unsigned int order, int count,
+			struct list_head *list, int migratetype)
+{
+	int allocated = 0;
+
+	spin_lock(&zone->lock);
+	for (; allocated < count; allocated++) {
+		struct page *page = __rmqueue(zone, order, migratetype);
+
+		if (unlikely(!page))
+			break;
+		list_add_tail(&page->lru, list);
+	}
+	spin_unlock(&zone->lock);
+	return allocated;
+}
+
+/*
+ * How many blocks of @order a refill takes from the buddy.  Order-0
+ * refills grow (alloc_factor) while a CPU keeps allocating, and pcp->high
+ * grows with them up to high_max.
+ */
+static int nr_pcp_alloc(struct per_cpu_pages *pcp, unsigned int order)
+{
+	int high, base_batch, batch, max_nr_alloc;
+	int high_max = READ_ONCE(pcp->high_max);
+	int high_min = READ_ONCE(pcp->high_min);
+
+	base_batch = READ_ONCE(pcp->batch);
+	high = pcp->high = clamp(pcp->high, high_min, high_max);
+	if (unlikely(high < base_batch))
+		return 1;
+	batch = order ? base_batch : base_batch << pcp->alloc_factor;
+	if (high_min != high_max)
+		high = pcp->high = min(high + batch, high_max);
+	if (!order) {
+		max_nr_alloc = max(high - pcp->count - base_batch, base_batch);
+		if (batch <= max_nr_alloc && pcp->alloc_factor < PCP_BATCH_SCALE_MAX)
+			pcp->alloc_factor++;
+		batch = min(batch, max_nr_alloc);
+	}
+	if (batch > 1)
+		batch = max(batch >> order, 2);
+	return batch;
+}
+
+/*
+ * Free @count pages from the pcp lists to the buddy, round-robin over the
+ * lists starting after @pindex, oldest (tail) first.  Caller holds pcp->lock.
+ */
+static void free_pcppages_bulk(struct zone *zone, int count,
+			       struct per_cpu_pages *pcp, int pindex)
+{
+	count = min(pcp->count, count);
+	spin_lock(&zone->lock);
+	while (count > 0) {
+		struct list_head *list;
+		unsigned int order;
+
+		do {
+			if (++pindex > NR_PCP_LISTS - 1)
+				pindex = 0;
+			list = &pcp->lists[pindex];
+		} while (list_empty(list));
+
+		order = pindex_to_order(pindex);
+		do {
+			struct page *page = list_last_entry(list, struct page, lru);
+			unsigned long pfn = page_to_pfn(page);
+
+			list_del(&page->lru);
+			count -= 1 << order;
+			pcp->count -= 1 << order;
+			__free_one_page(page, pfn, zone, order,
+					get_pfnblock_migratetype(page, pfn), FPI_NONE);
+		} while (count > 0 && !list_empty(list));
+	}
+	spin_unlock(&zone->lock);
+}
+
+static int nr_pcp_free(struct per_cpu_pages *pcp, int batch, int high, bool free_high)
+{
+	/* Free as much as possible if batch freeing high-order pages. */
+	if (unlikely(free_high))
+		return min(pcp->count, batch << PCP_BATCH_SCALE_MAX);
+	/* Check for PCP disabled or boot pageset. */
+	if (unlikely(high < batch))
+		return 1;
+	/* Free at least a batch, more if the CPU keeps freeing. */
+	return clamp((int)pcp->free_count, batch, high - batch);
+}
+
+/*
+ * The high mark to compare the count with.  A CPU that frees more than it
+ * allocates gets a larger high (up to high_max); one that frees high-order
+ * pages in bulk gets a smaller one.  (No reclaim runs in the model, so the
+ * kernel's ZONE_RECLAIM_ACTIVE and ZONE_BELOW_HIGH cases never apply.)
+ */
+static int nr_pcp_high(struct per_cpu_pages *pcp, int batch, bool free_high)
+{
+	int high_min = READ_ONCE(pcp->high_min);
+	int high_max = READ_ONCE(pcp->high_max);
+	int high = pcp->high = clamp(pcp->high, high_min, high_max);
+
+	if (unlikely(!high))
+		return 0;
+	if (unlikely(free_high)) {
+		pcp->high = max(high - (batch << PCP_BATCH_SCALE_MAX), high_min);
+		return 0;
+	}
+	if (high_min == high_max)
+		return high;
+	if (pcp->count >= high && pcp->high < pcp->free_count + batch)
+		pcp->high = clamp(pcp->free_count + batch, high_min, high_max);
+	return high;
+}
+
+/*
+ * Called with pcp->lock held; returns with it held, or returns false with
+ * it dropped (when re-taking it between batches failed).
+ */
+static bool free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
+				    struct page *page, int migratetype, unsigned int order)
+{
+	unsigned int pindex = order_to_pindex(migratetype, order);
+	int batch = READ_ONCE(pcp->batch);
+	bool free_high = false;
+	int high, to_free;
+
+	pcp->alloc_factor >>= 1;
+	list_add(&page->lru, &pcp->lists[pindex]);
+	pcp->count += 1 << order;
+
+	/*
+	 * High-order pages other than THP kept on the pcp fragment memory:
+	 * when a CPU frees them in bulk without allocating, free them on.
+	 */
+	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
+		free_high = pcp->free_count >= batch + pcp->high_min / 2 &&
+			    (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
+			    (!(pcp->flags & PCPF_FREE_HIGH_BATCH) || pcp->count >= batch);
+		pcp->flags |= PCPF_PREV_FREE_HIGH_ORDER;
+	} else {
+		pcp->flags &= ~PCPF_PREV_FREE_HIGH_ORDER;
+	}
+	if (pcp->free_count < (batch << PCP_BATCH_SCALE_MAX))
+		pcp->free_count += 1 << order;
+
+	high = nr_pcp_high(pcp, batch, free_high);
+	if (pcp->count < high)
+		return true;
+
+	/* Free in batches, letting others at the lock in between. */
+	to_free = nr_pcp_free(pcp, batch, high, free_high);
+	while (to_free > 0 && pcp->count > 0) {
+		int n = min(to_free, batch);
+
+		free_pcppages_bulk(zone, n, pcp, pindex);
+		to_free -= n;
+		if (to_free <= 0 || pcp->count <= 0)
+			break;
+		spin_unlock(&pcp->lock);
+		if (!spin_trylock(&pcp->lock))
+			return false;
+	}
+	return true;
+}
+
+static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype)
+{
+	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+	struct list_head *list;
+	struct page *page;
+
+	if (!spin_trylock(&pcp->lock))
+		return NULL;
+	/* Allocating halves the "freeing without allocating" streak. */
+	pcp->free_count >>= 1;
+	list = &pcp->lists[order_to_pindex(migratetype, order)];
+	if (list_empty(list)) {
+		int alloced = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list, migratetype);
+
+		pcp->count += alloced << order;
+		if (unlikely(list_empty(list))) {
+			spin_unlock(&pcp->lock);
+			return NULL;
+		}
+	}
+	page = list_first_entry(list, struct page, lru);
+	list_del(&page->lru);
+	pcp->count -= 1 << order;
+	spin_unlock(&pcp->lock);
+	return page;
+}
+
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, int migratetype)
+{
+	struct page *page;
+
+	spin_lock(&zone->lock);
+	page = __rmqueue(zone, order, migratetype);
+	spin_unlock(&zone->lock);
+	return page;
+}
+
+static struct page *rmqueue(struct zone *zone, unsigned int order, int migratetype)
+{
+	struct page *page = NULL;
+
+	if (likely(pcp_allowed_order(order)))
+		page = rmqueue_pcplist(zone, order, migratetype);
+	if (!page)
+		page = rmqueue_buddy(zone, order, migratetype);
+	return page;
+}
+
+void drain_all_pages(struct zone *zone)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock(&pcp->lock);
+		if (pcp->count)
+			free_pcppages_bulk(zone, pcp->count, pcp, 0);
+		spin_unlock(&pcp->lock);
+	}
+}
+
+/* --- compound pages ------------------------------------------------------- */
 
 void prep_compound_page(struct page *page, unsigned int order)
 {
@@ -174,11 +621,26 @@ void destroy_compound_page(struct page *page, unsigned int order)
 	__clear_bit(PG_head, &page->flags);
 }
 
+/*
+ * Turn a non-compound high-order page into 1 << order order-0 pages, each
+ * with its own reference.
+ */
+void split_page(struct page *page, unsigned int order)
+{
+	VM_WARN_ON_ONCE_PAGE(PageCompound(page), page);
+	VM_WARN_ON_ONCE_PAGE(!page_ref_count(page), page);
+	for (unsigned long i = 1; i < (1UL << order); i++)
+		set_page_refcounted(page + i);
+}
+
+/* --- allocation ----------------------------------------------------------- */
+
 static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, bool refcounted)
 {
 	page->private = 0;
+	INIT_LIST_HEAD(&page->lru);
 	if (refcounted)
-		init_page_count(page);
+		set_page_refcounted(page);
 	if (gfp & __GFP_ZERO)
 		memset(page_address(page), 0, PAGE_SIZE << order);
 	if (order && (gfp & __GFP_COMP))
@@ -188,15 +650,22 @@ static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, bool
 static struct page *__alloc_pages(gfp_t gfp, unsigned int order, bool refcounted)
 {
 	struct zone *zone = &contig_zone;
+	int migratetype = gfp_migratetype(gfp);
 	struct page *page;
 
 	if (order > MAX_PAGE_ORDER) {
 		VM_WARN_ON_ONCE(!(gfp & __GFP_NOWARN));
 		return NULL;
 	}
-	spin_lock(&zone->lock);
-	page = __rmqueue_smallest(zone, order);
-	spin_unlock(&zone->lock);
+	page = rmqueue(zone, order, migratetype);
+	if (unlikely(!page)) {
+		/*
+		 * The slow path's last resort before failing: pages may sit
+		 * on other CPUs' lists.  (No reclaim or compaction here.)
+		 */
+		drain_all_pages(zone);
+		page = rmqueue_buddy(zone, order, migratetype);
+	}
 	if (page)
 		prep_new_page(page, order, gfp, refcounted);
 	return page;
@@ -216,6 +685,8 @@ struct folio *folio_alloc(gfp_t gfp, unsigned int order)
 {
 	return (struct folio *)alloc_pages(gfp | __GFP_COMP, order);
 }
+
+/* --- freeing -------------------------------------------------------------- */
 
 /*
  * A page that fails the checks at free time is reported and leaked, as the
@@ -251,12 +722,12 @@ static void leak_pages(struct page *page, unsigned int order)
 	atomic_long_add(1L << order, &page_zone(page)->leaked_pages);
 }
 
-static bool free_pages_prepare(struct page *page, unsigned int order)
+bool free_pages_prepare(struct page *page, unsigned int order)
 {
 	const char *reason;
 	bool bad = false;
 
-	if (PageHWPoison(page)) {
+	if (unlikely(PageHWPoison(page))) {
 		leak_pages(page, order);
 		return false;
 	}
@@ -280,22 +751,56 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 		leak_pages(page, order);
 		return false;
 	}
-	page->flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
-	page->mapping = NULL;
+	for (unsigned long i = 0; i < (1UL << order); i++)
+		page[i].flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
 	if (page_poisoning)
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 	return true;
 }
 
-void free_frozen_pages(struct page *page, unsigned int order)
+static void __free_pages_ok(struct page *page, unsigned int order, fpi_t fpi_flags)
+{
+	if (!(fpi_flags & FPI_PREPARED) && !free_pages_prepare(page, order))
+		return;
+	free_one_page(page_zone(page), page, page_to_pfn(page), order, fpi_flags);
+}
+
+void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 {
 	struct zone *zone = page_zone(page);
+	unsigned long pfn = page_to_pfn(page);
+	struct per_cpu_pages *pcp;
+	int migratetype;
 
-	if (!free_pages_prepare(page, order))
+	if (!pcp_allowed_order(order)) {
+		__free_pages_ok(page, order, fpi_flags);
 		return;
-	spin_lock(&zone->lock);
-	__free_one_page(page, page_to_pfn(page), zone, order);
-	spin_unlock(&zone->lock);
+	}
+	if (!(fpi_flags & FPI_PREPARED) && !free_pages_prepare(page, order))
+		return;
+
+	/* Only unmovable, reclaimable and movable are tracked on pcp lists. */
+	migratetype = get_pfnblock_migratetype(page, pfn);
+	if (unlikely(migratetype >= MIGRATE_PCPTYPES)) {
+		if (unlikely(is_migrate_isolate(migratetype))) {
+			free_one_page(zone, page, pfn, order, fpi_flags);
+			return;
+		}
+		migratetype = MIGRATE_MOVABLE;
+	}
+
+	pcp = this_cpu_pcp(zone);
+	if (spin_trylock(&pcp->lock)) {
+		if (free_frozen_page_commit(zone, pcp, page, migratetype, order))
+			spin_unlock(&pcp->lock);
+	} else {
+		free_one_page(zone, page, pfn, order, fpi_flags);
+	}
+}
+
+void free_frozen_pages(struct page *page, unsigned int order)
+{
+	__free_frozen_pages(page, order, FPI_NONE);
 }
 
 void __free_pages(struct page *page, unsigned int order)
@@ -320,20 +825,106 @@ unsigned long nr_free_pages(void)
 	return (unsigned long)atomic_long_read(&contig_zone.free_pages);
 }
 
+/* --- boot ----------------------------------------------------------------- */
+
+/* Watermarks from the zone size, as __setup_per_zone_wmarks() does. */
+static void setup_zone_watermarks(struct zone *zone)
+{
+	unsigned long kbytes = zone->managed_pages * (PAGE_SIZE / 1024);
+	unsigned long min_free_kbytes = clamp(int_sqrt(kbytes * 16), 128UL, 262144UL);
+	unsigned long min = min_free_kbytes / (PAGE_SIZE / 1024);
+	unsigned long gap = max(min / 4, zone->managed_pages * 10 / 10000);
+
+	zone->watermark_min = min;
+	zone->watermark_low = min + gap;
+	zone->watermark_high = min + 2 * gap;
+}
+
+/* zone_batchsize(): a quarter of a megabyte or 1/4096 of the zone, as 2^n - 1. */
+static int zone_batchsize(struct zone *zone)
+{
+	unsigned long batch = min(zone->managed_pages >> 12, (256UL << 10) / PAGE_SIZE);
+
+	if (batch <= 1)
+		return 1;
+	/*
+	 * Clamp to 2^n - 1: a power of two was seen to alias in the cache
+	 * with some workloads.
+	 */
+	return (int)(rounddown_pow_of_two(batch + batch / 2) - 1);
+}
+
+/*
+ * zone_highsize(): the low watermark shared out between the CPUs, but at
+ * least four batches.  @high_fraction 0 is the default sizing.
+ */
+static int zone_highsize(struct zone *zone, int batch, int cpu_online, int high_fraction)
+{
+	unsigned long total_pages;
+	int nr_split_cpus = max(num_online_cpus(), 1) + cpu_online;
+	unsigned long high;
+
+	if (high_fraction)
+		total_pages = zone->managed_pages / high_fraction;
+	else
+		total_pages = zone->watermark_low;
+	high = total_pages / nr_split_cpus;
+	return (int)max(high, (unsigned long)batch << 2);
+}
+
+static void setup_per_cpu_pageset(struct zone *zone)
+{
+	int batch = zone_batchsize(zone);
+	int high_min = zone_highsize(zone, batch, 0, 0);
+	int high_max = zone_highsize(zone, batch, 0, 8);
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock_init(&pcp->lock);
+		for (int i = 0; i < NR_PCP_LISTS; i++)
+			INIT_LIST_HEAD(&pcp->lists[i]);
+		pcp->count = 0;
+		pcp->batch = batch;
+		pcp->high_min = high_min;
+		pcp->high_max = max(high_max, high_min);
+		pcp->high = high_min;
+		pcp->free_count = 0;
+		pcp->alloc_factor = 0;
+		/* A CPU's cache slice holds more than three batches on any modern part. */
+		pcp->flags = PCPF_FREE_HIGH_BATCH;
+	}
+}
+
 void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
 {
 	struct zone *zone = &contig_zone;
+	unsigned long nr_blocks = DIV_ROUND_UP(nr_pages, pageblock_nr_pages);
 
+	free(zone->pageblock_mt);
 	memset(zone, 0, sizeof(*zone));
 	spin_lock_init(&zone->lock);
 	for (unsigned int order = 0; order < NR_PAGE_ORDERS; order++)
-		INIT_LIST_HEAD(&zone->free_area[order].free_list);
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			INIT_LIST_HEAD(&zone->free_area[order].free_list[mt]);
 	zone->zone_start_pfn = start_pfn;
 	zone->spanned_pages = nr_pages;
 	zone->managed_pages = nr_pages;
+	/* Boot memory is movable, as memmap_init_range() marks it. */
+	zone->pageblock_mt = malloc(nr_blocks);
+	memset(zone->pageblock_mt, MIGRATE_MOVABLE, nr_blocks);
+	setup_zone_watermarks(zone);
+	setup_per_cpu_pageset(zone);
 
 	spin_lock(&zone->lock);
 	for (unsigned long pfn = start_pfn; pfn < start_pfn + nr_pages; pfn += MAX_ORDER_NR_PAGES)
-		__free_one_page(pfn_to_page(pfn), pfn, zone, MAX_PAGE_ORDER);
+		__free_one_page(pfn_to_page(pfn), pfn, zone, MAX_PAGE_ORDER,
+				MIGRATE_MOVABLE, FPI_TO_TAIL);
 	spin_unlock(&zone->lock);
+}
+
+void page_alloc_exit(void)
+{
+	free(contig_zone.pageblock_mt);
+	contig_zone.pageblock_mt = NULL;
 }

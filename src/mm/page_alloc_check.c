@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The buddy allocator's invariant checker: every page of the zone is in
- * exactly one state (inside a free block, allocated, or leaked by
- * bad_page()), every free block is aligned to its order and on its order's
- * list exactly once, no two free buddies are left unmerged, and the counts
- * kept by the allocator agree with what the memmap says.
+ * The page allocator's invariant checker.  Over the whole memmap:
+ *
+ *  - every page is in exactly one state: inside a buddy free block, inside
+ *    a block on some CPU's pcp list, allocated, or leaked by bad_page();
+ *  - every buddy block is aligned to its order, lies inside the zone, is on
+ *    the free list of its order and of its pageblock's migratetype exactly
+ *    once, and has no free buddy of the same order it should have merged
+ *    with (unless merging is forbidden across migratetypes);
+ *  - every pcp block is on the list of its order, is aligned, is not
+ *    marked as a buddy page, and each pcp's count is what its lists hold;
+ *  - the zone's counts (free pages, blocks per order, leaked pages) agree
+ *    with what the lists and the memmap say.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <linux/mmzone.h>
+
+enum { PFN_UNSEEN, PFN_BUDDY_HEAD, PFN_PCP };
 
 static int check_fail(char *msg, size_t len, const char *fmt, ...)
 {
@@ -27,41 +36,105 @@ static bool page_is_leaked(const struct page *page)
 	return (__atomic_load_n(&page->page_type, __ATOMIC_RELAXED) >> 24) == PGTY_offline;
 }
 
-static int check_free_lists(struct zone *zone, unsigned char *on_list,
+static int check_block(unsigned long pfn, unsigned int order, const char *where,
+		       char *msg, size_t len)
+{
+	if (!pfn_valid(pfn))
+		return check_fail(msg, len, "%s holds a page outside the memmap", where);
+	if (!IS_ALIGNED(pfn, 1UL << order))
+		return check_fail(msg, len, "%s block at pfn %lu is not aligned to order %u", where, pfn, order);
+	if (pfn + (1UL << order) > max_pfn)
+		return check_fail(msg, len, "%s block at pfn %lu order %u runs past the end", where, pfn, order);
+	return 0;
+}
+
+static int check_free_lists(struct zone *zone, unsigned char *state,
 			    struct page_alloc_report *r, char *msg, size_t len)
 {
 	for (unsigned int order = 0; order < NR_PAGE_ORDERS; order++) {
 		struct free_area *area = &zone->free_area[order];
 		unsigned long n = 0;
-		struct page *page;
 
-		list_for_each_entry(page, &area->free_list, lru) {
-			unsigned long pfn = page_to_pfn(page);
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+			struct page *page;
 
-			if (!pfn_valid(pfn))
-				return check_fail(msg, len, "order-%u free list holds a page outside the memmap", order);
-			if (!PageBuddy(page) || page->private != order)
-				return check_fail(msg, len, "pfn %lu on the order-%u list is not a free block of that order",
-						  pfn, order);
-			if (!IS_ALIGNED(pfn, 1UL << order))
-				return check_fail(msg, len, "free block at pfn %lu is not aligned to order %u", pfn, order);
-			if (pfn + (1UL << order) > max_pfn)
-				return check_fail(msg, len, "free block at pfn %lu order %u runs past the end", pfn, order);
-			if (on_list[pfn])
-				return check_fail(msg, len, "free block at pfn %lu is on a free list twice", pfn);
-			on_list[pfn] = 1;
-			if (++n > max_pfn)
-				return check_fail(msg, len, "order-%u free list is circular", order);
+			list_for_each_entry(page, &area->free_list[mt], lru) {
+				unsigned long pfn = page_to_pfn(page);
+
+				if (check_block(pfn, order, "buddy free list", msg, len))
+					return -1;
+				if (!PageBuddy(page) || page->private != order)
+					return check_fail(msg, len, "pfn %lu on the order-%u list is not a free block of that order",
+							  pfn, order);
+				if (get_pfnblock_migratetype(page, pfn) != mt)
+					return check_fail(msg, len, "free block at pfn %lu is on the type-%d list of a type-%d pageblock",
+							  pfn, mt, get_pfnblock_migratetype(page, pfn));
+				if (state[pfn] != PFN_UNSEEN)
+					return check_fail(msg, len, "free block at pfn %lu is on a free list twice", pfn);
+				state[pfn] = PFN_BUDDY_HEAD;
+				if (++n > max_pfn)
+					return check_fail(msg, len, "order-%u free list is circular", order);
+			}
 		}
 		if (n != area->nr_free)
-			return check_fail(msg, len, "order-%u free list has %lu blocks, nr_free says %lu",
+			return check_fail(msg, len, "order-%u free lists have %lu blocks, nr_free says %lu",
 					  order, n, area->nr_free);
 		r->free_by_order[order] = n;
 	}
 	return 0;
 }
 
-static int check_memmap(unsigned char *on_list, struct page_alloc_report *r,
+static int check_pcp_lists(struct zone *zone, unsigned char *state,
+			   struct page_alloc_report *r, char *msg, size_t len)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+		unsigned long count = 0;
+
+		for (unsigned int pindex = 0; pindex < NR_PCP_LISTS; pindex++) {
+			unsigned int order = pindex_to_order(pindex);
+			struct page *page;
+
+			list_for_each_entry(page, &pcp->lists[pindex], lru) {
+				unsigned long pfn = page_to_pfn(page);
+
+				if (check_block(pfn, order, "pcp list", msg, len))
+					return -1;
+				if (PageBuddy(page))
+					return check_fail(msg, len, "pcp page at pfn %lu is marked as a buddy page", pfn);
+				for (unsigned long i = 0; i < (1UL << order); i++) {
+					if (state[pfn + i] != PFN_UNSEEN)
+						return check_fail(msg, len, "pcp block at pfn %lu overlaps another free block at pfn %lu",
+								  pfn, pfn + i);
+					state[pfn + i] = PFN_PCP;
+				}
+				count += 1UL << order;
+				r->pcp_by_order[order]++;
+				if (count > max_pfn)
+					return check_fail(msg, len, "cpu %d pcp list %u is circular", cpu, pindex);
+			}
+		}
+		if (count != (unsigned long)pcp->count)
+			return check_fail(msg, len, "cpu %d pcp lists hold %lu pages, its count says %d",
+					  cpu, count, pcp->count);
+		r->pcp += count;
+	}
+	return 0;
+}
+
+static bool may_merge(const struct page *a, unsigned long apfn, const struct page *b,
+		      unsigned long bpfn, unsigned int order)
+{
+	int amt, bmt;
+
+	if (order < pageblock_order)
+		return true;
+	amt = get_pfnblock_migratetype(a, apfn);
+	bmt = get_pfnblock_migratetype(b, bpfn);
+	return amt == bmt || (amt < MIGRATE_PCPTYPES && bmt < MIGRATE_PCPTYPES);
+}
+
+static int check_memmap(unsigned char *state, struct page_alloc_report *r,
 			char *msg, size_t len)
 {
 	unsigned long pfn = 0;
@@ -69,20 +142,23 @@ static int check_memmap(unsigned char *on_list, struct page_alloc_report *r,
 	while (pfn < max_pfn) {
 		struct page *page = pfn_to_page(pfn);
 
-		if (PageBuddy(page)) {
+		if (state[pfn] == PFN_PCP) {
+			pfn++;
+		} else if (PageBuddy(page)) {
 			unsigned int order = (unsigned int)page->private;
 			unsigned long buddy_pfn = pfn ^ (1UL << order);
 
-			if (!on_list[pfn])
+			if (state[pfn] != PFN_BUDDY_HEAD)
 				return check_fail(msg, len, "free block at pfn %lu order %u is on no free list", pfn, order);
 			for (unsigned long i = 1; i < (1UL << order); i++) {
-				if (PageBuddy(page + i) || page_is_leaked(page + i))
+				if (PageBuddy(page + i) || page_is_leaked(page + i) || state[pfn + i] != PFN_UNSEEN)
 					return check_fail(msg, len, "free block at pfn %lu order %u overlaps pfn %lu",
 							  pfn, order, pfn + i);
 			}
 			if (order < MAX_PAGE_ORDER && pfn_valid(buddy_pfn) &&
 			    PageBuddy(pfn_to_page(buddy_pfn)) &&
-			    pfn_to_page(buddy_pfn)->private == order)
+			    pfn_to_page(buddy_pfn)->private == order &&
+			    may_merge(page, pfn, pfn_to_page(buddy_pfn), buddy_pfn, order))
 				return check_fail(msg, len, "free buddies at pfn %lu and %lu (order %u) were not merged",
 						  pfn, buddy_pfn, order);
 			if (page_ref_count(page) != 0)
@@ -104,23 +180,29 @@ static int check_memmap(unsigned char *on_list, struct page_alloc_report *r,
 int page_alloc_check(struct page_alloc_report *r, char *msg, size_t len)
 {
 	struct zone *zone = &contig_zone;
-	unsigned char *on_list;
+	unsigned char *state;
 	long free_pages, leaked;
 	int ret;
 
 	*r = (struct page_alloc_report){ 0 };
-	on_list = calloc(max_pfn, 1);
-	if (!on_list)
+	state = calloc(max_pfn, 1);
+	if (!state)
 		return check_fail(msg, len, "out of host memory for the checker");
 
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		spin_lock(&zone->per_cpu_pageset[cpu].lock);
 	spin_lock(&zone->lock);
-	ret = check_free_lists(zone, on_list, r, msg, len);
+	ret = check_free_lists(zone, state, r, msg, len);
 	if (!ret)
-		ret = check_memmap(on_list, r, msg, len);
+		ret = check_pcp_lists(zone, state, r, msg, len);
+	if (!ret)
+		ret = check_memmap(state, r, msg, len);
 	free_pages = atomic_long_read(&zone->free_pages);
 	leaked = atomic_long_read(&zone->leaked_pages);
 	spin_unlock(&zone->lock);
-	free(on_list);
+	for (int cpu = NR_CPUS - 1; cpu >= 0; cpu--)
+		spin_unlock(&zone->per_cpu_pageset[cpu].lock);
+	free(state);
 	if (ret)
 		return ret;
 
