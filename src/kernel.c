@@ -38,4 +38,5 @@ const struct mm_kernel MM_KERNEL_SYM = {
 	.rs_setup = refcount_scale_setup,
 	.rs_worker = refcount_scale_worker,
 	.rs_teardown = refcount_scale_teardown,
+	.fc_run = free_contig_run,
 };

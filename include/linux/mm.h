@@ -26,6 +26,10 @@
 #define pageblock_nr_pages	(1UL << pageblock_order)
 #define PAGE_ALLOC_COSTLY_ORDER	3
 
+/* Memory sections (SPARSEMEM): 128 MiB on x86-64. */
+#define SECTION_SIZE_BITS	27
+#define PAGES_PER_SECTION	(1UL << (SECTION_SIZE_BITS - PAGE_SHIFT))
+
 /* The machine: memmap[0 .. max_pfn) describes arena[0 .. max_pfn * PAGE_SIZE). */
 extern struct page *mem_map;
 extern unsigned long max_pfn;

@@ -40,6 +40,36 @@ struct rs_thread {
 
 struct rs_state;
 
+/* --- free-contig (src/workloads/free_contig.c) ------------------------------- */
+
+enum fc_mode {
+	FC_SPLIT,	/* alloc order N, split_page, free_contig_range: the thread's test */
+	FC_FROZEN,	/* alloc_contig_frozen_range, __free_contig_frozen_range: the CMA test */
+};
+
+struct fc_params {
+	enum fc_mode mode;
+	unsigned int order;		/* FC_SPLIT */
+	unsigned long frozen_pages;	/* FC_FROZEN: pages per range */
+	unsigned long iterations;
+};
+
+#define FC_NR_ORDERS		11	/* MAX_PAGE_ORDER + 1 */
+#define FC_PAGEBLOCK_ORDER	9	/* pageblock_order */
+
+struct fc_result {
+	double usec;			/* the measured loop */
+	unsigned long not_freed;	/* pages __free_contig_range reported still in use */
+	/* Where the free memory is after the loop, in pages per order. */
+	unsigned long buddy_pages_by_order[FC_NR_ORDERS];
+	unsigned long pcp_pages_by_order[FC_NR_ORDERS];
+};
+
+/* --- vmalloc (src/workloads/vmalloc_test.c) ----------------------------------- */
+
+struct vmalloc_test_params;	/* include/mmlab/vmalloc_test.h */
+struct vmalloc_test_result;
+
 struct mm_kernel {
 	const char *name;	/* the design: "vanilla", "frozen-bit", ... */
 	bool events;		/* built with CONFIG_PAGEREF_EVENTS */
@@ -57,6 +87,16 @@ struct mm_kernel {
 	void (*rs_worker)(struct rs_state *s, struct rs_thread *t, const int *stop);
 	/* Removes the file from the page cache and frees it; 0 or -1 + @msg. */
 	int (*rs_teardown)(struct rs_state *s, char *msg, size_t len);
+
+	/*
+	 * One free-contig sample on a booted machine: 0, -ENOMEM if the loop
+	 * could not allocate, or -1 with a failed check in @msg.
+	 */
+	int (*fc_run)(const struct fc_params *p, struct fc_result *r, char *msg, size_t len);
+
+	/* One test_vmalloc case on a booted machine; 0 or -1 with @msg. */
+	int (*vmalloc_test_run)(const struct vmalloc_test_params *p,
+				struct vmalloc_test_result *r, char *msg, size_t len);
 };
 
 #define DECLARE_KERNEL(design) \
@@ -66,5 +106,8 @@ DECLARE_KERNEL(vanilla);
 DECLARE_KERNEL(frozen_bit);
 DECLARE_KERNEL(cmpxchg_guess);
 DECLARE_KERNEL(seqcount_read);
+DECLARE_KERNEL(batched);
+DECLARE_KERNEL(bulk);
+DECLARE_KERNEL(chunk_prepare);
 
 #endif

@@ -7,9 +7,11 @@
 #include <mmlab/lab.h>
 
 extern const struct experiment exp_refcount_scale;
+extern const struct experiment exp_free_contig;
 
 const struct experiment *const experiments[] = {
 	&exp_refcount_scale,
+	&exp_free_contig,
 	NULL,
 };
 

@@ -25,6 +25,11 @@ typedef int fpi_t;
  * page is bad (it is then reported and leaked).
  */
 bool free_pages_prepare(struct page *page, unsigned int order);
+/*
+ * The same for 1 << order contiguous order-0 pages prepared as one chunk;
+ * false (with nothing changed) if any of them is bad.
+ */
+bool free_pages_prepare_contig(struct page *page, unsigned int order);
 void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags);
 
 static inline void set_page_refcounted(struct page *page)

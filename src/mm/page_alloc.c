@@ -10,6 +10,7 @@
  * free_pcppages_bulk() and rmqueue_bulk() take zone->lock inside the pcp
  * lock.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -523,29 +524,36 @@ static bool free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 	return true;
 }
 
+/* Take a block from a pcp list, refilling it from the buddy.  pcp->lock held. */
+static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype,
+				      struct per_cpu_pages *pcp, struct list_head *list)
+{
+	struct page *page;
+
+	if (list_empty(list)) {
+		int alloced = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list, migratetype);
+
+		pcp->count += alloced << order;
+		if (unlikely(list_empty(list)))
+			return NULL;
+	}
+	page = list_first_entry(list, struct page, lru);
+	list_del(&page->lru);
+	pcp->count -= 1 << order;
+	return page;
+}
+
 static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype)
 {
 	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
-	struct list_head *list;
 	struct page *page;
 
 	if (!spin_trylock(&pcp->lock))
 		return NULL;
 	/* Allocating halves the "freeing without allocating" streak. */
 	pcp->free_count >>= 1;
-	list = &pcp->lists[order_to_pindex(migratetype, order)];
-	if (list_empty(list)) {
-		int alloced = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list, migratetype);
-
-		pcp->count += alloced << order;
-		if (unlikely(list_empty(list))) {
-			spin_unlock(&pcp->lock);
-			return NULL;
-		}
-	}
-	page = list_first_entry(list, struct page, lru);
-	list_del(&page->lru);
-	pcp->count -= 1 << order;
+	page = __rmqueue_pcplist(zone, order, migratetype, pcp,
+				 &pcp->lists[order_to_pindex(migratetype, order)]);
 	spin_unlock(&pcp->lock);
 	return page;
 }
@@ -686,6 +694,96 @@ struct folio *folio_alloc(gfp_t gfp, unsigned int order)
 	return (struct folio *)alloc_pages(gfp | __GFP_COMP, order);
 }
 
+/*
+ * Fill the empty slots of @page_array with order-0 pages taken under one
+ * hold of this CPU's pcp lock.  As the kernel does, one missing page, or
+ * a pcp lock that cannot be had, goes through the normal allocator.
+ */
+unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
+{
+	struct zone *zone = &contig_zone;
+	int migratetype = gfp_migratetype(gfp);
+	unsigned long nr_populated = 0, i;
+	struct per_cpu_pages *pcp;
+	struct list_head *list;
+
+	while (nr_populated < nr_pages && page_array[nr_populated])
+		nr_populated++;
+	if (nr_pages - nr_populated <= 1)
+		goto failed;
+
+	pcp = this_cpu_pcp(zone);
+	if (!spin_trylock(&pcp->lock))
+		goto failed;
+	pcp->free_count >>= 1;
+	list = &pcp->lists[order_to_pindex(migratetype, 0)];
+	for (i = nr_populated; i < nr_pages; i++) {
+		struct page *page;
+
+		if (page_array[i]) {
+			nr_populated++;
+			continue;
+		}
+		page = __rmqueue_pcplist(zone, 0, migratetype, pcp, list);
+		if (unlikely(!page))
+			break;
+		prep_new_page(page, 0, gfp, true);
+		page_array[i] = page;
+		nr_populated++;
+	}
+	spin_unlock(&pcp->lock);
+	if (nr_populated)
+		return nr_populated;
+failed:
+	nr_populated = 0;
+	while (nr_populated < nr_pages && page_array[nr_populated])
+		nr_populated++;
+	if (nr_populated < nr_pages) {
+		page_array[nr_populated] = alloc_pages(gfp, 0);
+		if (page_array[nr_populated])
+			nr_populated++;
+	}
+	return nr_populated;
+}
+
+/*
+ * alloc_contig_range() on memory that is already free: take every page of
+ * [pfn, pfn + nr_pages), which must be whole MAX_PAGE_ORDER blocks, out of
+ * the buddy as frozen order-0 pages.  Other CPUs' lists are drained first,
+ * as the kernel does after isolating the range; a range that is not
+ * entirely free is -EBUSY (the model does not migrate pages away), a
+ * misaligned one -EINVAL.
+ */
+int alloc_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
+{
+	struct zone *zone = &contig_zone;
+	unsigned long end = pfn + nr_pages, p;
+
+	if (!nr_pages || end > max_pfn || !IS_ALIGNED(pfn, MAX_ORDER_NR_PAGES) ||
+	    !IS_ALIGNED(nr_pages, MAX_ORDER_NR_PAGES))
+		return -EINVAL;
+	drain_all_pages(zone);
+	spin_lock(&zone->lock);
+	for (p = pfn; p < end; p += MAX_ORDER_NR_PAGES) {
+		if (!page_is_buddy(pfn_to_page(p), MAX_PAGE_ORDER)) {
+			spin_unlock(&zone->lock);
+			return -EBUSY;
+		}
+	}
+	for (p = pfn; p < end; p += MAX_ORDER_NR_PAGES) {
+		struct page *page = pfn_to_page(p);
+
+		__del_page_from_free_list(page, zone, MAX_PAGE_ORDER);
+		for (unsigned long i = 0; i < MAX_ORDER_NR_PAGES; i++) {
+			INIT_LIST_HEAD(&page[i].lru);
+			page[i].private = 0;
+			set_page_count_frozen(page + i);
+		}
+	}
+	spin_unlock(&zone->lock);
+	return 0;
+}
+
 /* --- freeing -------------------------------------------------------------- */
 
 /*
@@ -752,6 +850,28 @@ bool free_pages_prepare(struct page *page, unsigned int order)
 		return false;
 	}
 	for (unsigned long i = 0; i < (1UL << order); i++)
+		page[i].flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
+	if (page_poisoning)
+		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
+	return true;
+}
+
+/*
+ * Prepare 1 << order contiguous order-0 pages (not a compound page) as one
+ * chunk: every page is checked, in one pass, before anything is changed,
+ * and the chunk is then cleaned and poisoned as a whole.  False if any
+ * page is bad; nothing was changed then, and the caller prepares the
+ * pages one by one so that only the bad ones are leaked.
+ */
+bool free_pages_prepare_contig(struct page *page, unsigned int order)
+{
+	unsigned long nr = 1UL << order;
+
+	for (unsigned long i = 0; i < nr; i++)
+		if (unlikely(PageHWPoison(page + i) || PageCompound(page + i) ||
+			     page_bad_reason(page + i)))
+			return false;
+	for (unsigned long i = 0; i < nr; i++)
 		page[i].flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
 	if (page_poisoning)
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);

@@ -11,4 +11,6 @@ struct rs_state *refcount_scale_setup(const struct rs_params *p);
 void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop);
 int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len);
 
+int free_contig_run(const struct fc_params *p, struct fc_result *r, char *msg, size_t len);
+
 #endif

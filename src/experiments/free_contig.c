@@ -1,0 +1,159 @@
+/*
+ * free-contig (seed 001, "Free contiguous order-0 pages efficiently"):
+ * allocate an order-N block, split_page() it, free_contig_range() it,
+ * repeated; total time of the loop per design.  --mode frozen runs the
+ * follow-up's CMA-style test instead: free a frozen 16384-page range.
+ *
+ * Beside time, where the free memory is afterwards, per order, in the
+ * buddy and on the pcp lists: David Hildenbrand's point that freeing page
+ * by page lets pages be reallocated before they merge.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mmlab/experiment.h>
+#include <mmlab/kernel.h>
+
+static const struct exp_variant fc_variants[] = {
+	{ "vanilla", "one __free_page() per order-0 page", &mm_kernel_vanilla_run },
+	{ "batched", "v1: per-page put and prepare, runs freed as aligned chunks up to pageblock order",
+	  &mm_kernel_batched_run },
+	{ "bulk", "merged design: chunks up to MAX_PAGE_ORDER, frozen ranges batched too, free_pages_bulk()",
+	  &mm_kernel_bulk_run },
+	{ "chunk-prepare", "review's proposal: chunks prepared as a whole, one pass over their pages",
+	  &mm_kernel_chunk_prepare_run },
+};
+
+static const struct exp_option fc_options[] = {
+	{ "order", OPT_INT, "order of the block allocated, split and freed (--mode split)",
+	  { [SCALE_DEFAULT] = "9" }, 0, 10 },
+	{ "iterations", OPT_INT, "loop iterations per sample (the thread: 100000)",
+	  { [SCALE_TINY] = "500", [SCALE_DEFAULT] = "100000" }, 1, 100000000 },
+	{ "mode", OPT_CHOICE, "split: alloc + split_page + free_contig_range; frozen: free a frozen range",
+	  { [SCALE_DEFAULT] = "split" }, 0, 0, "split,frozen" },
+	{ "frozen-pages", OPT_INT, "pages per frozen range (--mode frozen), a multiple of 1024",
+	  { [SCALE_DEFAULT] = "16384" }, 1024, 1 << 22 },
+};
+
+struct fc_ctx {
+	struct fc_params params;
+};
+
+static int fc_prepare(struct exp_ctx *ctx)
+{
+	struct fc_ctx *fc = calloc(1, sizeof(*fc));
+	struct exp_point *p = &ctx->points[0];
+	unsigned long long need;
+
+	if (!fc)
+		return -1;
+	fc->params.mode = exp_opt(ctx, "mode")->choice == 0 ? FC_SPLIT : FC_FROZEN;
+	fc->params.order = (unsigned int)exp_opt(ctx, "order")->i;
+	fc->params.iterations = (unsigned long)exp_opt(ctx, "iterations")->i;
+	fc->params.frozen_pages = (unsigned long)exp_opt(ctx, "frozen-pages")->i;
+
+	if (fc->params.mode == FC_FROZEN) {
+		if (fc->params.frozen_pages % 1024) {
+			fprintf(stderr, "mmlab: --frozen-pages %lu is not a multiple of 1024 (whole MAX_PAGE_ORDER blocks); "
+				"valid: multiples of 1024 in 1024..%d\n", fc->params.frozen_pages, 1 << 22);
+			free(fc);
+			return -1;
+		}
+		need = (unsigned long long)fc->params.frozen_pages * 4096;
+		if (need > ctx->mem_bytes / 2) {
+			fprintf(stderr, "mmlab: --frozen-pages %lu needs %llu bytes, more than half of --mem (%llu bytes); "
+				"valid range 1024..%llu at this --mem\n", fc->params.frozen_pages, need,
+				ctx->mem_bytes, ctx->mem_bytes / 2 / 4096 / 1024 * 1024);
+			free(fc);
+			return -1;
+		}
+		p->arg = (long long)fc->params.frozen_pages;
+		snprintf(p->json, sizeof(p->json), "{\"frozen_pages\": %lu}", fc->params.frozen_pages);
+		snprintf(p->label, sizeof(p->label), "%lu pages", fc->params.frozen_pages);
+	} else {
+		p->arg = fc->params.order;
+		snprintf(p->json, sizeof(p->json), "{\"order\": %u}", fc->params.order);
+		snprintf(p->label, sizeof(p->label), "%u", fc->params.order);
+	}
+	ctx->nr_points = 1;
+	ctx->priv = fc;
+	return 0;
+}
+
+static void fc_counter_list(struct sample *out, const char *name, const unsigned long *v)
+{
+	char json[256];
+	int n = snprintf(json, sizeof(json), "[");
+
+	for (int o = 0; o < FC_NR_ORDERS; o++)
+		n += snprintf(json + n, sizeof(json) - n, "%s%lu", o ? ", " : "", v[o]);
+	snprintf(json + n, sizeof(json) - n, "]");
+	sample_counter_json(out, name, json);
+}
+
+static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
+		      struct exp_point *p, int rep, struct sample *out)
+{
+	const struct mm_kernel *k = v->impl;
+	struct fc_ctx *fc = ctx->priv;
+	struct fc_result r;
+	unsigned long high_order_pages = 0, pcp_pages = 0;
+	char msg[256];
+	int err;
+
+	(void)p;
+	(void)rep;
+	err = k->mem_init(ctx->mem_bytes);
+	if (err) {
+		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
+			ctx->mem_bytes, strerror(-err));
+		return -1;
+	}
+	err = k->fc_run(&fc->params, &r, msg, sizeof(msg));
+	if (err == -ENOMEM || err == -EBUSY || err == -EINVAL) {
+		fprintf(stderr, "mmlab: %s\n", msg);
+		k->mem_exit();
+		return -1;
+	}
+	if (err)
+		sample_fail(out, false, "%s: %s", v->name, msg);
+	out->value = r.usec;
+	fc_counter_list(out, "free_pages_by_order", r.buddy_pages_by_order);
+	fc_counter_list(out, "pcp_pages_by_order", r.pcp_pages_by_order);
+	for (int o = FC_PAGEBLOCK_ORDER; o < FC_NR_ORDERS; o++)
+		high_order_pages += r.buddy_pages_by_order[o];
+	for (int o = 0; o < FC_NR_ORDERS; o++)
+		pcp_pages += r.pcp_pages_by_order[o];
+	sample_counter(out, "free_pages_pageblock_or_more", (double)high_order_pages);
+	sample_counter(out, "pcp_pages", (double)pcp_pages);
+	if (k->mem_check(msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", v->name, msg);
+	k->mem_exit();
+	return 0;
+}
+
+static void fc_finish(struct exp_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+const struct experiment exp_free_contig = {
+	.name = "free-contig",
+	.seed = "001_f30f4b09299f9d59.txt",
+	.desc = "alloc order-9, split_page, free_contig_range, repeated: time per variant",
+	.options = fc_options,
+	.nr_options = sizeof(fc_options) / sizeof(fc_options[0]),
+	.variants = fc_variants,
+	.nr_variants = sizeof(fc_variants) / sizeof(fc_variants[0]),
+	.metric = "usec",
+	.unit = "usec",
+	.higher_is_better = false,
+	.point_header = "#order",
+	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },
+	.prepare = fc_prepare,
+	.run_one = fc_run_one,
+	.finish = fc_finish,
+};

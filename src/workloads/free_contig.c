@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The free-contig workload, inside the kernel build: the thread's test,
+ *
+ *	for (i = 0; i < iterations; i++) {
+ *		page = alloc_pages(GFP_KERNEL, order);
+ *		split_page(page, order);
+ *		free_contig_range(page_to_pfn(page), 1 << order);
+ *	}
+ *
+ * timed as a whole, and the CMA-style test of the frozen-range follow-up:
+ * take a free range out of the buddy frozen, free it with
+ * __free_contig_frozen_range(), timing only the free.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <linux/gfp.h>
+#include <linux/mmzone.h>
+#include "workloads.h"
+
+static double now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int fc_split_loop(const struct fc_params *p, struct fc_result *r)
+{
+	const unsigned int order = p->order;
+	double t0 = now_usec();
+
+	for (unsigned long i = 0; i < p->iterations; i++) {
+		struct page *page = alloc_pages(GFP_KERNEL, order);
+		unsigned long pfn;
+
+		if (unlikely(!page))
+			return -ENOMEM;
+		split_page(page, order);
+		pfn = page_to_pfn(page);
+		r->not_freed += __free_contig_range(pfn, 1UL << order);
+	}
+	r->usec = now_usec() - t0;
+	return 0;
+}
+
+static int fc_frozen_loop(const struct fc_params *p, struct fc_result *r)
+{
+	/* The last whole MAX_PAGE_ORDER blocks of memory: CMA areas sit high. */
+	unsigned long pfn = ALIGN_DOWN(max_pfn - p->frozen_pages, MAX_ORDER_NR_PAGES);
+	double spent = 0;
+
+	for (unsigned long i = 0; i < p->iterations; i++) {
+		double t0;
+		int err = alloc_contig_frozen_range(pfn, p->frozen_pages);
+
+		if (err)
+			return err;
+		t0 = now_usec();
+		__free_contig_frozen_range(pfn, p->frozen_pages);
+		spent += now_usec() - t0;
+	}
+	r->usec = spent;
+	return 0;
+}
+
+int free_contig_run(const struct fc_params *p, struct fc_result *r, char *msg, size_t len)
+{
+	struct page_alloc_report rep;
+	int err;
+
+	*r = (struct fc_result){ 0 };
+	err = p->mode == FC_SPLIT ? fc_split_loop(p, r) : fc_frozen_loop(p, r);
+	if (err) {
+		snprintf(msg, len, "free-contig: allocation failed in the loop (%d)", err);
+		return err;
+	}
+	if (page_alloc_check(&rep, msg, len))
+		return -1;
+	for (int o = 0; o < FC_NR_ORDERS; o++) {
+		r->buddy_pages_by_order[o] = rep.free_by_order[o] << o;
+		r->pcp_pages_by_order[o] = rep.pcp_by_order[o] << o;
+	}
+	if (r->not_freed) {
+		snprintf(msg, len, "free-contig: %lu pages were still referenced", r->not_freed);
+		return -1;
+	}
+	return 0;
+}
