@@ -22,9 +22,9 @@ BASE_CFLAGS := -std=gnu11 -g -pthread -fno-strict-aliasing -fno-strict-overflow 
 LIBS    := -lurcu-memb -lurcu-common -lm -pthread
 
 # --- designs (kernel configs) ----------------------------------------------
-KERNELS := vanilla frozen-bit cmpxchg-guess seqcount-read batched bulk chunk-prepare
+KERNELS := vanilla frozen-bit cmpxchg-guess seqcount-read batched bulk chunk-prepare ra-batched
 # Deliberately broken designs, built only for the tests that must catch them.
-MUTANTS := frozen-bit-nocas contig-misaligned contig-free-referenced
+MUTANTS := frozen-bit-nocas contig-misaligned contig-free-referenced ra-skip-slot ra-bad-ref
 
 KCFG_vanilla        :=
 KCFG_frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
@@ -33,6 +33,9 @@ KCFG_seqcount-read  := -DCONFIG_FILEMAP_SEQCOUNT_READ
 KCFG_batched        := -DCONFIG_FREE_CONTIG_BATCHED
 KCFG_bulk           := -DCONFIG_FREE_CONTIG_BULK
 KCFG_chunk-prepare  := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_CHUNK_PREPARE
+KCFG_ra-batched     := -DCONFIG_READAHEAD_BATCHED
+KCFG_ra-skip-slot   := -DCONFIG_READAHEAD_BATCHED -DCONFIG_READAHEAD_MUTANT_SKIP_SLOT
+KCFG_ra-bad-ref     := -DCONFIG_READAHEAD_BATCHED -DCONFIG_READAHEAD_MUTANT_BAD_REF
 KCFG_frozen-bit-nocas := -DCONFIG_PAGEREF_FROZEN_BIT -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_contig-misaligned := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
 KCFG_contig-free-referenced := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED

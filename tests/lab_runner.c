@@ -12,9 +12,10 @@
 
 #include "tap.h"
 #include "lab_synth.h"
+#include <mmlab/hist.h>
 
 static char dir[] = "/tmp/mmlab-lab-runner.XXXXXX";
-static char json_path[256], script_path[256];
+static char json_path[256], script_path[256], multi_script_path[256];
 static bool have_python;
 
 /* Checks a JSON result of the synthetic experiment; argv[2] is the case. */
@@ -68,6 +69,133 @@ static const char json_check[] =
 	"want(d['checks'] == {'invariants': 'passed', 'data': 'failed' if case == 'data' else 'passed'}, 'checks')\n"
 	"for e in errs: print('# json check failed: ' + e)\n"
 	"sys.exit(1 if errs else 0)\n";
+
+/*
+ * The multi-metric synthetic experiment: synth's samples (ops_per_sec,
+ * higher is better) plus lat_p50/p75/p99_us from a histogram of 100
+ * latencies b, 2b, ..., 100b with b = 1e6 / (scale * n) + rep ns (lower is
+ * better: fast's are half vanilla's) and hit_ratio = 1000 / scale + rep /
+ * 1000 (higher is better: fast's is half vanilla's).
+ */
+static const char json_check_multi[] =
+	"import json, sys\n"
+	"d = json.load(open(sys.argv[1]))\n"
+	"case = sys.argv[2]\n"
+	"errs = []\n"
+	"def want(c, what):\n"
+	"    if not c: errs.append(what)\n"
+	"metrics = [('ops_per_sec', 'ops/s', True), ('lat_p50_us', 'us', False),\n"
+	"           ('lat_p75_us', 'us', False), ('lat_p99_us', 'us', False), ('hit_ratio', 'ratio', True)]\n"
+	"variants = ('vanilla', 'fast', 'slow', 'same')\n"
+	"scale = {'vanilla': 1000, 'fast': 2000, 'slow': 500, 'same': 1000}\n"
+	"r = d['results']\n"
+	"want(len(r) == 5 * 2 * 4, 'one result per metric, point and variant (%d)' % len(r))\n"
+	"want([(x['metric'], x['point']['n'], x['variant']) for x in r] ==\n"
+	"     [(m, n, v) for m, _, _ in metrics for n in (1, 2) for v in variants], 'results: metric by metric')\n"
+	"for x in r:\n"
+	"    m = [y for y in metrics if y[0] == x['metric']][0]\n"
+	"    want(x['unit'] == m[1] and x['higher_is_better'] is m[2], 'unit and direction of ' + m[0])\n"
+	"    want(x['counters'].get('ops') == scale[x['variant']] * x['point']['n'] * 10 + 20\n"
+	"         and 'lat_p999_us' in x['counters'], 'every result carries the counters')\n"
+	"def cell(m, v, n):\n"
+	"    return [x for x in r if (x['metric'], x['variant'], x['point']['n']) == (m, v, n)][0]\n"
+	"want(cell('ops_per_sec', 'vanilla', 1)['samples'] == [1000, 1001, 1002, 1003, 1004],\n"
+	"     'first metric as without extra metrics')\n"
+	"def close(got, exact):\n"
+	"    return got is not None and abs(got - exact) <= exact / 2048 + 1e-12\n"
+	"for v in variants:\n"
+	"    for n in (1, 2):\n"
+	"        for m, k in (('lat_p50_us', 50), ('lat_p75_us', 75), ('lat_p99_us', 99)):\n"
+	"            c = cell(m, v, n)\n"
+	"            exact = [k * (1e6 // (scale[v] * n) + rep) / 1e3 for rep in range(5)]\n"
+	"            if case == 'data' and v == 'fast':\n"
+	"                want(c['samples'][1] is None, 'a failed sample without metrics: null')\n"
+	"                continue\n"
+	"            want(all(close(g, e) for g, e in zip(c['samples'], exact)),\n"
+	"                 '%s %s n=%d samples %s, exact %s' % (m, v, n, c['samples'], exact))\n"
+	"            want(close(c['median'], exact[2]) and close(c['min'], exact[0])\n"
+	"                 and close(c['max'], exact[4]), '%s %s n=%d summary' % (m, v, n))\n"
+	"c = d['comparisons']\n"
+	"want(len(c) == 5 * 2 * 3, 'one comparison per metric, point and candidate (%d)' % len(c))\n"
+	"want([(x['metric'], x['point']['n'], x['variant']) for x in c] ==\n"
+	"     [(m, n, v) for m, _, _ in metrics for n in (1, 2) for v in variants[1:]], 'comparisons: metric by metric')\n"
+	"by = {(x['metric'], x['variant'], x['point']['n']): x for x in c}\n"
+	"def verdicts(m, fast, slow, fast_ratio, fast_change):\n"
+	"    f, s, same = by[(m, 'fast', 2)], by[(m, 'slow', 2)], by[(m, 'same', 2)]\n"
+	"    want(f['verdict'] == fast and s['verdict'] == slow and f['significant'] and s['significant'],\n"
+	"         m + ': verdicts %s %s' % (f['verdict'], s['verdict']))\n"
+	"    want(abs(f['ratio'] - fast_ratio) < 0.01 and abs(f['change_pct'] - fast_change) < 1,\n"
+	"         m + ': ratio %g change %g' % (f['ratio'], f['change_pct']))\n"
+	"    want(same['verdict'] == 'none' and same['change_pct'] == 0 and same['p_value'] == 1, m + ': same')\n"
+	"if case != 'data':\n"
+	"    verdicts('ops_per_sec', 'improvement', 'regression', 2, 100)\n"
+	"    for m in ('lat_p50_us', 'lat_p75_us', 'lat_p99_us'):\n"
+	"        verdicts(m, 'improvement', 'regression', 0.5, 50)\n"
+	"    verdicts('hit_ratio', 'regression', 'improvement', 0.5, -50)\n"
+	"want(d['checks']['data'] == ('failed' if case == 'data' else 'passed'), 'checks')\n"
+	"for e in errs: print('# json check failed: ' + e)\n"
+	"sys.exit(1 if errs else 0)\n";
+
+enum { MULTI_OK, MULTI_FORGET, MULTI_UNDECLARED };
+static int multi_mode;
+static struct lat_hist *multi_hist;
+
+static int multi_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
+			 struct exp_point *p, int rep, struct sample *out)
+{
+	const struct synth_variant *sv = v->impl;
+	uint64_t b = (uint64_t)(1e6 / (sv->scale * p->arg)) + rep;
+	int i;
+
+	if (synth_run_one(ctx, v, p, rep, out))
+		return -1;
+	lat_hist_reset(multi_hist);
+	for (i = 1; i <= 100; i++)
+		lat_hist_record(multi_hist, i * b);
+	sample_latency_counters(out, multi_hist, "lat");
+	if (out->data_failed)
+		return 0;	/* a failed sample may stop before its metrics */
+	sample_latency_metrics(out, multi_hist, "lat");
+	if (multi_mode != MULTI_FORGET || rep != 1)
+		sample_metric(out, "hit_ratio", 1000 / sv->scale + rep / 1000.0);
+	if (multi_mode == MULTI_UNDECLARED)
+		sample_metric(out, "hit_ratoi", 1);
+	return 0;
+}
+
+static const struct exp_metric multi_metrics[] = {
+	LAT_HIST_METRICS("lat"),
+	{ "hit_ratio", "ratio", true },
+};
+
+static const struct exp_metric twice_metrics[] = {
+	{ "lat_p50_us", "us", false },
+	{ "lat_p50_us", "us", false },
+};
+
+#define MULTI_EXPERIMENT(ident, exp_name, extra)				\
+static const struct experiment ident = {					\
+	.name = exp_name,							\
+	.seed = "999_synthetic.txt",						\
+	.desc = "a synthetic experiment with several metrics",			\
+	.options = synth_options,						\
+	.nr_options = sizeof(synth_options) / sizeof(synth_options[0]),	\
+	.variants = synth_variants,						\
+	.nr_variants = sizeof(synth_variants) / sizeof(synth_variants[0]),	\
+	.metric = "ops_per_sec",						\
+	.unit = "ops/s",							\
+	.higher_is_better = true,						\
+	.point_header = "#n",							\
+	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 7 }, \
+	.prepare = synth_prepare,						\
+	.run_one = multi_run_one,						\
+	.finish = synth_finish,							\
+	.extra_metrics = extra,							\
+	.nr_extra_metrics = sizeof(extra) / sizeof(extra[0]),			\
+}
+
+MULTI_EXPERIMENT(synth_multi, "synth-multi", multi_metrics);
+MULTI_EXPERIMENT(synth_twice, "synth-twice", twice_metrics);
 
 struct capture {
 	FILE *out, *err;
@@ -123,12 +251,17 @@ static bool has(const char *s, const char *part)
 	return s && strstr(s, part);
 }
 
+static bool json_valid_by(const char *script, const char *which)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "python3 %s %s %s", script, json_path, which);
+	return system(cmd) == 0;
+}
+
 static bool json_valid(const char *which)
 {
-	char cmd[768];
-
-	snprintf(cmd, sizeof(cmd), "python3 %s %s %s", script_path, json_path, which);
-	return system(cmd) == 0;
+	return json_valid_by(script_path, which);
 }
 
 static bool file_exists(const char *path)
@@ -321,6 +454,67 @@ static void test_sample_helpers(void)
 	free(s.counters[1].json);
 }
 
+static void test_multi_metric(void)
+{
+	const char *args[] = { "--seed", "42", "--mem", "64M", "--json", json_path, NULL };
+	const char *data[] = { "--seed", "42", "--mem", "64M", "--json", json_path,
+			       "--fail", "data", NULL };
+	struct capture c;
+
+	multi_hist = lat_hist_new();
+	multi_mode = MULTI_OK;
+	is_int(run(&synth_multi, args, &c), 0, "several metrics: a clean run exits 0");
+	ok(has(c.outs, "synth-multi: median ops_per_sec (ops/s), higher is better\n#n | vanilla | fast") &&
+	   has(c.outs, "\nsynth-multi: median lat_p50_us (us), lower is better\n") &&
+	   has(c.outs, "\nsynth-multi: median lat_p99_us (us), lower is better\n") &&
+	   has(c.outs, "\nsynth-multi: median hit_ratio (ratio), higher is better\n"),
+	   "a medians table per metric, each with its unit and direction");
+	ok(has(c.outs, "spread of lat_p75_us: min..max") && has(c.outs, "Hmean ops_per_sec-1") &&
+	   has(c.outs, "Amean lat_p99_us-2") && has(c.outs, "Hmean hit_ratio-2"),
+	   "spread and mmtests rows per metric, named by metric");
+	if (!ok(has(c.outs, "\n1  |    50.1 | 25.1 |    +49.9* | 100.1 |    -99.9* | 50.1 |     +0.0 \n") &&
+		has(c.outs, "\n1  |   1.002 | 0.502 |    -49.9* | 2.002 |    +99.8* | 1.002 |     +0.0 \n"),
+		"boosts signed by each metric's direction: lower latency and a higher ratio are better"))
+		diag_trace(c.outs);
+	ok(has(c.outs, "first table of each metric") &&
+	   strstr(c.outs, "samples per variant") > strstr(c.outs, "Hmean hit_ratio-2") &&
+	   !has(strstr(c.outs, "samples per variant") + 1, "samples per variant"),
+	   "one footer, after the last metric's tables");
+	if (have_python)
+		ok(json_valid_by(multi_script_path, "clean"),
+		   "JSON: one result per metric with its own samples, direction and comparisons");
+	cap_free(&c);
+
+	is_int(run(&synth_multi, data, &c), 1, "several metrics: a failed sample without its metrics exits 1");
+	ok(has(c.errs, "mmlab: synth-multi: data check failed: bytes differ at offset 3"),
+	   "for the failed check, not for the missing metrics");
+	if (have_python)
+		ok(json_valid_by(multi_script_path, "data"), "its missing values are null in the JSON");
+	cap_free(&c);
+
+	multi_mode = MULTI_FORGET;
+	is_int(run(&synth_multi, args, &c), 1, "a sample without a declared metric exits 1");
+	if (!ok(one_error_line(c.errs + (strstr(c.errs, "mmlab: ") - c.errs)) &&
+		has(c.errs, "mmlab: synth-multi: internal error: vanilla at #n 1, rep 1: no value of metric 'hit_ratio'\n"),
+		"one line naming the sample and the metric"))
+		diag("stderr: %s", c.errs);
+	ok(!file_exists(json_path), "and no JSON");
+	cap_free(&c);
+
+	multi_mode = MULTI_UNDECLARED;
+	is_int(run(&synth_multi, args, &c), 1, "a metric the experiment did not declare exits 1");
+	ok(has(c.errs, "internal error: vanilla at #n 1, rep 0: metric 'hit_ratoi' is not declared\n"),
+	   "naming it");
+	cap_free(&c);
+	multi_mode = MULTI_OK;
+
+	is_int(run(&synth_twice, args, &c), 1, "a metric declared twice exits 1");
+	ok(has(c.errs, "mmlab: synth-twice: internal error: metric 'lat_p50_us' declared twice\n") &&
+	   !file_exists(json_path), "naming it, before any sample, no JSON");
+	cap_free(&c);
+	lat_hist_free(multi_hist);
+}
+
 /* lab_main() with @args; checks the exit status and that stderr is one line. */
 static void cli_error(const char *const *args, int argc, const char *what, const char *part)
 {
@@ -391,6 +585,12 @@ static void write_script(void)
 		fputs(json_check, f);
 		fclose(f);
 	}
+	snprintf(multi_script_path, sizeof(multi_script_path), "%s/check_multi.py", dir);
+	f = fopen(multi_script_path, "w");
+	if (f) {
+		fputs(json_check_multi, f);
+		fclose(f);
+	}
 	have_python = system("python3 -c 'import json' 2>/dev/null") == 0;
 	if (!have_python)
 		diag("no python3: JSON checked only for existence");
@@ -410,9 +610,11 @@ int main(void)
 	test_broken_runs();
 	test_analyze();
 	test_sample_helpers();
+	test_multi_metric();
 	test_cli();
 	unlink(json_path);
 	unlink(script_path);
+	unlink(multi_script_path);
 	rmdir(dir);
 	return done_testing();
 }

@@ -27,6 +27,7 @@ static unsigned char contents[NR_FILE_PAGES * 4096];
 static int done, started;
 
 struct reader {
+	struct file file;
 	unsigned long reads, short_reads, bad_bytes;
 	unsigned long get_retries, failed_gets, fast_fallbacks;
 	unsigned int seed;
@@ -69,7 +70,7 @@ static void reader_main(void *arg)
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
 		size_t len = (rand_r(&r->seed) & 1) ? 64 : 1 + rand_r(&r->seed) % (2 * PAGE_SIZE);
 		loff_t pos = rand_r(&r->seed) % (NR_FILE_PAGES * PAGE_SIZE);
-		ssize_t n = filemap_read(&mapping, pos, len, buf);
+		ssize_t n = filemap_read(&r->file, pos, len, buf);
 
 		r->reads++;
 		if (n < (ssize_t)min(len, (size_t)(NR_FILE_PAGES * PAGE_SIZE - pos)))
@@ -157,6 +158,8 @@ int main(void)
 
 	for (int i = 0; i < NR_READERS; i++) {
 		readers[i].seed = 1000 + i;
+		readers[i].file.f_mapping = &mapping;
+		file_ra_state_init(&readers[i].file.f_ra);
 		args[i] = &readers[i];
 	}
 	t = lab_threads_start(NR_READERS, reader_main, args);

@@ -13,6 +13,7 @@
 #include "mm_test.h"
 
 static struct address_space mapping;
+static struct file file = { .f_mapping = &mapping };
 
 static struct folio *add_filled(pgoff_t index, unsigned int order, unsigned char fill)
 {
@@ -60,13 +61,13 @@ static void test_read(void)
 	char buf[3 * 4096];
 
 	mapping.i_size = 8 * PAGE_SIZE;
-	is_int(filemap_read(&mapping, 10, 64, buf), 64, "64-byte read");
+	is_int(filemap_read(&file, 10, 64, buf), 64, "64-byte read");
 	ok(buf[0] == (char)0xa0 && buf[63] == (char)0xa0, "bytes of folio 0");
-	is_int(filemap_read(&mapping, 4 * PAGE_SIZE + 100, 2 * PAGE_SIZE, buf), 2 * PAGE_SIZE,
+	is_int(filemap_read(&file, 4 * PAGE_SIZE + 100, 2 * PAGE_SIZE, buf), 2 * PAGE_SIZE,
 	       "a read inside a large folio");
 	ok(buf[0] == (char)0xb4 && buf[2 * PAGE_SIZE - 1] == (char)0xb4, "bytes of the large folio");
-	is_int(filemap_read(&mapping, PAGE_SIZE - 10, 64, buf), 10, "a read stops at a hole");
-	is_int(filemap_read(&mapping, 9 * PAGE_SIZE, 64, buf), 0, "nothing past i_size");
+	is_int(filemap_read(&file, PAGE_SIZE - 10, 64, buf), 10, "a read stops at a hole");
+	is_int(filemap_read(&file, 9 * PAGE_SIZE, 64, buf), 0, "nothing past i_size");
 	folio = filemap_get_folio(&mapping, 4);
 	is_int(folio_ref_count(folio), 5, "filemap_get_folio takes a reference");
 	folio_put(folio);
@@ -92,7 +93,7 @@ static void test_remove_mapping(void)
 	ok(remove_mapping(&mapping, folio), "reclaim succeeds once only cache and caller hold it");
 	is_int(free_pages_all(), free_before + 1, "the folio went back to the allocator");
 	ok(xa_load(&mapping.i_pages, 0) == NULL, "the slot is empty");
-	is_int(filemap_read(&mapping, 0, 64, buf), 0, "a read now finds a hole");
+	is_int(filemap_read(&file, 0, 64, buf), 0, "a read now finds a hole");
 	ok(!folio_try_get(folio), "a speculative get on the freed folio fails");
 }
 

@@ -6,8 +6,11 @@
 Reads every <experiment>.json that `mmlab run --json` wrote there and
 writes report.md (per experiment: seed, description, parameters, the
 seed-style table, mmtests-style rows, counters, checks, machine) and one
-<experiment>.png per experiment.
+<experiment>.png per experiment.  An experiment with several metrics
+(results with different "metric" values) gets the tables and a plot per
+metric.
 """
+import copy
 import json
 import math
 import os
@@ -96,32 +99,52 @@ def seed_series(seed_file):
 # --- one experiment's data ---------------------------------------------------------
 
 class Run:
+    """One experiment's results, seen through one metric at a time (the first by default)."""
+
     def __init__(self, data):
         self.d = data
         self.name = data["experiment"]
         self.variants = list(data["params"].get("variant", []))
         self.points = []
         self.cells = {}
+        self.metrics = []       # (name, unit, higher_is_better), in the results' order
         for r in data["results"]:
             k = point_key(r["point"])
             if k not in [point_key(p) for p in self.points]:
                 self.points.append(r["point"])
             if r["variant"] not in self.variants:
                 self.variants.append(r["variant"])
-            self.cells[(r["variant"], k)] = r
-        self.cmps = {(c["variant"], point_key(c["point"])): c
+            m = r.get("metric", "value")
+            if m not in [x[0] for x in self.metrics]:
+                self.metrics.append((m, r.get("unit", ""), r.get("higher_is_better", True)))
+            self.cells[(m, r["variant"], k)] = r
+        if not self.metrics:
+            self.metrics.append(("value", "", True))
+        self.cmps = {(c.get("metric", self.metrics[0][0]), c["variant"], point_key(c["point"])): c
                      for c in data.get("comparisons", [])}
-        first = data["results"][0] if data["results"] else {}
-        self.metric = first.get("metric", "value")
-        self.unit = first.get("unit", "")
-        self.higher = first.get("higher_is_better", True)
+        self.metric, self.unit, self.higher = self.metrics[0]
         self.base = BASELINE if BASELINE in self.variants else None
 
+    def multi(self):
+        return len(self.metrics) > 1
+
+    def for_metric(self, metric):
+        """The same run with cell(), cmp(), metric, unit and higher of @metric."""
+        view = copy.copy(self)
+        view.metric, view.unit, view.higher = next(m for m in self.metrics if m[0] == metric)
+        return view
+
+    def views(self):
+        return [self.for_metric(m[0]) for m in self.metrics]
+
     def cell(self, variant, point):
-        return self.cells.get((variant, point_key(point)))
+        return self.cells.get((self.metric, variant, point_key(point)))
 
     def cmp(self, variant, point):
-        return self.cmps.get((variant, point_key(point)))
+        return self.cmps.get((self.metric, variant, point_key(point)))
+
+    def all_cmps(self):
+        return [c for (m, _, _), c in self.cmps.items() if m == self.metric]
 
     def header_name(self):
         keys = {k for p in self.points for k in p}
@@ -173,13 +196,14 @@ def section_medians(run):
             prec = 2 if abs(lo) < 1 and abs(hi) < 1 else 1
             row.append("%+.*f..%+.*f" % (prec, lo, prec, hi))
         spread_rows.append(row)
-    test = next(iter(run.cmps.values()), {}).get("test", "no comparison")
+    test = next(iter(run.all_cmps()), {}).get("test", "no comparison")
     if run.base:
         versus = ("Boost is against %s, positive = better; `*` = significant (%s)."
                   % (BASELINE, test))
     else:
         versus = "%s was not run: no comparisons." % BASELINE
-    out = ["### Medians, seed-style", "",
+    title = "%s: medians, seed-style" % run.metric if run.multi() else "Medians, seed-style"
+    out = ["### " + title, "",
            "Median %s (%s) of %d samples per cell; %s is better.  %s"
            % (run.metric, run.unit, run.d["params"].get("repeat", 0),
               "higher" if run.higher else "lower", versus), ""]
@@ -192,11 +216,17 @@ def section_medians(run):
 def section_mmtests(run):
     kind = "Hmean" if run.higher else "Amean"
     mean = hmean if run.higher else statistics.mean
-    means = {(v, point_key(p)): mean(run.cell(v, p)["samples"])
+
+    def sample_mean(samples):
+        xs = [x for x in samples if x is not None]     # null: a failed sample's missing value
+        return mean(xs) if xs else float("nan")
+
+    means = {(v, point_key(p)): sample_mean(run.cell(v, p)["samples"])
              for p in run.points for v in run.variants if run.cell(v, p)}
     width = max([10] + [len("%.2f" % m) for m in means.values()])
     col = width + (11 if run.base else 0)
-    labels = ["%s %s-%s" % (kind, run.unit, point_label(p).replace(" ", "_")) for p in run.points]
+    label = run.metric if run.multi() else run.unit
+    labels = ["%s %s-%s" % (kind, label, point_label(p).replace(" ", "_")) for p in run.points]
     lw = max(len(lab) for lab in labels) if labels else 0
     lines = [" " * lw + "".join("  %*s" % (col, v) for v in run.variants)]
     for p, lab in zip(run.points, labels):
@@ -211,7 +241,7 @@ def section_mmtests(run):
                 sig = v != run.base and cmp is not None and cmp["significant"]
                 line += " %s%7.2f%%%s" % ("*" if sig else "(", pct, "*" if sig else ")")
         lines.append(line)
-    return ["### mmtests-style", "",
+    return ["### %smmtests-style" % ("%s: " % run.metric if run.multi() else ""), "",
             "%s of the samples; `*...*` marks a significant change, positive = better." % kind,
             "", "```"] + lines + ["```"]
 
@@ -248,17 +278,20 @@ def section_counters(run):
 def section_checks(run):
     checks = run.d.get("checks", {})
     verdicts = []
-    for v in run.variants:
-        if v == run.base:
-            continue
-        got = [run.cmp(v, p) for p in run.points]
-        got = [c for c in got if c]
-        if got:
-            up = sum(c["verdict"] == "improvement" for c in got)
-            down = sum(c["verdict"] == "regression" for c in got)
-            verdicts.append("- `%s` against %s: %d improvement%s, %d regression%s, %d without a significant change"
-                            % (v, BASELINE, up, "" if up == 1 else "s", down, "" if down == 1 else "s",
-                               len(got) - up - down))
+    for view in run.views():
+        where = " in %s" % view.metric if run.multi() else ""
+        for v in view.variants:
+            if v == view.base:
+                continue
+            got = [view.cmp(v, p) for p in view.points]
+            got = [c for c in got if c]
+            if got:
+                up = sum(c["verdict"] == "improvement" for c in got)
+                down = sum(c["verdict"] == "regression" for c in got)
+                verdicts.append("- `%s` against %s%s: %d improvement%s, %d regression%s, "
+                                "%d without a significant change"
+                                % (v, BASELINE, where, up, "" if up == 1 else "s", down,
+                                   "" if down == 1 else "s", len(got) - up - down))
     return (["### Checks and verdicts", "",
              "Invariants: **%s**; data: **%s**." % (checks.get("invariants", "?"), checks.get("data", "?")),
              ""] + verdicts)
@@ -282,8 +315,10 @@ def section(run, png):
         out += ["Headline result in the thread: %s." % headline.rstrip("."), ""]
     if png:
         out += ["![%s](%s)" % (run.name, png), ""]
-    for part in (section_params, section_medians, section_mmtests, section_counters,
-                 section_checks, section_machine):
+    out += section_params(run) + [""]
+    for view in run.views():
+        out += section_medians(view) + [""] + section_mmtests(view) + [""]
+    for part in (section_counters, section_checks, section_machine):
         out += part(run) + [""]
     return out
 
@@ -351,18 +386,21 @@ def plot_bars(run, ax):
 
 
 def plot(run, path):
-    fig, ax = plt.subplots(figsize=(9, 5.5))
-    if run.points and all("threads" in p for p in run.points):
-        plot_threads(run, ax)
-    else:
-        plot_bars(run, ax)
-    ax.set_ylabel("%s (%s)" % (run.metric, run.unit))
-    ax.yaxis.set_major_formatter(EngFormatter())
-    ax.set_title("%s: median %s, %s is better (bars: min..max of %d samples)"
-                 % (run.name, run.metric, "higher" if run.higher else "lower",
-                    run.d["params"].get("repeat", 0)), fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    """One panel per metric, stacked."""
+    views = run.views()
+    fig, axes = plt.subplots(len(views), 1, figsize=(9, 5.5 * len(views)), squeeze=False)
+    for view, ax in zip(views, axes[:, 0]):
+        if view.points and all("threads" in p for p in view.points):
+            plot_threads(view, ax)
+        else:
+            plot_bars(view, ax)
+        ax.set_ylabel("%s (%s)" % (view.metric, view.unit))
+        ax.yaxis.set_major_formatter(EngFormatter())
+        ax.set_title("%s: median %s, %s is better (bars: min..max of %d samples)"
+                     % (view.name, view.metric, "higher" if view.higher else "lower",
+                        view.d["params"].get("repeat", 0)), fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -12,10 +12,21 @@
 #include <linux/seqlock.h>
 #include <linux/xarray.h>
 
+/*
+ * The backing store: a real file of the host, read with pread(2) into the
+ * folios' memory, and the modelled device latency charged per read request
+ * (a calibrated busy loop, see include/mmlab/spin.h).
+ */
+struct backing_file {
+	int fd;
+	unsigned long latency_loops;
+};
+
 struct address_space {
 	struct xarray i_pages;
 	unsigned long nrpages;		/* under xa_lock */
 	loff_t i_size;
+	struct backing_file *backing;	/* NULL: nothing behind the cache */
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ
 	/*
 	 * Bumped around every removal of a folio from i_pages, including
@@ -26,6 +37,32 @@ struct address_space {
 	seqcount_t i_pages_delete_seqcnt;
 #endif
 };
+
+/* Readahead state of an open file (include/linux/fs.h). */
+struct file_ra_state {
+	pgoff_t start;			/* where the current window starts */
+	unsigned int size;		/* its size in pages */
+	unsigned int async_size;	/* start the next window when this many are left */
+	unsigned int ra_pages;		/* maximum window */
+	loff_t prev_pos;		/* where the last read ended */
+};
+
+/* Default maximum readahead: 128 KiB. */
+#define VM_READAHEAD_PAGES	32
+
+struct file {
+	struct address_space *f_mapping;
+	struct file_ra_state f_ra;
+};
+
+static inline void file_ra_state_init(struct file_ra_state *ra)
+{
+	ra->start = 0;
+	ra->size = 0;
+	ra->async_size = 0;
+	ra->ra_pages = VM_READAHEAD_PAGES;
+	ra->prev_pos = -1;
+}
 
 /* How many folios one lockless lookup batches (PAGEVEC_SIZE). */
 #define FOLIO_BATCH_SIZE	31
@@ -81,6 +118,15 @@ void address_space_destroy(struct address_space *mapping);
 int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 		      pgoff_t index, gfp_t gfp);
 
+/*
+ * Insert @nr_folios locked-to-be folios covering consecutive indices from
+ * @index under one xa_lock hold.  Returns how many were inserted (they are
+ * the first ones, each now locked with the cache's references), or the
+ * error that stopped the first one.
+ */
+int filemap_add_folios(struct address_space *mapping, struct folio **folios,
+		       unsigned int nr_folios, pgoff_t index, gfp_t gfp);
+
 /* Remove a folio from the page cache and drop the cache's references (truncate). */
 void filemap_remove_folio(struct folio *folio);
 
@@ -93,6 +139,13 @@ void filemap_remove_folio(struct folio *folio);
  */
 bool remove_mapping(struct address_space *mapping, struct folio *folio);
 
+/*
+ * The page cache's invariants for one mapping (xa_lock taken): every entry
+ * is a folio of this mapping covering that index, each folio holds at least
+ * the cache's references, nrpages counts the pages.  0, or -1 and @msg.
+ */
+int filemap_check(struct address_space *mapping, char *msg, size_t len);
+
 /* Drop every folio of the mapping (truncate_inode_pages). */
 void truncate_inode_pages(struct address_space *mapping);
 
@@ -100,16 +153,36 @@ void truncate_inode_pages(struct address_space *mapping);
 struct folio *filemap_get_folio(struct address_space *mapping, pgoff_t index);
 
 /*
- * Copy up to @count bytes at @pos into @buf from the page cache.  Returns
- * the bytes copied: fewer than asked where the cache has a hole (there is
- * no backing store to read from yet) or the file ends.
+ * Copy up to @count bytes at @pos of @file into @buf through the page
+ * cache, reading missing folios from the backing store with readahead.
+ * Returns the bytes copied: fewer than asked at the end of the file, where
+ * the cache has a hole and there is no backing store, or on an I/O error.
  */
-ssize_t filemap_read(struct address_space *mapping, loff_t pos, size_t count, char *buf);
+ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf);
+
+/* Readahead (mm/readahead.c). */
+void page_cache_sync_ra(struct file *file, pgoff_t index, unsigned long req_count);
+void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
+			 unsigned long req_count);
+/* Read @nr_to_read pages from @index, marking the folio @lookahead_size from the end. */
+void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr_to_read, unsigned long lookahead_size);
+/* The first index in [index, index + max) that is not cached, or index + max. */
+pgoff_t page_cache_next_miss(struct address_space *mapping, pgoff_t index, unsigned long max);
+/* The first index in [index, index + max) that is cached, or index + max. */
+pgoff_t page_cache_next_present(struct address_space *mapping, pgoff_t index, unsigned long max);
+/* The last index in (index - max, index] that is not cached, or index - max (ULONG_MAX if that underflows). */
+pgoff_t page_cache_prev_miss(struct address_space *mapping, pgoff_t index, unsigned long max);
 
 enum filemap_event {
 	FILEMAP_FAST_READ,		/* seqcount-read: reads served without a refcount */
 	FILEMAP_FAST_FALLBACK,		/* ... that fell back to the refcounted path */
 	FILEMAP_GET_RETRY,		/* lookups retried after a failed get or recheck */
+	FILEMAP_XA_LOCK_ADD,		/* xa_lock acquisitions to insert folios */
+	FILEMAP_XA_LOCK_NS,		/* ... and nanoseconds it was held */
+	FILEMAP_FOLIOS_ADDED,		/* folios inserted */
+	FILEMAP_READ_REQUESTS,		/* read requests to the backing store */
+	FILEMAP_RA_FALLBACK,		/* batched readahead fell back to one folio at a time */
 	NR_FILEMAP_EVENTS,
 };
 

@@ -1,13 +1,13 @@
 /*
  * The contract between an experiment and the shared runner.
  *
- * An experiment declares its options, its variants and its metric, and knows
- * how to run ONE sample of one variant at one point.  The runner does
- * everything else, the same way for every experiment: option parsing and
- * range checks (exit 2 with a one-line error), the --scale presets,
- * repetitions interleaved across variants (A B A B ...), medians and
- * spread, the significance test, the tables, and the JSON of
- * ../shared/CONTRACT.md.
+ * An experiment declares its options, its variants and its metric (or
+ * metrics: see extra_metrics), and knows how to run ONE sample of one
+ * variant at one point.  The runner does everything else, the same way for
+ * every experiment: option parsing and range checks (exit 2 with a
+ * one-line error), the --scale presets, repetitions interleaved across
+ * variants (A B A B ...), medians and spread, the significance test, the
+ * tables, and the JSON of ../shared/CONTRACT.md.
  */
 #ifndef MMLAB_EXPERIMENT_H
 #define MMLAB_EXPERIMENT_H
@@ -60,6 +60,27 @@ struct exp_variant {
 
 #define MAX_COUNTERS	24
 #define MAX_POINTS	64
+#define MAX_METRICS	16	/* per experiment, the primary one included */
+
+/*
+ * A metric the runner reports: every metric gets, for every variant and
+ * point, its own JSON result object (samples, median, min, max), its own
+ * comparisons against vanilla (signed by its own higher_is_better) and
+ * its own tables.  An experiment's first metric is experiment.metric /
+ * .unit / .higher_is_better with the sample's value in sample.value; any
+ * others are listed in experiment.extra_metrics.
+ */
+struct exp_metric {
+	const char *name;		/* "lat_p50_us" */
+	const char *unit;		/* "us" */
+	bool higher_is_better;
+};
+
+/* A sample's value of one of the experiment's extra_metrics. */
+struct metric_value {
+	const char *name;		/* as in experiment.extra_metrics[] */
+	double value;
+};
 
 struct counter {
 	const char *name;
@@ -77,6 +98,15 @@ struct sample {
 	bool invariants_failed;
 	bool data_failed;
 	char failure[256];		/* what failed, one line */
+	/*
+	 * The values of experiment.extra_metrics, set by sample_metric() in
+	 * any order.  The runner reads them when run_one() returns: every
+	 * extra metric needs a value (a sample with a failed check may lack
+	 * some: they read as NAN), and a name the experiment did not declare
+	 * is an internal error.
+	 */
+	int nr_metrics;
+	struct metric_value metrics[MAX_METRICS - 1];
 };
 
 struct exp_point {
@@ -113,6 +143,16 @@ struct experiment {
 		       struct exp_point *p, int rep, struct sample *out);
 	/* Optional: after all samples, release what prepare() built. */
 	void (*finish)(struct exp_ctx *ctx);
+
+	/*
+	 * Optional: metrics besides the first (metric / unit /
+	 * higher_is_better), at most MAX_METRICS - 1, each named once and
+	 * differently from the first; run_one() gives each sample a value of
+	 * each with sample_metric().  Results, comparisons and tables come
+	 * metric by metric: the first metric's exactly as without these.
+	 */
+	const struct exp_metric *extra_metrics;
+	int nr_extra_metrics;
 };
 
 struct exp_ctx {
@@ -134,6 +174,16 @@ const struct opt_value *exp_opt(const struct exp_ctx *ctx, const char *name);
 void sample_counter(struct sample *s, const char *name, double value);
 /* Add a counter whose value is a JSON text (copied). */
 void sample_counter_json(struct sample *s, const char *name, const char *json);
+/*
+ * Set the sample's value of the extra metric @name (again: replaced).
+ * @name is compared, not kept past run_one().
+ */
+void sample_metric(struct sample *s, const char *name, double value);
+/*
+ * A counter or metric name built at run time ("%s_p50_us"): a copy that
+ * lives as long as the process, the same pointer for the same text.
+ */
+const char *sample_name(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Record a failed check in a sample. */
 void sample_fail(struct sample *s, bool data, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -106,13 +106,13 @@ double lab_change_pct(double base, double cand, bool higher_is_better);
 
 /* --- a run's results (runner.c) ------------------------------------------- */
 
-/* One variant at one point. */
+/* One variant at one point, in one metric. */
 struct lab_cell {
 	const struct exp_variant *variant;
 	const struct exp_point *point;
 	int nr_samples;
-	struct sample *samples;
-	double *values;			/* samples[i].value */
+	struct sample *samples;		/* shared by the point's cells of every metric */
+	double *values;			/* samples[i].value, or the metric's value in it */
 	struct lab_summary sum;
 };
 
@@ -134,22 +134,53 @@ struct lab_results {
 	const struct exp_ctx *ctx;
 	struct lab_machine machine;
 	int nr_points, nr_variants;
-	struct lab_cell *cells;		/* [point * nr_variants + variant] */
+	/*
+	 * [(metric * nr_points + point) * nr_variants + variant], metric in
+	 * 0..lab_nr_metrics(exp)-1: the first metric's cells come first, so
+	 * with one metric this is [point * nr_variants + variant].
+	 */
+	struct lab_cell *cells;
 	int base;			/* variant index of vanilla, or -1 */
-	struct lab_cmp *cmps;		/* [point * nr_variants + variant]; base's unused */
+	struct lab_cmp *cmps;		/* indexed as cells; base's unused */
 	bool invariants_failed, data_failed;
 	int nr_failed;			/* samples with a failed check */
 	char failure[LAB_ERR_LEN];	/* the first one, one line */
 };
 
+/* The first metric, then exp->extra_metrics[]. */
+static inline int lab_nr_metrics(const struct experiment *exp)
+{
+	return 1 + exp->nr_extra_metrics;
+}
+
+static inline struct exp_metric lab_metric(const struct experiment *exp, int metric)
+{
+	if (metric == 0)
+		return (struct exp_metric){ exp->metric, exp->unit, exp->higher_is_better };
+	return exp->extra_metrics[metric - 1];
+}
+
+static inline struct lab_cell *lab_metric_cell(const struct lab_results *r, int metric,
+					       int point, int variant)
+{
+	return &r->cells[(metric * r->nr_points + point) * r->nr_variants + variant];
+}
+
+static inline struct lab_cmp *lab_metric_cmp(const struct lab_results *r, int metric,
+					     int point, int variant)
+{
+	return &r->cmps[(metric * r->nr_points + point) * r->nr_variants + variant];
+}
+
+/* The first metric's. */
 static inline struct lab_cell *lab_cell(const struct lab_results *r, int point, int variant)
 {
-	return &r->cells[point * r->nr_variants + variant];
+	return lab_metric_cell(r, 0, point, variant);
 }
 
 static inline struct lab_cmp *lab_cmp(const struct lab_results *r, int point, int variant)
 {
-	return &r->cmps[point * r->nr_variants + variant];
+	return lab_metric_cmp(r, 0, point, variant);
 }
 
 /*
@@ -161,11 +192,12 @@ static inline struct lab_cmp *lab_cmp(const struct lab_results *r, int point, in
 int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
 	    FILE *out, FILE *err);
 
-/* Fill every cell's summary and every comparison (after the samples). */
+/* Fill every cell's summary and every comparison, in every metric (after the samples). */
 void lab_results_analyze(struct lab_results *r);
 
 /* --- output (table.c, json.c) ---------------------------------------------- */
 
+/* Per metric: medians with boosts, spread, mmtests rows; then one footer. */
 void lab_table_print(FILE *f, const struct lab_results *r);
 /* A median or sample as the tables show it: integer when large. */
 void lab_format_value(char *buf, size_t len, double v);

@@ -262,16 +262,17 @@ static void write_counters(struct jw *w, const struct lab_cell *c)
 	free(names);
 }
 
-static void write_result(struct jw *w, const struct lab_results *r, const struct lab_cell *c)
+/* One variant at one point in one metric; every metric's result carries the counters. */
+static void write_result(struct jw *w, const struct exp_metric *m, const struct lab_cell *c)
 {
 	int i;
 
 	jw_open(w, NULL, '{', false);
 	jw_string(w, "variant", c->variant->name);
 	jw_raw(w, "point", c->point->json, "{}");
-	jw_string(w, "metric", r->exp->metric);
-	jw_string(w, "unit", r->exp->unit);
-	jw_bool(w, "higher_is_better", r->exp->higher_is_better);
+	jw_string(w, "metric", m->name);
+	jw_string(w, "unit", m->unit);
+	jw_bool(w, "higher_is_better", m->higher_is_better);
 	jw_open(w, "samples", '[', true);
 	for (i = 0; i < c->nr_samples; i++)
 		jw_number(w, NULL, c->values[i]);
@@ -293,13 +294,13 @@ static const char *verdict_name(enum lab_verdict v)
 	return "none";
 }
 
-static void write_comparison(struct jw *w, const struct lab_results *r, const struct lab_cmp *cmp)
+static void write_comparison(struct jw *w, const struct exp_metric *m, const struct lab_cmp *cmp)
 {
 	jw_open(w, NULL, '{', true);
 	jw_string(w, "baseline", cmp->base->variant->name);
 	jw_string(w, "variant", cmp->cand->variant->name);
 	jw_raw(w, "point", cmp->cand->point->json, "{}");
-	jw_string(w, "metric", r->exp->metric);
+	jw_string(w, "metric", m->name);
 	jw_number(w, "ratio", cmp->ratio);
 	jw_number(w, "change_pct", cmp->change_pct);
 	jw_bool(w, "significant", cmp->significant);
@@ -309,20 +310,29 @@ static void write_comparison(struct jw *w, const struct lab_results *r, const st
 	jw_close(w, '}');
 }
 
+/* Metric by metric (the first metric's first), then point by point, variant by variant. */
 static void write_results(struct jw *w, const struct lab_results *r)
 {
-	int p, v;
+	int nr = lab_nr_metrics(r->exp), m, p, v;
 
 	jw_open(w, "results", '[', false);
-	for (p = 0; p < r->nr_points; p++)
-		for (v = 0; v < r->nr_variants; v++)
-			write_result(w, r, lab_cell(r, p, v));
+	for (m = 0; m < nr; m++) {
+		struct exp_metric me = lab_metric(r->exp, m);
+
+		for (p = 0; p < r->nr_points; p++)
+			for (v = 0; v < r->nr_variants; v++)
+				write_result(w, &me, lab_metric_cell(r, m, p, v));
+	}
 	jw_close(w, ']');
 	jw_open(w, "comparisons", '[', false);
-	for (p = 0; r->base >= 0 && p < r->nr_points; p++)
-		for (v = 0; v < r->nr_variants; v++)
-			if (v != r->base)
-				write_comparison(w, r, lab_cmp(r, p, v));
+	for (m = 0; r->base >= 0 && m < nr; m++) {
+		struct exp_metric me = lab_metric(r->exp, m);
+
+		for (p = 0; p < r->nr_points; p++)
+			for (v = 0; v < r->nr_variants; v++)
+				if (v != r->base)
+					write_comparison(w, &me, lab_metric_cmp(r, m, p, v));
+	}
 	jw_close(w, ']');
 }
 

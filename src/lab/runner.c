@@ -13,10 +13,15 @@
 
 #include <mmlab/lab.h>
 
+/*
+ * Cells of every metric; a point's cells share the first metric's samples
+ * and have values of their own.
+ */
 static int results_init(struct lab_results *r, const struct lab_config *cfg,
 			const struct exp_ctx *ctx, const struct lab_machine *m)
 {
-	int nr_cells = ctx->nr_points * cfg->nr_variants, i;
+	int per_metric = ctx->nr_points * cfg->nr_variants;
+	int nr_cells = lab_nr_metrics(cfg->exp) * per_metric, i;
 
 	memset(r, 0, sizeof(*r));
 	r->exp = cfg->exp;
@@ -32,10 +37,14 @@ static int results_init(struct lab_results *r, const struct lab_config *cfg,
 		return -1;
 	for (i = 0; i < nr_cells; i++) {
 		struct lab_cell *c = &r->cells[i];
+		int in_metric = i % per_metric;
 
-		c->variant = cfg->variants[i % r->nr_variants];
-		c->point = &ctx->points[i / r->nr_variants];
-		c->samples = calloc(cfg->repeat, sizeof(*c->samples));
+		c->variant = cfg->variants[in_metric % r->nr_variants];
+		c->point = &ctx->points[in_metric / r->nr_variants];
+		if (i < per_metric)
+			c->samples = calloc(cfg->repeat, sizeof(*c->samples));
+		else
+			c->samples = r->cells[in_metric].samples;
 		c->values = calloc(cfg->repeat, sizeof(*c->values));
 		if (!c->samples || !c->values)
 			return -1;
@@ -45,16 +54,18 @@ static int results_init(struct lab_results *r, const struct lab_config *cfg,
 
 static void results_free(struct lab_results *r)
 {
-	int i, j, k;
+	int per_metric = r->nr_points * r->nr_variants, i, j, k;
 
-	for (i = 0; r->cells && i < r->nr_points * r->nr_variants; i++) {
+	for (i = 0; r->cells && i < lab_nr_metrics(r->exp) * per_metric; i++) {
 		struct lab_cell *c = &r->cells[i];
 
+		free(c->values);
+		if (i >= per_metric)
+			continue;
 		for (j = 0; c->samples && j < r->cfg->repeat; j++)
 			for (k = 0; k < c->samples[j].nr_counters; k++)
 				free(c->samples[j].counters[k].json);
 		free(c->samples);
-		free(c->values);
 	}
 	free(r->cells);
 	free(r->cmps);
@@ -84,9 +95,52 @@ static void note_failure(struct lab_results *r, const struct lab_cell *c, int re
 		 s->failure[0] ? s->failure : "no reason given", c->variant->name, point, rep);
 }
 
-static int run_sample(struct lab_results *r, struct exp_ctx *ctx, struct lab_cell *c,
-		      int point, int rep, FILE *progress, FILE *err)
+/*
+ * The sample's value of each extra metric into that metric's cell.  A
+ * missing value is NAN in a sample whose check failed (it may have
+ * stopped early), else an internal error, as is an undeclared name.
+ */
+static int take_metrics(struct lab_results *r, int point, int variant, int rep, FILE *err)
 {
+	const struct lab_cell *c = lab_cell(r, point, variant);
+	const struct sample *s = &c->samples[rep];
+	bool failed = s->invariants_failed || s->data_failed;
+	int m, i, nr = lab_nr_metrics(r->exp);
+	char where[128];
+
+	lab_format_point(where, sizeof(where), r->exp, c->point);
+	for (i = 0; i < s->nr_metrics; i++) {
+		for (m = 1; m < nr; m++)
+			if (!strcmp(s->metrics[i].name, lab_metric(r->exp, m).name))
+				break;
+		if (m == nr) {
+			fprintf(err, "mmlab: %s: internal error: %s at %s, rep %d: metric '%s' is not declared\n",
+				r->exp->name, c->variant->name, where, rep, s->metrics[i].name);
+			return -1;
+		}
+	}
+	for (m = 1; m < nr; m++) {
+		struct lab_cell *mc = lab_metric_cell(r, m, point, variant);
+		const char *name = lab_metric(r->exp, m).name;
+
+		for (i = 0; i < s->nr_metrics; i++)
+			if (!strcmp(s->metrics[i].name, name))
+				break;
+		if (i == s->nr_metrics && !failed) {
+			fprintf(err, "mmlab: %s: internal error: %s at %s, rep %d: no value of metric '%s'\n",
+				r->exp->name, c->variant->name, where, rep, name);
+			return -1;
+		}
+		mc->values[rep] = i < s->nr_metrics ? s->metrics[i].value : NAN;
+		mc->nr_samples = rep + 1;
+	}
+	return 0;
+}
+
+static int run_sample(struct lab_results *r, struct exp_ctx *ctx, int point, int variant,
+		      int rep, FILE *progress, FILE *err)
+{
+	struct lab_cell *c = lab_cell(r, point, variant);
 	struct sample *s = &c->samples[rep];
 	char buf[64];
 
@@ -99,6 +153,8 @@ static int run_sample(struct lab_results *r, struct exp_ctx *ctx, struct lab_cel
 	}
 	c->values[rep] = s->value;
 	c->nr_samples = rep + 1;
+	if (take_metrics(r, point, variant, rep, err))
+		return -1;
 	if (s->invariants_failed || s->data_failed)
 		note_failure(r, c, rep, s);
 	if (progress) {
@@ -131,7 +187,7 @@ static int collect_samples(struct lab_results *r, struct exp_ctx *ctx, FILE *pro
 				fprintf(progress, "%s [%d/%d] %s, rep %d/%d:", r->exp->name,
 					++step, steps, point, rep + 1, repeat);
 			for (v = 0; v < r->nr_variants; v++)
-				if (run_sample(r, ctx, lab_cell(r, p, v), p, rep, progress, err))
+				if (run_sample(r, ctx, p, v, rep, progress, err))
 					return -1;
 			if (progress)
 				fprintf(progress, " %s\n", r->exp->unit);
@@ -175,22 +231,26 @@ static void compare(struct lab_cmp *cmp, const struct lab_cell *base,
 
 void lab_results_analyze(struct lab_results *r)
 {
-	int p, v;
+	int nr = lab_nr_metrics(r->exp), m, p, v;
 
-	for (p = 0; p < r->nr_points; p++)
-		for (v = 0; v < r->nr_variants; v++) {
-			struct lab_cell *c = lab_cell(r, p, v);
+	for (m = 0; m < nr; m++)
+		for (p = 0; p < r->nr_points; p++)
+			for (v = 0; v < r->nr_variants; v++) {
+				struct lab_cell *c = lab_metric_cell(r, m, p, v);
 
-			lab_summarize(c->values, c->nr_samples, &c->sum);
-		}
+				lab_summarize(c->values, c->nr_samples, &c->sum);
+			}
 	r->base = r->nr_points ? find_baseline(r) : -1;
 	if (r->base < 0)
 		return;
-	for (p = 0; p < r->nr_points; p++)
-		for (v = 0; v < r->nr_variants; v++)
-			if (v != r->base)
-				compare(lab_cmp(r, p, v), lab_cell(r, p, r->base),
-					lab_cell(r, p, v), r->exp->higher_is_better);
+	for (m = 0; m < nr; m++)
+		for (p = 0; p < r->nr_points; p++)
+			for (v = 0; v < r->nr_variants; v++)
+				if (v != r->base)
+					compare(lab_metric_cmp(r, m, p, v),
+						lab_metric_cell(r, m, p, r->base),
+						lab_metric_cell(r, m, p, v),
+						lab_metric(r->exp, m).higher_is_better);
 }
 
 static FILE *open_json(const struct lab_config *cfg, FILE *err)
@@ -236,6 +296,34 @@ static void discard_json(FILE *json, const struct lab_config *cfg)
 	unlink(cfg->json_path);
 }
 
+/* The experiment's declaration of its metrics: names present and distinct. */
+static int check_metrics(const struct experiment *exp, FILE *err)
+{
+	int nr = exp->nr_extra_metrics, m, k;
+
+	if (nr < 0 || nr > MAX_METRICS - 1 || (nr && !exp->extra_metrics)) {
+		fprintf(err, "mmlab: %s: internal error: %d extra metrics (valid 0..%d)\n",
+			exp->name, nr, MAX_METRICS - 1);
+		return -1;
+	}
+	for (m = 0; m <= nr; m++) {
+		struct exp_metric me = lab_metric(exp, m);
+
+		if (!me.name || !me.name[0] || !me.unit) {
+			fprintf(err, "mmlab: %s: internal error: metric %d has no name or unit\n",
+				exp->name, m);
+			return -1;
+		}
+		for (k = 0; k < m; k++)
+			if (!strcmp(lab_metric(exp, k).name, me.name)) {
+				fprintf(err, "mmlab: %s: internal error: metric '%s' declared twice\n",
+					exp->name, me.name);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 /*
  * The samples after prepare(); the table and JSON only if every sample
  * ran.  Consumes @json: written and closed, or removed.
@@ -250,6 +338,10 @@ static int measure(const struct lab_config *cfg, const struct lab_machine *m,
 	if (ctx->nr_points < 1 || ctx->nr_points > MAX_POINTS) {
 		fprintf(err, "mmlab: %s: internal error: prepare() made %d points (valid 1..%d)\n",
 			exp->name, ctx->nr_points, MAX_POINTS);
+		discard_json(json, cfg);
+		return 1;
+	}
+	if (check_metrics(exp, err)) {
 		discard_json(json, cfg);
 		return 1;
 	}

@@ -1,7 +1,10 @@
 /*
  * What run_one() records into a sample besides its value.  Counter names
- * are kept by pointer: they must live until the run ends (literals do).
+ * are kept by pointer: they must live until the run ends (literals and
+ * sample_name()'s copies do).
  */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +42,67 @@ void sample_counter_json(struct sample *s, const char *name, const char *json)
 		fprintf(stderr, "mmlab: out of memory\n");
 		abort();
 	}
+}
+
+void sample_metric(struct sample *s, const char *name, double value)
+{
+	int i;
+
+	for (i = 0; i < s->nr_metrics; i++)
+		if (!strcmp(s->metrics[i].name, name)) {
+			s->metrics[i].value = value;
+			return;
+		}
+	if (s->nr_metrics >= MAX_METRICS - 1) {
+		fprintf(stderr, "mmlab: internal error: more than %d extra metrics (at '%s')\n",
+			MAX_METRICS - 1, name);
+		abort();
+	}
+	s->metrics[s->nr_metrics].name = name;
+	s->metrics[s->nr_metrics].value = value;
+	s->nr_metrics++;
+}
+
+/* Names made at run time: never freed, one copy per text. */
+struct name {
+	struct name *next;
+	char text[];
+};
+
+static struct name *names;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *sample_name(const char *fmt, ...)
+{
+	struct name *n;
+	va_list ap;
+	char *text;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (len < 0) {
+		fprintf(stderr, "mmlab: out of memory\n");
+		abort();
+	}
+	pthread_mutex_lock(&names_lock);
+	for (n = names; n; n = n->next)
+		if (!strcmp(n->text, text))
+			break;
+	if (!n) {
+		n = malloc(sizeof(*n) + len + 1);
+		if (!n) {
+			fprintf(stderr, "mmlab: out of memory\n");
+			abort();
+		}
+		memcpy(n->text, text, len + 1);
+		n->next = names;
+		names = n;
+	}
+	pthread_mutex_unlock(&names_lock);
+	free(text);
+	return n->text;
 }
 
 /* Keeps the first failure's message: later ones are usually its fallout. */

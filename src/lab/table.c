@@ -1,7 +1,8 @@
 /*
  * The tables on stdout: the seed's own layout (medians and the boost of
  * each variant over vanilla), the spread of the samples, and mmtests-style
- * rows.  Every percentage is signed so that positive means better.
+ * rows, for each metric in turn; then one footer.  Every percentage is
+ * signed so that positive means better in that metric.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -95,9 +96,15 @@ static int boost_cols(const struct lab_results *r)
 	return r->base >= 0 ? r->nr_variants - 1 : 0;
 }
 
-static void print_medians(FILE *f, const struct lab_results *r)
+static bool multi_metric(const struct lab_results *r)
+{
+	return lab_nr_metrics(r->exp) > 1;
+}
+
+static void print_medians(FILE *f, const struct lab_results *r, int m)
 {
 	const char *header = r->exp->point_header ? r->exp->point_header : "point";
+	struct exp_metric me = lab_metric(r->exp, m);
 	struct grid g;
 	int p, v, col;
 
@@ -109,22 +116,23 @@ static void print_medians(FILE *f, const struct lab_results *r)
 	for (v = 0, col = 1; v < r->nr_variants; v++) {
 		snprintf(grid_at(&g, 0, col), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
 		for (p = 0; p < r->nr_points; p++)
-			lab_format_value(grid_at(&g, p + 1, col), CELL_LEN, lab_cell(r, p, v)->sum.median);
+			lab_format_value(grid_at(&g, p + 1, col), CELL_LEN,
+					 lab_metric_cell(r, m, p, v)->sum.median);
 		col++;
 		if (r->base < 0 || v == r->base)
 			continue;
 		snprintf(grid_at(&g, 0, col), CELL_LEN, "boost (%%)");
 		for (p = 0; p < r->nr_points; p++)
-			format_boost(grid_at(&g, p + 1, col), CELL_LEN, lab_cmp(r, p, v));
+			format_boost(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_cmp(r, m, p, v));
 		col++;
 	}
-	fprintf(f, "%s: median %s (%s), %s is better\n", r->exp->name, r->exp->metric,
-		r->exp->unit, r->exp->higher_is_better ? "higher" : "lower");
+	fprintf(f, "%s%s: median %s (%s), %s is better\n", m ? "\n" : "", r->exp->name, me.name,
+		me.unit, me.higher_is_better ? "higher" : "lower");
 	grid_print(f, &g);
 	free(g.cell);
 }
 
-static void print_spread(FILE *f, const struct lab_results *r)
+static void print_spread(FILE *f, const struct lab_results *r, int m)
 {
 	const char *header = r->exp->point_header ? r->exp->point_header : "point";
 	struct grid g;
@@ -138,25 +146,35 @@ static void print_spread(FILE *f, const struct lab_results *r)
 	for (v = 0; v < r->nr_variants; v++) {
 		snprintf(grid_at(&g, 0, v + 1), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
 		for (p = 0; p < r->nr_points; p++)
-			format_spread(grid_at(&g, p + 1, v + 1), CELL_LEN, &lab_cell(r, p, v)->sum);
+			format_spread(grid_at(&g, p + 1, v + 1), CELL_LEN,
+				      &lab_metric_cell(r, m, p, v)->sum);
 	}
-	fprintf(f, "\nspread: min..max of the samples, %% of the median\n");
+	if (multi_metric(r))
+		fprintf(f, "\nspread of %s: min..max of the samples, %% of the median\n",
+			lab_metric(r->exp, m).name);
+	else
+		fprintf(f, "\nspread: min..max of the samples, %% of the median\n");
 	grid_print(f, &g);
 	free(g.cell);
 }
 
 /* --- mmtests-style rows ----------------------------------------------------------- */
 
-static double row_mean(const struct lab_results *r, const struct lab_cell *c)
+static double row_mean(const struct lab_results *r, int m, int p, int v)
 {
-	return r->exp->higher_is_better ? c->sum.hmean : c->sum.mean;
+	const struct lab_cell *c = lab_metric_cell(r, m, p, v);
+
+	return lab_metric(r->exp, m).higher_is_better ? c->sum.hmean : c->sum.mean;
 }
 
-static void mm_label(char *buf, size_t len, const struct lab_results *r, int p)
+/* "Hmean ops/s-2"; with several metrics the metric's name instead of its unit. */
+static void mm_label(char *buf, size_t len, const struct lab_results *r, int m, int p)
 {
+	struct exp_metric me = lab_metric(r->exp, m);
 	size_t i, start;
 
-	snprintf(buf, len, "%s %s-", r->exp->higher_is_better ? "Hmean" : "Amean", r->exp->unit);
+	snprintf(buf, len, "%s %s-", me.higher_is_better ? "Hmean" : "Amean",
+		 multi_metric(r) ? me.name : me.unit);
 	start = strlen(buf);
 	snprintf(buf + start, len - start, "%s", r->ctx->points[p].label);
 	for (i = start; buf[i]; i++)
@@ -164,14 +182,14 @@ static void mm_label(char *buf, size_t len, const struct lab_results *r, int p)
 			buf[i] = '_';
 }
 
-static int mm_value_width(const struct lab_results *r)
+static int mm_value_width(const struct lab_results *r, int m)
 {
 	char buf[CELL_LEN];
 	int p, v, w = 10;
 
 	for (p = 0; p < r->nr_points; p++)
 		for (v = 0; v < r->nr_variants; v++) {
-			int n = snprintf(buf, sizeof(buf), "%.2f", row_mean(r, lab_cell(r, p, v)));
+			int n = snprintf(buf, sizeof(buf), "%.2f", row_mean(r, m, p, v));
 
 			if (n > w)
 				w = n;
@@ -179,28 +197,28 @@ static int mm_value_width(const struct lab_results *r)
 	return w;
 }
 
-static void mm_cell(FILE *f, const struct lab_results *r, int p, int v, int width)
+static void mm_cell(FILE *f, const struct lab_results *r, int m, int p, int v, int width)
 {
-	double mean = row_mean(r, lab_cell(r, p, v)), base, pct;
+	double mean = row_mean(r, m, p, v), base, pct;
 	bool sig;
 
 	fprintf(f, "  %*.2f", width, mean);
 	if (r->base < 0)
 		return;
-	base = row_mean(r, lab_cell(r, p, r->base));
-	pct = v == r->base ? 0 : lab_change_pct(base, mean, r->exp->higher_is_better);
-	sig = v != r->base && lab_cmp(r, p, v)->significant;
+	base = row_mean(r, m, p, r->base);
+	pct = v == r->base ? 0 : lab_change_pct(base, mean, lab_metric(r->exp, m).higher_is_better);
+	sig = v != r->base && lab_metric_cmp(r, m, p, v)->significant;
 	fprintf(f, " %c%7.2f%%%c", sig ? '*' : '(', pct, sig ? '*' : ')');
 }
 
-static void print_mmtests(FILE *f, const struct lab_results *r)
+static void print_mmtests(FILE *f, const struct lab_results *r, int m)
 {
-	int width = mm_value_width(r), col = width + (r->base >= 0 ? 11 : 0);
+	int width = mm_value_width(r, m), col = width + (r->base >= 0 ? 11 : 0);
 	int label_w = 0, p, v;
 	char label[CELL_LEN];
 
 	for (p = 0; p < r->nr_points; p++) {
-		mm_label(label, sizeof(label), r, p);
+		mm_label(label, sizeof(label), r, m, p);
 		if ((int)strlen(label) > label_w)
 			label_w = strlen(label);
 	}
@@ -209,10 +227,10 @@ static void print_mmtests(FILE *f, const struct lab_results *r)
 		fprintf(f, "  %*s", col, lab_cell(r, 0, v)->variant->name);
 	fprintf(f, "\n");
 	for (p = 0; p < r->nr_points; p++) {
-		mm_label(label, sizeof(label), r, p);
+		mm_label(label, sizeof(label), r, m, p);
 		fprintf(f, "%-*s", label_w, label);
 		for (v = 0; v < r->nr_variants; v++)
-			mm_cell(f, r, p, v, width);
+			mm_cell(f, r, m, p, v, width);
 		fprintf(f, "\n");
 	}
 }
@@ -222,8 +240,8 @@ static void print_footer(FILE *f, const struct lab_results *r)
 	int repeat = r->cfg->repeat;
 
 	fprintf(f, "\n%d sample%s per variant and point, variants interleaved; "
-		"first table: medians; Hmean/Amean rows: means of the samples\n",
-		repeat, repeat == 1 ? "" : "s");
+		"first table%s: medians; Hmean/Amean rows: means of the samples\n",
+		repeat, repeat == 1 ? "" : "s", multi_metric(r) ? " of each metric" : "");
 	if (r->base < 0) {
 		fprintf(f, "no comparisons: %s was not run\n", LAB_BASELINE);
 	} else {
@@ -239,10 +257,14 @@ static void print_footer(FILE *f, const struct lab_results *r)
 
 void lab_table_print(FILE *f, const struct lab_results *r)
 {
+	int m;
+
 	if (!r->nr_points || !r->nr_variants)
 		return;
-	print_medians(f, r);
-	print_spread(f, r);
-	print_mmtests(f, r);
+	for (m = 0; m < lab_nr_metrics(r->exp); m++) {
+		print_medians(f, r, m);
+		print_spread(f, r, m);
+		print_mmtests(f, r, m);
+	}
 	print_footer(f, r);
 }

@@ -17,7 +17,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/pagemap.h>
 
@@ -51,46 +53,144 @@ void address_space_destroy(struct address_space *mapping)
 	xa_destroy(&mapping->i_pages);
 }
 
-int filemap_add_folio(struct address_space *mapping, struct folio *folio,
-		      pgoff_t index, gfp_t gfp)
+#ifdef CONFIG_PAGEREF_EVENTS
+static __thread double xa_lock_taken_ns;
+
+static double filemap_event_clock_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+#endif
+
+/*
+ * xa_lock for insertion.  Event builds count the acquisitions and the time
+ * the lock is held, the numbers that explain batched insertion; timed
+ * builds take the plain lock.
+ */
+static inline void filemap_xa_lock_add(struct address_space *mapping)
+{
+	xa_lock(&mapping->i_pages);
+#ifdef CONFIG_PAGEREF_EVENTS
+	filemap_event(FILEMAP_XA_LOCK_ADD);
+	xa_lock_taken_ns = filemap_event_clock_ns();
+#endif
+}
+
+static inline void filemap_xa_unlock_add(struct address_space *mapping)
+{
+#ifdef CONFIG_PAGEREF_EVENTS
+	filemap_events[FILEMAP_XA_LOCK_NS] += (unsigned long)(filemap_event_clock_ns() - xa_lock_taken_ns);
+#endif
+	xa_unlock(&mapping->i_pages);
+}
+
+/* Take the page cache's references and identity, before insertion. */
+static void filemap_prepare_folio(struct address_space *mapping, struct folio *folio,
+				  pgoff_t index)
+{
+	unsigned long nr = folio_nr_pages(folio);
+
+	VM_WARN_ON_ONCE_FOLIO(!IS_ALIGNED(index, nr), folio);
+	VM_WARN_ON_ONCE_FOLIO(folio->mapping, folio);
+	__folio_set_locked(folio);
+	folio_ref_add(folio, (int)nr);
+	folio->mapping = mapping;
+	folio->index = index;
+}
+
+/* Undo filemap_prepare_folio() for a folio that was not inserted. */
+static void filemap_unprepare_folio(struct folio *folio)
+{
+	folio->mapping = NULL;
+	folio_ref_sub(folio, (int)folio_nr_pages(folio));
+	__folio_clear_locked(folio);
+}
+
+/*
+ * Insert a prepared folio at folio->index: the one place that adds to
+ * i_pages.  The caller holds xa_lock: that is the whole difference between
+ * inserting one folio per lock hold and a batch per hold, so it is stated
+ * here once rather than passed around as a flag.
+ */
+static int __filemap_add_folio(struct address_space *mapping, struct folio *folio)
+{
+	pgoff_t index = folio->index;
 	unsigned long nr = folio_nr_pages(folio);
 	unsigned long i;
 	int err = 0;
 
-	(void)gfp;
-	VM_WARN_ON_ONCE_FOLIO(!IS_ALIGNED(index, nr), folio);
-	VM_WARN_ON_ONCE_FOLIO(folio->mapping, folio);
-	__folio_set_locked(folio);
-	folio_ref_add(folio, nr);
-	folio->mapping = mapping;
-	folio->index = index;
-
-	xa_lock(&mapping->i_pages);
+	VM_WARN_ON_ONCE(!spin_is_locked(&mapping->i_pages.xa_lock));
 	for (i = 0; i < nr; i++) {
 		void *entry = xa_load(&mapping->i_pages, index + i);
 
-		if (entry && !xa_is_value(entry)) {
-			err = -EEXIST;
-			break;
-		}
+		if (entry && !xa_is_value(entry))
+			return -EEXIST;
 	}
-	for (i = 0; !err && i < nr; i++) {
+	for (i = 0; i < nr; i++) {
 		err = __xa_store(&mapping->i_pages, index + i, folio);
-		if (err)
+		if (err) {
 			while (i--)
 				__xa_erase(&mapping->i_pages, index + i);
+			return err;
+		}
 	}
-	if (!err)
-		mapping->nrpages += nr;
-	xa_unlock(&mapping->i_pages);
+	mapping->nrpages += nr;
+	filemap_event(FILEMAP_FOLIOS_ADDED);
+	return 0;
+}
 
-	if (err) {
-		folio->mapping = NULL;
-		folio_ref_sub(folio, nr);
-		__folio_clear_locked(folio);
-	}
+int filemap_add_folio(struct address_space *mapping, struct folio *folio,
+		      pgoff_t index, gfp_t gfp)
+{
+	int err;
+
+	(void)gfp;
+	filemap_prepare_folio(mapping, folio, index);
+	filemap_xa_lock_add(mapping);
+	err = __filemap_add_folio(mapping, folio);
+	filemap_xa_unlock_add(mapping);
+	if (err)
+		filemap_unprepare_folio(folio);
 	return err;
+}
+
+int filemap_add_folios(struct address_space *mapping, struct folio **folios,
+		       unsigned int nr_folios, pgoff_t index, gfp_t gfp)
+{
+	unsigned int added = 0;
+	int err = 0;
+
+	(void)gfp;
+	for (unsigned int i = 0; i < nr_folios; i++) {
+		filemap_prepare_folio(mapping, folios[i], index);
+		index += folio_nr_pages(folios[i]);
+	}
+	filemap_xa_lock_add(mapping);
+	while (added < nr_folios) {
+#ifdef CONFIG_READAHEAD_MUTANT_SKIP_SLOT
+		/* Mutant for the tests: the third folio of a batch never reaches i_pages. */
+		if (added == 2) {
+			added++;
+			continue;
+		}
+#endif
+		err = __filemap_add_folio(mapping, folios[added]);
+		if (err)
+			break;
+#ifdef CONFIG_READAHEAD_MUTANT_BAD_REF
+		/* Mutant for the tests: the second folio of a batch lacks the cache's reference. */
+		if (added == 1)
+			folio_ref_sub(folios[added], 1);
+#endif
+		added++;
+	}
+	filemap_xa_unlock_add(mapping);
+	for (unsigned int i = added; i < nr_folios; i++)
+		filemap_unprepare_folio(folios[i]);
+	return added ? (int)added : err;
 }
 
 /* Caller holds xa_lock. */
@@ -165,6 +265,42 @@ repeat:
 out:
 	rcu_read_unlock();
 	return folio;
+}
+
+int filemap_check(struct address_space *mapping, char *msg, size_t len)
+{
+	unsigned long index = 0, pages = 0;
+	struct folio *folio;
+	int ret = 0;
+
+	xa_lock(&mapping->i_pages);
+	while ((folio = xa_find(&mapping->i_pages, &index, ULONG_MAX))) {
+		if (xa_is_value(folio)) {
+			index++;
+			continue;
+		}
+		if (folio->mapping != mapping || index < folio->index ||
+		    index >= folio_next_index(folio)) {
+			snprintf(msg, len, "index %lu holds a folio of mapping %p index %lu",
+				 index, (void *)folio->mapping, folio->index);
+			ret = -1;
+			break;
+		}
+		if (index == folio->index && folio_ref_count(folio) < (int)folio_nr_pages(folio)) {
+			snprintf(msg, len, "folio at index %lu has refcount %d, below the cache's %lu references",
+				 index, folio_ref_count(folio), folio_nr_pages(folio));
+			ret = -1;
+			break;
+		}
+		pages++;
+		index++;
+	}
+	if (!ret && pages != mapping->nrpages) {
+		snprintf(msg, len, "i_pages holds %lu pages, nrpages says %lu", pages, mapping->nrpages);
+		ret = -1;
+	}
+	xa_unlock(&mapping->i_pages);
+	return ret;
 }
 
 void truncate_inode_pages(struct address_space *mapping)
@@ -297,8 +433,80 @@ static ssize_t filemap_read_fast(struct address_space *mapping, loff_t pos,
 }
 #endif /* CONFIG_FILEMAP_SEQCOUNT_READ */
 
-ssize_t filemap_read(struct address_space *mapping, loff_t pos, size_t count, char *buf)
+static bool page_cache_present(struct address_space *mapping, pgoff_t index)
 {
+	void *entry = xa_load(&mapping->i_pages, index);
+
+	return entry && !xa_is_value(entry);
+}
+
+pgoff_t page_cache_next_miss(struct address_space *mapping, pgoff_t index, unsigned long max)
+{
+	pgoff_t end = index + max;
+
+	rcu_read_lock();
+	while (index < end && page_cache_present(mapping, index))
+		index++;
+	rcu_read_unlock();
+	return index;
+}
+
+pgoff_t page_cache_next_present(struct address_space *mapping, pgoff_t index, unsigned long max)
+{
+	pgoff_t end = index + max;
+
+	rcu_read_lock();
+	while (index < end && !page_cache_present(mapping, index))
+		index++;
+	rcu_read_unlock();
+	return index;
+}
+
+pgoff_t page_cache_prev_miss(struct address_space *mapping, pgoff_t index, unsigned long max)
+{
+	unsigned long n = 0;
+
+	rcu_read_lock();
+	while (n < max && page_cache_present(mapping, index)) {
+		if (index == 0) {
+			index = ULONG_MAX;	/* cached all the way to the start */
+			break;
+		}
+		index--;
+		n++;
+	}
+	rcu_read_unlock();
+	return index;
+}
+
+/*
+ * The folios for [index, last], reading them in with readahead if they are
+ * missing, and starting the next window asynchronously when the batch ends
+ * on the readahead marker.
+ */
+static void filemap_get_pages(struct file *file, pgoff_t index, pgoff_t last,
+			      struct folio_batch *fbatch)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct folio *folio;
+
+	filemap_get_read_batch(mapping, index, last, fbatch);
+	if (!fbatch->nr) {
+		if (!mapping->backing)
+			return;	/* a hole, with nothing behind it */
+		page_cache_sync_ra(file, index, last - index + 1);
+		filemap_get_read_batch(mapping, index, last, fbatch);
+		if (!fbatch->nr)
+			return;
+	}
+	folio = fbatch->folios[fbatch->nr - 1];
+	if (folio_test_readahead(folio) && mapping->backing)
+		page_cache_async_ra(file, folio, folio->index, last - folio->index + 1);
+}
+
+ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
+{
+	struct address_space *mapping = file->f_mapping;
 	struct folio_batch fbatch;
 	loff_t isize = READ_ONCE(mapping->i_size);
 	size_t copied = 0;
@@ -325,9 +533,9 @@ ssize_t filemap_read(struct address_space *mapping, loff_t pos, size_t count, ch
 		pgoff_t last = (pgoff_t)((pos + (loff_t)count - 1) >> PAGE_SHIFT);
 
 		folio_batch_init(&fbatch);
-		filemap_get_read_batch(mapping, index, last, &fbatch);
+		filemap_get_pages(file, index, last, &fbatch);
 		if (!fbatch.nr)
-			break;	/* a hole: no backing store to read it from */
+			break;
 
 		for (unsigned int i = 0; i < fbatch.nr; i++) {
 			struct folio *folio = fbatch.folios[i];
@@ -347,5 +555,6 @@ ssize_t filemap_read(struct address_space *mapping, loff_t pos, size_t count, ch
 		for (unsigned int i = 0; i < fbatch.nr; i++)
 			folio_put(fbatch.folios[i]);
 	}
+	file->f_ra.prev_pos = pos;
 	return (ssize_t)copied;
 }

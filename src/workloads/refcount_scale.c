@@ -108,7 +108,7 @@ static void rs_collect_events(struct rs_thread *t)
 /* The measured loop: nothing in it but the read and the use of its data. */
 void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop)
 {
-	struct address_space *mapping = &s->mapping;
+	struct file file = { .f_mapping = &s->mapping };
 	const size_t size = (size_t)s->p.read_size;
 	const loff_t pos = (loff_t)(t->tid % s->p.nr_pages) << PAGE_SHIFT;
 	const unsigned char *expect = s->contents + pos;
@@ -116,8 +116,9 @@ void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *s
 	unsigned long ops = 0, mismatches = 0;
 	char buf[PAGE_SIZE];
 
+	file_ra_state_init(&file.f_ra);
 	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
-		ssize_t n = filemap_read(mapping, pos, size, buf);
+		ssize_t n = filemap_read(&file, pos, size, buf);
 
 		if (unlikely(n != (ssize_t)size || memcmp(buf, expect, size)))
 			mismatches++;

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Readahead (mm/readahead.c): the on-demand window of an open file, and
+ * page_cache_ra_unbounded(), which allocates folios for a range, inserts
+ * them into the page cache locked, and reads them from the backing store.
+ *
+ * Insertion is the design under study (seed 002):
+ *
+ *  vanilla	one filemap_add_folio() per folio: one xa_lock hold each.
+ *
+ *  CONFIG_READAHEAD_BATCHED (the series, reshaped as its review asked)
+ *		allocate the folios of a run of missing indices first,
+ *		outside any lock, then insert the whole run with
+ *		filemap_add_folios() under one xa_lock hold.  If allocation
+ *		fails part-way (memory pressure), what was allocated is
+ *		inserted and the rest of the window goes one folio at a time,
+ *		as vanilla does.  No "is the lock held" flags: the locked
+ *		insertion step is one static function in filemap.c that both
+ *		paths call.
+ *
+ * Departure: reads are synchronous.  The kernel submits the I/O and lets
+ * the reader continue, waiting on the folio lock only when it reaches a
+ * folio still under I/O; here the thread that triggers readahead does the
+ * pread(2) (and spends the modelled device latency) before returning.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <linux/pagemap.h>
+#include <mmlab/spin.h>
+
+/* The largest batch of folios read with one request. */
+#define RA_BATCH_MAX	1024
+
+struct readahead_control {
+	struct address_space *mapping;
+	pgoff_t _index;			/* first index of the batch being built */
+	unsigned int _nr_pages;
+	unsigned int _nr_folios;
+	struct folio *folios[RA_BATCH_MAX];
+};
+
+static void ractl_add(struct readahead_control *ractl, struct folio *folio)
+{
+	ractl->folios[ractl->_nr_folios++] = folio;
+	ractl->_nr_pages += folio_nr_pages(folio);
+}
+
+/* One read request for the batch's contiguous folios; past EOF reads as zeroes. */
+static bool backing_read(struct backing_file *bf, struct readahead_control *ractl)
+{
+	struct iovec iov[RA_BATCH_MAX];
+	size_t want = 0;
+	ssize_t got;
+
+	for (unsigned int i = 0; i < ractl->_nr_folios; i++) {
+		iov[i].iov_base = folio_address(ractl->folios[i]);
+		iov[i].iov_len = folio_size(ractl->folios[i]);
+		want += iov[i].iov_len;
+	}
+	got = preadv(bf->fd, iov, (int)ractl->_nr_folios, folio_pos(ractl->folios[0]));
+	spin_loops(bf->latency_loops);
+	filemap_event(FILEMAP_READ_REQUESTS);
+	if (got < 0)
+		return false;
+	/* Whatever lies past the end of the file reads as zeroes. */
+	for (unsigned int i = 0; i < ractl->_nr_folios && (size_t)got < want; i++) {
+		size_t start = (size_t)i * iov[0].iov_len;	/* order-0 folios: equal sizes */
+		size_t valid = (size_t)got > start ? (size_t)got - start : 0;
+
+		if (valid < iov[i].iov_len)
+			memset((char *)iov[i].iov_base + valid, 0, iov[i].iov_len - valid);
+	}
+	return true;
+}
+
+/* Read the batch, publish the folios uptodate, unlock them, drop our references. */
+static void read_pages(struct readahead_control *ractl)
+{
+	bool ok;
+
+	if (!ractl->_nr_folios)
+		return;
+	ok = backing_read(ractl->mapping->backing, ractl);
+	for (unsigned int i = 0; i < ractl->_nr_folios; i++) {
+		struct folio *folio = ractl->folios[i];
+
+		if (ok)
+			folio_mark_uptodate(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+	ractl->_index += ractl->_nr_pages;
+	ractl->_nr_pages = 0;
+	ractl->_nr_folios = 0;
+}
+
+/* An index already in the cache ends the batch; the next one starts after it. */
+static void ractl_skip_present(struct readahead_control *ractl, pgoff_t present)
+{
+	read_pages(ractl);
+	ractl->_index = present + 1;
+}
+
+static bool ra_index_present(struct address_space *mapping, pgoff_t index)
+{
+	void *entry;
+
+	rcu_read_lock();
+	entry = xa_load(&mapping->i_pages, index);
+	rcu_read_unlock();
+	return entry && !xa_is_value(entry);
+}
+
+#ifndef CONFIG_READAHEAD_BATCHED
+
+void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr_to_read, unsigned long lookahead_size)
+{
+	struct readahead_control ractl = { .mapping = mapping, ._index = index };
+	unsigned long mark = ULONG_MAX, i = 0;
+
+	if (lookahead_size <= nr_to_read)
+		mark = nr_to_read - lookahead_size;
+	while (i < nr_to_read) {
+		struct folio *folio;
+		int ret;
+
+		if (ra_index_present(mapping, index + i)) {
+			ractl_skip_present(&ractl, index + i);
+			i++;
+			continue;
+		}
+		folio = folio_alloc(GFP_KERNEL, 0);
+		if (!folio)
+			break;
+		ret = filemap_add_folio(mapping, folio, index + i, GFP_KERNEL);
+		if (ret < 0) {
+			folio_put(folio);
+			if (ret == -ENOMEM)
+				break;
+			ractl_skip_present(&ractl, index + i);
+			i++;
+			continue;
+		}
+		if (i == mark)
+			folio_set_readahead(folio);
+		ractl_add(&ractl, folio);
+		if (ractl._nr_folios == RA_BATCH_MAX)
+			read_pages(&ractl);
+		i++;
+	}
+	read_pages(&ractl);
+}
+
+#else /* CONFIG_READAHEAD_BATCHED */
+
+/* How many indices from @index on (at most @max) are missing from the cache. */
+static unsigned long ra_missing_run(struct address_space *mapping, pgoff_t index,
+				    unsigned long max)
+{
+	return page_cache_next_present(mapping, index, max) - index;
+}
+
+/* Allocate up to @nr order-0 folios; returns how many it got. */
+static unsigned int ra_alloc_folios(struct folio **folios, unsigned int nr)
+{
+	unsigned int got = 0;
+
+	while (got < nr && (folios[got] = folio_alloc(GFP_KERNEL, 0)))
+		got++;
+	return got;
+}
+
+void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr_to_read, unsigned long lookahead_size)
+{
+	struct readahead_control ractl = { .mapping = mapping, ._index = index };
+	struct folio *folios[RA_BATCH_MAX];
+	unsigned long mark = ULONG_MAX, i = 0;
+
+	if (lookahead_size <= nr_to_read)
+		mark = nr_to_read - lookahead_size;
+	while (i < nr_to_read) {
+		unsigned int run = (unsigned int)min(ra_missing_run(mapping, index + i, nr_to_read - i),
+						     (unsigned long)(RA_BATCH_MAX - ractl._nr_folios));
+		unsigned int got;
+		int added;
+
+		if (!run) {
+			ractl_skip_present(&ractl, index + i);
+			i++;
+			continue;
+		}
+		/* Allocate before the critical section, not inside it. */
+		got = ra_alloc_folios(folios, run);
+		if (!got)
+			break;
+		if (got < run)
+			filemap_event(FILEMAP_RA_FALLBACK);
+		added = filemap_add_folios(mapping, folios, got, index + i, GFP_KERNEL);
+		for (unsigned int j = added > 0 ? (unsigned int)added : 0; j < got; j++)
+			folio_put(folios[j]);
+		if (added < 0) {
+			if (added == -ENOMEM)
+				break;
+			ractl_skip_present(&ractl, index + i);
+			i++;
+			continue;
+		}
+		for (unsigned int j = 0; j < (unsigned int)added; j++) {
+			if (i + j == mark)
+				folio_set_readahead(folios[j]);
+			ractl_add(&ractl, folios[j]);
+		}
+		i += (unsigned long)added;
+		if (ractl._nr_folios == RA_BATCH_MAX)
+			read_pages(&ractl);
+		if ((unsigned int)added < got)
+			continue;	/* an index got filled meanwhile: the loop skips it */
+		if (got < run) {
+			/* Memory pressure: the rest of the window one folio at a time. */
+			while (i < nr_to_read && !ra_index_present(mapping, index + i)) {
+				struct folio *folio = folio_alloc(GFP_KERNEL, 0);
+
+				if (!folio || filemap_add_folio(mapping, folio, index + i, GFP_KERNEL)) {
+					if (folio)
+						folio_put(folio);
+					nr_to_read = i;
+					break;
+				}
+				if (i == mark)
+					folio_set_readahead(folio);
+				ractl_add(&ractl, folio);
+				if (ractl._nr_folios == RA_BATCH_MAX)
+					read_pages(&ractl);
+				i++;
+			}
+		}
+	}
+	read_pages(&ractl);
+}
+
+#endif /* CONFIG_READAHEAD_BATCHED */
+
+/* Read @nr_to_read pages from @index, but not past the end of the file. */
+static void do_page_cache_ra(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr_to_read, unsigned long lookahead_size)
+{
+	loff_t isize = READ_ONCE(mapping->i_size);
+	pgoff_t end_index;
+
+	if (isize <= 0)
+		return;
+	end_index = (pgoff_t)((isize - 1) >> PAGE_SHIFT);
+	if (index > end_index)
+		return;
+	if (nr_to_read > end_index - index + 1)
+		nr_to_read = end_index - index + 1;
+	page_cache_ra_unbounded(mapping, index, nr_to_read, lookahead_size);
+}
+
+/* The first window: 4x a small request, 2x a medium one, else the maximum. */
+static unsigned long get_init_ra_size(unsigned long size, unsigned long max)
+{
+	unsigned long newsize = roundup_pow_of_two(size);
+
+	if (newsize <= max / 32)
+		newsize *= 4;
+	else if (newsize <= max / 4)
+		newsize *= 2;
+	else
+		newsize = max;
+	return newsize;
+}
+
+/* Each next window: 4x while small, then 2x, capped at the maximum. */
+static unsigned long get_next_ra_size(struct file_ra_state *ra, unsigned long max)
+{
+	unsigned long cur = ra->size;
+
+	if (cur < max / 16)
+		return 4 * cur;
+	if (cur <= max / 2)
+		return 2 * cur;
+	return max;
+}
+
+static unsigned long ra_max_pages(struct file_ra_state *ra, unsigned long req_count)
+{
+	/* The device's io_pages is taken to be ra_pages: oversized reads are not widened. */
+	return min((unsigned long)ra->ra_pages, (unsigned long)RA_BATCH_MAX);
+}
+
+void page_cache_sync_ra(struct file *file, pgoff_t index, unsigned long req_count)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct file_ra_state *ra = &file->f_ra;
+	unsigned long max_pages, contig_count;
+	pgoff_t prev_index, miss;
+
+	if (!ra->ra_pages) {
+		do_page_cache_ra(mapping, index, req_count, 0);
+		return;
+	}
+	max_pages = ra_max_pages(ra, req_count);
+	prev_index = (pgoff_t)((unsigned long long)ra->prev_pos >> PAGE_SHIFT);
+	/* Start of file, oversized read, or a sequential miss: a fresh window. */
+	if (!index || req_count > max_pages || index - prev_index <= 1UL) {
+		ra->start = index;
+		ra->size = (unsigned int)get_init_ra_size(req_count, max_pages);
+		ra->async_size = ra->size > req_count ? ra->size - (unsigned int)req_count :
+							 ra->size >> 1;
+		goto readit;
+	}
+	/* Otherwise look in the cache for the traces a sequential stream leaves. */
+	miss = page_cache_prev_miss(mapping, index - 1, max_pages);
+	contig_count = index - miss - 1;
+	if (contig_count <= req_count) {
+		/* A small random read: read it as is, leave the window alone. */
+		do_page_cache_ra(mapping, index, req_count, 0);
+		return;
+	}
+	if (miss == ULONG_MAX)
+		contig_count *= 2;	/* cached from the start: a long stream */
+	ra->start = index;
+	ra->size = (unsigned int)min(contig_count + req_count, max_pages);
+	ra->async_size = 1;
+readit:
+	do_page_cache_ra(mapping, ra->start, ra->size, ra->async_size);
+}
+
+void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
+			 unsigned long req_count)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct file_ra_state *ra = &file->f_ra;
+	unsigned long max_pages;
+	pgoff_t expected, start;
+
+	if (!ra->ra_pages)
+		return;
+	folio_clear_readahead(folio);
+	max_pages = ra_max_pages(ra, req_count);
+	/* The marker was hit where the window put it: ramp up. */
+	expected = ra->start + ra->size - ra->async_size;
+	if (index == expected) {
+		ra->start += ra->size;
+		ra->size = (unsigned int)get_next_ra_size(ra, max_pages);
+		ra->async_size = ra->size;
+		goto readit;
+	}
+	/* A marker without a matching window (interleaved streams): rebuild one. */
+	start = page_cache_next_miss(mapping, index + 1, max_pages);
+	if (!start || start - index > max_pages)
+		return;
+	ra->start = start;
+	ra->size = (unsigned int)(start - index + req_count);
+	ra->size = (unsigned int)get_next_ra_size(ra, max_pages);
+	ra->async_size = ra->size;
+readit:
+	do_page_cache_ra(mapping, ra->start, ra->size, ra->async_size);
+}

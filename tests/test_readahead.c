@@ -1,0 +1,228 @@
+/*
+ * Readahead and the backing store: sequential reads through the page cache
+ * return the file's bytes, the window ramps up as the kernel's does and
+ * leaves the same page cache in every design, insertion takes xa_lock once
+ * per folio (vanilla) or once per window (batched), memory exhaustion
+ * during readahead leaks nothing, and the mutants of batched insertion are
+ * caught.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/pagemap.h>
+#include <mmlab/cpu.h>
+
+#include "mm_test.h"
+
+#define FILE_PAGES	256
+#define RECORD		8192
+
+static struct address_space mapping;
+static struct backing_file backing;
+static struct file file = { .f_mapping = &mapping };
+static unsigned char contents[FILE_PAGES * 4096];
+static char msg[256];
+
+static int make_backing_file(void)
+{
+	char path[] = "/tmp/mmlab-readahead-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	for (size_t i = 0; i < sizeof(contents); i++)
+		contents[i] = (unsigned char)(i * 131 + (i >> 12) * 7);
+	if (write(fd, contents, sizeof(contents)) != (ssize_t)sizeof(contents))
+		return -1;
+	return fd;
+}
+
+static void open_file(loff_t size)
+{
+	address_space_init(&mapping);
+	mapping.i_size = size;
+	mapping.backing = &backing;
+	file_ra_state_init(&file.f_ra);
+}
+
+static void close_file(void)
+{
+	truncate_inode_pages(&mapping);
+	address_space_destroy(&mapping);
+}
+
+static unsigned long cached_pages(void)
+{
+	return mapping.nrpages;
+}
+
+static bool cached_range_is(pgoff_t start, pgoff_t end)
+{
+	for (pgoff_t i = 0; i < FILE_PAGES; i++) {
+		bool present;
+
+		rcu_read_lock();
+		present = xa_load(&mapping.i_pages, i) != NULL;
+		rcu_read_unlock();
+		if (present != (i >= start && i < end))
+			return false;
+	}
+	return true;
+}
+
+static void __maybe_unused test_sequential_read(void)
+{
+	static char buf[RECORD];
+	unsigned long locks0 = filemap_events[FILEMAP_XA_LOCK_ADD];
+	unsigned long added0 = filemap_events[FILEMAP_FOLIOS_ADDED];
+	unsigned long bad = 0;
+	ssize_t n;
+
+	open_file(sizeof(contents));
+	n = filemap_read(&file, 0, RECORD, buf);
+	is_int(n, RECORD, "the first 8 KiB record");
+	ok(memcmp(buf, contents, RECORD) == 0, "matches the backing file");
+	/* 2 pages asked, window max 32: initial window 4 pages, marker at page 2. */
+	is_int(file.f_ra.start, 0, "first window starts at 0");
+	is_int(file.f_ra.size, 4, "first window: 4 pages (2 asked, x2)");
+	is_int(file.f_ra.async_size, 2, "async part: the 2 pages not asked for");
+	ok(cached_range_is(0, 4), "pages 0..3 are cached");
+
+	n = filemap_read(&file, RECORD, RECORD, buf);
+	is_int(n, RECORD, "the second record");
+	is_int(file.f_ra.start, 4, "hitting the marker moves the window on");
+	is_int(file.f_ra.size, 8, "and doubles it (4 -> 8)");
+	ok(cached_range_is(0, 12), "pages 0..11 are cached");
+
+	for (loff_t pos = 2 * RECORD; pos < (loff_t)sizeof(contents); pos += RECORD) {
+		n = filemap_read(&file, pos, RECORD, buf);
+		if (n != RECORD || memcmp(buf, contents + pos, RECORD))
+			bad++;
+	}
+	is_int(bad, 0, "every record of the file reads back its bytes");
+	is_int(file.f_ra.size, 32, "the window ramped up to ra_pages (32)");
+	is_int(cached_pages(), FILE_PAGES, "the whole file is cached");
+	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
+	is_int(filemap_events[FILEMAP_FOLIOS_ADDED] - added0, FILE_PAGES, "each page inserted once");
+#ifdef CONFIG_READAHEAD_BATCHED
+	ok(filemap_events[FILEMAP_XA_LOCK_ADD] - locks0 < FILE_PAGES / 4,
+	   "batched: xa_lock taken once per window (%lu times for %d folios)",
+	   filemap_events[FILEMAP_XA_LOCK_ADD] - locks0, FILE_PAGES);
+#else
+	is_int(filemap_events[FILEMAP_XA_LOCK_ADD] - locks0, FILE_PAGES,
+	       "vanilla: xa_lock taken once per folio");
+#endif
+	n = filemap_read(&file, sizeof(contents) - 100, RECORD, buf);
+	is_int(n, 100, "a read at the end of the file is short");
+	close_file();
+}
+
+static void __maybe_unused test_random_read_leaves_window(void)
+{
+	static char buf[64];
+
+	open_file(sizeof(contents));
+	filemap_read(&file, 0, 64, buf);
+	file.f_ra.prev_pos = 0;
+	is_int(filemap_read(&file, 100 * 4096 + 10, 64, buf), 64, "a random small read");
+	ok(memcmp(buf, contents + 100 * 4096 + 10, 64) == 0, "returns the right bytes");
+	ok(file.f_ra.start == 0, "and does not move the readahead window");
+	close_file();
+}
+
+static void __maybe_unused test_exhaustion(void)
+{
+	static char buf[RECORD];
+	struct page_alloc_report r;
+	loff_t pos;
+	ssize_t n = RECORD;
+
+	/* 4 MiB of memory, a file of 1 MiB: then take memory away. */
+	ok(mem_init(4ULL << 20) == 0, "boot 4 MiB");
+	{
+		static struct page *hog[1024];
+		int nr = 0;
+
+		while (nr < 1024 - 100 && (hog[nr] = alloc_pages(GFP_KERNEL, 0)))
+			nr++;
+		open_file(sizeof(contents));
+		for (pos = 0; pos < (loff_t)sizeof(contents) && n == RECORD; pos += RECORD)
+			n = filemap_read(&file, pos, RECORD, buf);
+		ok(pos < (loff_t)sizeof(contents), "with memory exhausted a read comes back short");
+		ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
+		close_file();
+		while (nr--)
+			__free_pages(hog[nr], 0);
+	}
+	drain_all_pages(&contig_zone);
+	ok(page_alloc_check(&r, msg, sizeof(msg)) == 0 && r.allocated == 0,
+	   "nothing leaked after readahead ran out of memory");
+	ok(mem_init(64ULL << 20) == 0, "reboot");
+}
+
+/*
+ * Readahead over the whole file, then every check we have: the page cache
+ * checker after each window, the data of every record, and the allocator
+ * after truncation.  A batched-insertion mutant must be caught by one of
+ * them; a correct design passes them all.  (A folio freed while still in
+ * the cache would make readers retry forever, as in the kernel, so reads
+ * and truncation only run if the page cache checker found nothing.)
+ */
+static void test_all_checks(void)
+{
+	static char buf[RECORD];
+	struct page_alloc_report r;
+	bool caught = false;
+
+	open_file(sizeof(contents));
+	for (pgoff_t index = 0; index < FILE_PAGES && !caught; index += 32) {
+		page_cache_ra_unbounded(&mapping, index, 32, 0);
+		if (filemap_check(&mapping, msg, sizeof(msg))) {
+			diag("page cache checker: %s", msg);
+			caught = true;
+		}
+	}
+	if (!caught) {
+		for (loff_t pos = 0; pos < (loff_t)sizeof(contents); pos += RECORD)
+			if (filemap_read(&file, pos, RECORD, buf) != RECORD ||
+			    memcmp(buf, contents + pos, RECORD))
+				caught = true;
+		close_file();
+		drain_all_pages(&contig_zone);
+		if (page_alloc_check(&r, msg, sizeof(msg)) || r.allocated) {
+			diag("after truncate: %lu pages still allocated %s", r.allocated, msg);
+			caught = true;
+		}
+	}
+#if defined(CONFIG_READAHEAD_MUTANT_SKIP_SLOT) || defined(CONFIG_READAHEAD_MUTANT_BAD_REF)
+	ok(caught, "mutant %s: the broken batched insert is caught", MM_KERNEL_NAME);
+#else
+	ok(!caught, "design %s: page cache, data and allocator checks all pass", MM_KERNEL_NAME);
+#endif
+}
+
+int main(void)
+{
+	int fd;
+
+	plan_no_plan();
+	lab_cpu_init();
+	vm_warn_quiet = true;
+	fd = make_backing_file();
+	ok(fd >= 0, "backing file created");
+	backing.fd = fd;
+	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB");
+#if !defined(CONFIG_READAHEAD_MUTANT_SKIP_SLOT) && !defined(CONFIG_READAHEAD_MUTANT_BAD_REF)
+	test_sequential_read();
+	test_random_read_leaves_window();
+	test_exhaustion();
+#endif
+	test_all_checks();
+	mem_exit();
+	close(fd);
+	return done_testing();
+}
