@@ -703,7 +703,7 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 {
 	struct zone *zone = &contig_zone;
 	int migratetype = gfp_migratetype(gfp);
-	unsigned long nr_populated = 0, i;
+	unsigned long nr_populated = 0, nr_account = 0, i;
 	struct per_cpu_pages *pcp;
 	struct list_head *list;
 
@@ -730,9 +730,11 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 		prep_new_page(page, 0, gfp, true);
 		page_array[i] = page;
 		nr_populated++;
+		nr_account++;
 	}
 	spin_unlock(&pcp->lock);
-	if (nr_populated)
+	/* Always try for at least one page: the slow path may find one. */
+	if (nr_account)
 		return nr_populated;
 failed:
 	nr_populated = 0;
