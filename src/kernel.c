@@ -38,5 +38,9 @@ const struct mm_kernel MM_KERNEL_SYM = {
 	.rs_setup = refcount_scale_setup,
 	.rs_worker = refcount_scale_worker,
 	.rs_teardown = refcount_scale_teardown,
+	.rsq_setup = readseq_setup,
+	.rsq_worker = readseq_worker,
+	.rsq_teardown = readseq_teardown,
 	.fc_run = free_contig_run,
+	.vmalloc_test_run = vmalloc_test_run,
 };

@@ -24,6 +24,7 @@ enum opt_type {
 	OPT_SIZE,	/* byte size with optional K/M/G suffix (powers of 1024) in [min, max] */
 	OPT_INT_LIST,	/* comma-separated integers, each in [min, max]; "a-b" ranges allowed */
 	OPT_CHOICE,	/* one word out of ->choices ("on,off") */
+	OPT_CHOICE_LIST,	/* comma-separated words out of ->choices; ->list holds their indices */
 };
 
 struct exp_option {
@@ -38,7 +39,7 @@ struct exp_option {
 	 */
 	const char *def[NR_SCALES];
 	double min, max;		/* valid range; for OPT_SIZE in bytes */
-	const char *choices;		/* OPT_CHOICE only */
+	const char *choices;		/* OPT_CHOICE and OPT_CHOICE_LIST only */
 };
 
 /* A parsed option value. */
@@ -47,7 +48,7 @@ struct opt_value {
 	const char *text;		/* as given, or the scale default */
 	long long i;			/* OPT_INT, OPT_SIZE */
 	double d;			/* OPT_DOUBLE */
-	long long *list;		/* OPT_INT_LIST */
+	long long *list;		/* OPT_INT_LIST; OPT_CHOICE_LIST: indices into choices */
 	int nr_list;
 	int choice;			/* OPT_CHOICE: index into choices */
 };
@@ -111,7 +112,7 @@ struct sample {
 
 struct exp_point {
 	char json[128];			/* the point object: {"threads": 2} */
-	char label[32];			/* first table column: "2" */
+	char label[64];			/* first table column: "2" */
 	long long arg;			/* the experiment's own meaning (e.g. thread count) */
 	void *priv;
 };

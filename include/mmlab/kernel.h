@@ -65,6 +65,40 @@ struct fc_result {
 	unsigned long pcp_pages_by_order[FC_NR_ORDERS];
 };
 
+/* --- readseq (src/workloads/readseq.c) ------------------------------------------ */
+
+struct lat_hist;
+
+enum rsq_event {
+	RSQ_XA_LOCK_ADD,	/* xa_lock acquisitions to insert folios */
+	RSQ_XA_LOCK_NS,		/* time it was held */
+	RSQ_FOLIOS_ADDED,
+	RSQ_READ_REQUESTS,	/* requests to the backing store */
+	RSQ_RA_FALLBACK,	/* batched readahead fell back to single insertion */
+	NR_RSQ_EVENTS,
+};
+
+struct rsq_params {
+	int nr_threads;
+	unsigned long long file_size;	/* per thread */
+	unsigned int value_size;	/* bytes per read */
+	unsigned int ra_pages;		/* maximum readahead window */
+	unsigned long latency_loops;	/* device latency per request, in spin_loops() */
+	const int *fds;			/* the backing file of each thread */
+	/* Expected Fletcher-style sums of each record of each thread's file. */
+	const uint64_t *const *record_sums;
+};
+
+struct rsq_thread {
+	int tid;
+	unsigned long ops;
+	unsigned long bad_records;	/* short, or bytes that differ from the file */
+	struct lat_hist *hist;		/* per-operation latency, ns (lab-allocated) */
+	unsigned long events[NR_RSQ_EVENTS];	/* event builds only */
+};
+
+struct rsq_state;
+
 /* --- vmalloc (src/workloads/vmalloc_test.c) ----------------------------------- */
 
 struct vmalloc_test_params;	/* include/mmlab/vmalloc_test.h */
@@ -88,6 +122,11 @@ struct mm_kernel {
 	/* Removes the file from the page cache and frees it; 0 or -1 + @msg. */
 	int (*rs_teardown)(struct rs_state *s, char *msg, size_t len);
 
+	/* readseq: one reader per thread over its own file, cold cache. */
+	struct rsq_state *(*rsq_setup)(const struct rsq_params *p);
+	void (*rsq_worker)(struct rsq_state *s, struct rsq_thread *t);
+	int (*rsq_teardown)(struct rsq_state *s, char *msg, size_t len);
+
 	/*
 	 * One free-contig sample on a booted machine: 0, -ENOMEM if the loop
 	 * could not allocate, or -1 with a failed check in @msg.
@@ -109,5 +148,6 @@ DECLARE_KERNEL(seqcount_read);
 DECLARE_KERNEL(batched);
 DECLARE_KERNEL(bulk);
 DECLARE_KERNEL(chunk_prepare);
+DECLARE_KERNEL(ra_batched);
 
 #endif

@@ -175,6 +175,12 @@ static void write_option(struct jw *w, const struct opt_value *v)
 	case OPT_CHOICE:
 		write_choice(w, o->name, o->choices, v->choice);
 		break;
+	case OPT_CHOICE_LIST:
+		jw_open(w, o->name, '[', true);
+		for (i = 0; i < v->nr_list; i++)
+			write_choice(w, NULL, o->choices, (int)v->list[i]);
+		jw_close(w, ']');
+		break;
 	}
 }
 

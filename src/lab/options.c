@@ -193,11 +193,13 @@ static void describe_valid(const struct exp_option *o, char *buf, size_t len)
 			 o->min, o->max);
 		break;
 	case OPT_CHOICE:
+	case OPT_CHOICE_LIST:
 		snprintf(choices, sizeof(choices), "%s", o->choices ? o->choices : "");
 		for (i = 0; choices[i]; i++)
 			if (choices[i] == ',')
 				choices[i] = '|';
-		snprintf(buf, len, "one of %s", choices);
+		snprintf(buf, len, "%s %s", o->type == OPT_CHOICE ? "one of" :
+			 "comma-separated words out of", choices);
 		break;
 	}
 }
@@ -210,6 +212,7 @@ static const char *metavar(const struct exp_option *o)
 	case OPT_SIZE:		return "SIZE";
 	case OPT_INT_LIST:	return "LIST";
 	case OPT_CHOICE:	return "WORD";
+	case OPT_CHOICE_LIST:	return "LIST";
 	}
 	return "VALUE";
 }
@@ -351,6 +354,30 @@ static int parse_choice(const struct exp_option *o, const char *text,
 	return fail(why, len, "not one of the choices");
 }
 
+/* "a,b": each word's index into ->choices, in the order given. */
+static int parse_choice_list(const struct exp_option *o, const char *text,
+			     struct opt_value *v, char *why, size_t len)
+{
+	const char *p = text;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		char word[64];
+		struct opt_value one = { 0 };
+
+		if (!n || n >= sizeof(word))
+			return fail(why, len, "'%.*s' is not a word", (int)n, p);
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		if (parse_choice(o, word, &one, why, len))
+			return fail(why, len, "'%s' is not one of the choices", word);
+		if (append_range(&v->list, &v->nr_list, one.choice, one.choice, why, len))
+			return -1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
 static int parse_typed(const struct exp_option *o, const char *text,
 		       const struct lab_machine *m, struct opt_value *v,
 		       char *why, size_t len)
@@ -361,6 +388,7 @@ static int parse_typed(const struct exp_option *o, const char *text,
 	case OPT_SIZE:		return parse_size_opt(o, text, m, v, why, len);
 	case OPT_INT_LIST:	return parse_list(o, text, m, v, why, len);
 	case OPT_CHOICE:	return parse_choice(o, text, v, why, len);
+	case OPT_CHOICE_LIST:	return parse_choice_list(o, text, v, why, len);
 	}
 	return fail(why, len, "option of unknown type");
 }

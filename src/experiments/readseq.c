@@ -1,0 +1,359 @@
+/*
+ * readseq (seed 002, "mm/readahead: batch folio insertion"): db_bench
+ * readseq in shape.  T threads each read their own file sequentially in
+ * records of --value-size bytes, from a cold page cache, through readahead;
+ * throughput and per-read latency percentiles, vanilla (one xa_lock hold
+ * per inserted folio) against batched insertion (one per window).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mmlab/cpu.h>
+#include <mmlab/experiment.h>
+#include <mmlab/hist.h>
+#include <mmlab/kernel.h>
+#include <mmlab/record_sum.h>
+#include <mmlab/spin.h>
+
+struct rsq_impl {
+	const struct mm_kernel *timed;
+	const struct mm_kernel *events;
+};
+
+static const struct rsq_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
+static const struct rsq_impl impl_batched = { &mm_kernel_ra_batched_run, &mm_kernel_ra_batched_ev };
+
+static const struct exp_variant rsq_variants[] = {
+	{ "vanilla", "one xa_lock hold per folio inserted by readahead", &impl_vanilla },
+	{ "batched", "the series, reshaped: folios allocated first, one xa_lock hold per window",
+	  &impl_batched },
+};
+
+static const struct exp_metric rsq_metrics[] = { LAT_HIST_METRICS("lat") };
+
+static const struct exp_option rsq_options[] = {
+	{ "threads", OPT_INT_LIST, "reader threads, each with its own file (db_bench --threads)",
+	  { [SCALE_DEFAULT] = "nproc" }, 1, 256 },
+	{ "file-size", OPT_SIZE, "size of each thread's file",
+	  { [SCALE_TINY] = "4M", [SCALE_DEFAULT] = "64M", [SCALE_FULL] = "256M" }, 1 << 16, 1ULL << 40 },
+	{ "value-size", OPT_INT, "bytes per read (db_bench --value_size)",
+	  { [SCALE_DEFAULT] = "8192" }, 64, 1 << 20 },
+	{ "device-latency", OPT_DOUBLE, "modelled device latency per read request, microseconds",
+	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
+	{ "ra-pages", OPT_INT, "maximum readahead window in pages (the kernel's default 32 = 128 KiB)",
+	  { [SCALE_DEFAULT] = "32" }, 1, 1024 },
+	{ "events", OPT_CHOICE, "run the event build once per point for the lock counters",
+	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
+};
+
+struct rsq_ctx {
+	struct rsq_params p;
+	int *fds;
+	uint64_t **sums;
+	int max_threads;
+	bool events;
+};
+
+/* splitmix64: each file's contents from the seed and the thread. */
+static uint64_t next_random(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Write a thread's backing file and the checksum of each of its records. */
+static int rsq_make_file(struct rsq_ctx *rc, int tid, uint64_t seed)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	unsigned long nr_records = (unsigned long)(rc->p.file_size / rc->p.value_size);
+	size_t chunk = 1 << 20, vs = rc->p.value_size;
+	uint64_t x = seed * 1000003 + (uint64_t)tid;
+	char path[4096];
+	unsigned char *buf = malloc(chunk + vs);
+	unsigned long rec = 0;
+	size_t fill = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/mmlab-readseq-XXXXXX", dir);
+	fd = mkstemp(path);
+	rc->sums[tid] = calloc(nr_records + 1, sizeof(uint64_t));
+	if (fd < 0 || !buf || !rc->sums[tid]) {
+		fprintf(stderr, "mmlab: readseq: cannot create a backing file in %s: %s\n", dir, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	unlink(path);
+	for (unsigned long long off = 0; off < rc->p.file_size; off += chunk) {
+		size_t len = rc->p.file_size - off < chunk ? (size_t)(rc->p.file_size - off) : chunk;
+
+		for (size_t i = 0; i < len; i += 8) {
+			uint64_t v = next_random(&x);
+
+			memcpy(buf + fill + i, &v, len - i < 8 ? len - i : 8);
+		}
+		if (pwrite(fd, buf + fill, len, (off_t)off) != (ssize_t)len) {
+			fprintf(stderr, "mmlab: readseq: cannot write the backing file: %s\n", strerror(errno));
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		fill += len;
+		while (fill >= vs && rec < nr_records) {
+			rc->sums[tid][rec++] = record_sum(buf, vs);
+			memmove(buf, buf + vs, fill - vs);
+			fill -= vs;
+		}
+	}
+	free(buf);
+	rc->fds[tid] = fd;
+	return 0;
+}
+
+static void rsq_free(struct rsq_ctx *rc)
+{
+	for (int i = 0; i < rc->max_threads; i++) {
+		if (rc->fds && rc->fds[i] >= 0)
+			close(rc->fds[i]);
+		if (rc->sums)
+			free(rc->sums[i]);
+	}
+	free(rc->fds);
+	free(rc->sums);
+	free(rc);
+}
+
+static int rsq_prepare(struct exp_ctx *ctx)
+{
+	const struct opt_value *threads = exp_opt(ctx, "threads");
+	struct rsq_ctx *rc = calloc(1, sizeof(*rc));
+	unsigned long long need;
+
+	if (!rc)
+		return -1;
+	rc->p.file_size = (unsigned long long)exp_opt(ctx, "file-size")->i;
+	rc->p.value_size = (unsigned int)exp_opt(ctx, "value-size")->i;
+	rc->p.ra_pages = (unsigned int)exp_opt(ctx, "ra-pages")->i;
+	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 * spin_loops_per_ns());
+	rc->events = exp_opt(ctx, "events")->choice == 0;
+	for (int i = 0; i < threads->nr_list; i++)
+		if (threads->list[i] > rc->max_threads)
+			rc->max_threads = (int)threads->list[i];
+
+	if (rc->p.file_size % rc->p.value_size || rc->p.value_size % 8) {
+		fprintf(stderr, "mmlab: --file-size %llu must be a multiple of --value-size %u, itself a multiple of 8\n",
+			rc->p.file_size, rc->p.value_size);
+		free(rc);
+		return -1;
+	}
+	/* The page cache must hold every file: there is no reclaim. */
+	need = rc->p.file_size * (unsigned long long)rc->max_threads;
+	if (need > ctx->mem_bytes / 10 * 9) {
+		fprintf(stderr, "mmlab: --threads %d x --file-size %llu needs %llu bytes of page cache, more than "
+			"90%% of --mem (%llu bytes); valid: threads x file-size <= %llu\n", rc->max_threads,
+			rc->p.file_size, need, ctx->mem_bytes, ctx->mem_bytes / 10 * 9);
+		free(rc);
+		return -1;
+	}
+	if (threads->nr_list > MAX_POINTS) {
+		fprintf(stderr, "mmlab: --threads lists %d counts; at most %d\n", threads->nr_list, MAX_POINTS);
+		free(rc);
+		return -1;
+	}
+	rc->fds = malloc(sizeof(int) * (size_t)rc->max_threads);
+	rc->sums = calloc((size_t)rc->max_threads, sizeof(uint64_t *));
+	if (!rc->fds || !rc->sums) {
+		rsq_free(rc);
+		return -1;
+	}
+	for (int i = 0; i < rc->max_threads; i++)
+		rc->fds[i] = -1;
+	for (int i = 0; i < rc->max_threads; i++) {
+		if (rsq_make_file(rc, i, ctx->seed)) {
+			rsq_free(rc);
+			return -1;
+		}
+	}
+	rc->p.fds = rc->fds;
+	rc->p.record_sums = (const uint64_t *const *)rc->sums;
+	for (int i = 0; i < threads->nr_list; i++) {
+		struct exp_point *p = &ctx->points[i];
+
+		p->arg = threads->list[i];
+		snprintf(p->json, sizeof(p->json), "{\"threads\": %lld}", p->arg);
+		snprintf(p->label, sizeof(p->label), "%lld", p->arg);
+	}
+	ctx->nr_points = threads->nr_list;
+	ctx->priv = rc;
+	return 0;
+}
+
+struct rsq_run {
+	const struct mm_kernel *k;
+	struct rsq_state *state;
+	int ready, start;
+};
+
+struct rsq_arg {
+	struct rsq_run *run;
+	struct rsq_thread t;
+};
+
+static void rsq_thread_main(void *p)
+{
+	struct rsq_arg *a = p;
+
+	__atomic_fetch_add(&a->run->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&a->run->start, __ATOMIC_ACQUIRE))
+		;
+	a->run->k->rsq_worker(a->run->state, &a->t);
+}
+
+/* Boot, read every file once with @nr threads, tear down, check. */
+static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
+			 struct rsq_arg *args, double *elapsed, struct sample *out)
+{
+	struct rsq_ctx *rc = ctx->priv;
+	struct rsq_params p = rc->p;
+	struct rsq_run run = { .k = k };
+	struct lab_threads *threads;
+	void *argv[256];
+	char msg[256];
+	double t0;
+	int err;
+
+	p.nr_threads = nr;
+	err = k->mem_init(ctx->mem_bytes);
+	if (err) {
+		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
+			ctx->mem_bytes, strerror(-err));
+		return -1;
+	}
+	run.state = k->rsq_setup(&p);
+	if (!run.state) {
+		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
+		k->mem_exit();
+		return -1;
+	}
+	for (int i = 0; i < nr; i++) {
+		lat_hist_reset(args[i].t.hist);
+		args[i].run = &run;
+		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
+		argv[i] = &args[i];
+	}
+	threads = lab_threads_start(nr, rsq_thread_main, argv);
+	if (!threads) {
+		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr, strerror(errno));
+		k->rsq_teardown(run.state, msg, sizeof(msg));
+		k->mem_exit();
+		return -1;
+	}
+	while (__atomic_load_n(&run.ready, __ATOMIC_ACQUIRE) < nr)
+		lab_sleep(0.0005);
+	t0 = lab_now();
+	__atomic_store_n(&run.start, 1, __ATOMIC_RELEASE);
+	lab_threads_join(threads);
+	*elapsed = lab_now() - t0;
+	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", k->name, msg);
+	if (k->mem_check(msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", k->name, msg);
+	k->mem_exit();
+	return 0;
+}
+
+static void rsq_add_event_counters(struct sample *out, const struct rsq_arg *args, int nr)
+{
+	unsigned long ev[NR_RSQ_EVENTS] = { 0 };
+
+	for (int i = 0; i < nr; i++)
+		for (int e = 0; e < NR_RSQ_EVENTS; e++)
+			ev[e] += args[i].t.events[e];
+	sample_counter(out, "xa_lock_acquisitions", (double)ev[RSQ_XA_LOCK_ADD]);
+	sample_counter(out, "xa_lock_held_ns", (double)ev[RSQ_XA_LOCK_NS]);
+	sample_counter(out, "folios_inserted", (double)ev[RSQ_FOLIOS_ADDED]);
+	sample_counter(out, "folios_per_lock_hold",
+		       ev[RSQ_XA_LOCK_ADD] ? (double)ev[RSQ_FOLIOS_ADDED] / ev[RSQ_XA_LOCK_ADD] : 0);
+	sample_counter(out, "read_requests", (double)ev[RSQ_READ_REQUESTS]);
+	sample_counter(out, "ra_fallbacks", (double)ev[RSQ_RA_FALLBACK]);
+}
+
+static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
+		       struct exp_point *p, int rep, struct sample *out)
+{
+	const struct rsq_impl *impl = v->impl;
+	struct rsq_ctx *rc = ctx->priv;
+	int nr = (int)p->arg;
+	struct rsq_arg *args = calloc((size_t)nr, sizeof(*args));
+	struct lat_hist *total = lat_hist_new();
+	unsigned long ops = 0, bad = 0;
+	double elapsed;
+	int ret = -1;
+
+	if (!args || !total)
+		goto out;
+	for (int i = 0; i < nr; i++)
+		if (!(args[i].t.hist = lat_hist_new()))
+			goto out;
+	if (rsq_run_model(ctx, impl->timed, nr, args, &elapsed, out))
+		goto out;
+	for (int i = 0; i < nr; i++) {
+		ops += args[i].t.ops;
+		bad += args[i].t.bad_records;
+		lat_hist_merge(total, args[i].t.hist);
+	}
+	out->value = ops / elapsed;
+	sample_latency_metrics(out, total, "lat");
+	sample_counter(out, "ops", (double)ops);
+	sample_counter(out, "bad_records", (double)bad);
+	if (bad)
+		sample_fail(out, true, "%s: %lu of %lu records differ from the backing file", v->name, bad, ops);
+
+	/* Lock counters come from a separate, untimed run of the event build. */
+	if (rep == 0 && rc->events) {
+		if (rsq_run_model(ctx, impl->events, nr, args, &elapsed, out))
+			goto out;
+		rsq_add_event_counters(out, args, nr);
+	}
+	ret = 0;
+out:
+	if (args)
+		for (int i = 0; i < nr; i++)
+			lat_hist_free(args[i].t.hist);
+	lat_hist_free(total);
+	free(args);
+	return ret;
+}
+
+static void rsq_finish(struct exp_ctx *ctx)
+{
+	rsq_free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+const struct experiment exp_readseq = {
+	.name = "readseq",
+	.seed = "002_f78720821c8dd90a.txt",
+	.desc = "sequential reads through readahead and the page cache: ops/s and latency percentiles",
+	.options = rsq_options,
+	.nr_options = sizeof(rsq_options) / sizeof(rsq_options[0]),
+	.variants = rsq_variants,
+	.nr_variants = sizeof(rsq_variants) / sizeof(rsq_variants[0]),
+	.metric = "ops_per_sec",
+	.unit = "ops/s",
+	.higher_is_better = true,
+	.extra_metrics = rsq_metrics,
+	.nr_extra_metrics = sizeof(rsq_metrics) / sizeof(rsq_metrics[0]),
+	.point_header = "#threads",
+	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 10 },
+	.prepare = rsq_prepare,
+	.run_one = rsq_run_one,
+	.finish = rsq_finish,
+};

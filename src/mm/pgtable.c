@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Page-table pages (the kernel's mm/memory.c __p?d_alloc, the x86 pgtable
+ * helpers for huge kernel mappings) and the TLB flush model.
+ */
+#include <errno.h>
+
+#include <linux/pgtable.h>
+#include <mmlab/spin.h>
+
+struct mm_struct init_mm = {
+	.page_table_lock = __SPIN_LOCK_UNLOCKED(init_mm.page_table_lock),
+};
+
+unsigned long tlb_flush_loops;
+struct tlb_flush_stats tlb_flush_stats;
+
+/* --- table pages -------------------------------------------------------------------- */
+
+static void *pagetable_alloc(struct mm_struct *mm)
+{
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	if (!page)
+		return NULL;
+	__atomic_store_n(&page->page_type, (unsigned int)PGTY_table << 24, __ATOMIC_RELAXED);
+	atomic_long_inc(&mm->nr_pgtable_pages);
+	return page_address(page);
+}
+
+static void pagetable_free(struct mm_struct *mm, void *table)
+{
+	struct page *page = virt_to_page(table);
+
+	VM_WARN_ON_ONCE_PAGE(!PageTable(page), page);
+	/* The type overlays _mapcount: "no type" reads as mapcount -1 again. */
+	__atomic_store_n(&page->page_type, UINT32_MAX, __ATOMIC_RELAXED);
+	atomic_long_sub(1, &mm->nr_pgtable_pages);
+	__free_page(page);
+}
+
+static inline unsigned long table_pfn(void *table)
+{
+	return page_to_pfn(virt_to_page(table));
+}
+
+/*
+ * Populate an empty upper-level entry with a new table.  Another CPU may
+ * populate it first; the loser frees its table, as the kernel does.  The
+ * set_p?d() is a release store: the zeroed table is visible first (the
+ * kernel's smp_wmb() before populating).
+ */
+int __pud_alloc(struct mm_struct *mm, pgd_t *pgd, unsigned long addr)
+{
+	pud_t *new = pagetable_alloc(mm);
+
+	(void)addr;
+	if (!new)
+		return -ENOMEM;
+	spin_lock(&mm->page_table_lock);
+	if (pgd_none(pgdp_get(pgd))) {
+		set_pgd(pgd, __pgd(((pgdval_t)table_pfn(new) << PAGE_SHIFT) | _KERNPG_TABLE));
+		new = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new)
+		pagetable_free(mm, new);
+	return 0;
+}
+
+int __pmd_alloc(struct mm_struct *mm, pud_t *pud, unsigned long addr)
+{
+	pmd_t *new = pagetable_alloc(mm);
+
+	(void)addr;
+	if (!new)
+		return -ENOMEM;
+	spin_lock(&mm->page_table_lock);
+	if (pud_none(pudp_get(pud))) {
+		set_pud(pud, __pud(((pudval_t)table_pfn(new) << PAGE_SHIFT) | _KERNPG_TABLE));
+		new = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new)
+		pagetable_free(mm, new);
+	return 0;
+}
+
+int __pte_alloc_kernel(pmd_t *pmd)
+{
+	pte_t *new = pagetable_alloc(&init_mm);
+
+	if (!new)
+		return -ENOMEM;
+	spin_lock(&init_mm.page_table_lock);
+	if (pmd_none(pmdp_get(pmd))) {
+		set_pmd(pmd, __pmd(((pmdval_t)table_pfn(new) << PAGE_SHIFT) | _KERNPG_TABLE));
+		new = NULL;
+	}
+	spin_unlock(&init_mm.page_table_lock);
+	if (new)
+		pagetable_free(&init_mm, new);
+	return 0;
+}
+
+int pmd_free_pte_page(pmd_t *pmd, unsigned long addr)
+{
+	pte_t *table = pmd_page_vaddr(pmdp_get(pmd));
+
+	for (int i = 0; i < PTRS_PER_PTE; i++)
+		VM_WARN_ON_ONCE(!pte_none(ptep_get(&table[i])));
+	pmd_clear(pmd);
+	/* The walk caches may still hold the old PMD: flush them first. */
+	flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
+	pagetable_free(&init_mm, table);
+	return 1;
+}
+
+int pmd_set_huge(pmd_t *pmd, unsigned long pfn, pgprot_t prot)
+{
+	set_pmd(pmd, pmd_mkhuge(pfn_pmd(pfn, prot)));
+	return 1;
+}
+
+int pgtable_init_mm(struct mm_struct *mm)
+{
+	spin_lock_init(&mm->page_table_lock);
+	atomic_long_set(&mm->nr_pgtable_pages, 0);
+	mm->pgd = pagetable_alloc(mm);
+	return mm->pgd ? 0 : -ENOMEM;
+}
+
+/* --- teardown (model only) --------------------------------------------------------- */
+
+static unsigned long free_pte_table(struct mm_struct *mm, pte_t *pte)
+{
+	unsigned long mapped = 0;
+
+	for (int i = 0; i < PTRS_PER_PTE; i++)
+		mapped += !pte_none(ptep_get(&pte[i]));
+	pagetable_free(mm, pte);
+	return mapped;
+}
+
+static unsigned long free_pmd_table(struct mm_struct *mm, pmd_t *pmd)
+{
+	unsigned long mapped = 0;
+
+	for (int i = 0; i < PTRS_PER_PMD; i++) {
+		pmd_t e = pmdp_get(&pmd[i]);
+
+		if (pmd_none(e))
+			continue;
+		if (pmd_leaf(e))
+			mapped++;
+		else
+			mapped += free_pte_table(mm, pmd_page_vaddr(e));
+	}
+	pagetable_free(mm, pmd);
+	return mapped;
+}
+
+static unsigned long free_pud_table(struct mm_struct *mm, pud_t *pud)
+{
+	unsigned long mapped = 0;
+
+	for (int i = 0; i < PTRS_PER_PUD; i++) {
+		pud_t e = pudp_get(&pud[i]);
+
+		if (pud_none(e))
+			continue;
+		if (pud_leaf(e))
+			mapped++;
+		else
+			mapped += free_pmd_table(mm, pud_pgtable(e));
+	}
+	pagetable_free(mm, pud);
+	return mapped;
+}
+
+unsigned long pgtable_teardown(struct mm_struct *mm)
+{
+	unsigned long mapped = 0;
+
+	if (!mm->pgd)
+		return 0;
+	for (int i = 0; i < PTRS_PER_PGD; i++) {
+		pgd_t e = pgdp_get(&mm->pgd[i]);
+
+		if (!pgd_none(e))
+			mapped += free_pud_table(mm, pgd_pgtable(e));
+	}
+	pagetable_free(mm, mm->pgd);
+	mm->pgd = NULL;
+	return mapped;
+}
+
+/* --- TLB ---------------------------------------------------------------------------- */
+
+void flush_tlb_kernel_range(unsigned long start, unsigned long end)
+{
+	__atomic_fetch_add(&tlb_flush_stats.flushes, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&tlb_flush_stats.pages, (end - start + PAGE_SIZE - 1) >> PAGE_SHIFT,
+			   __ATOMIC_RELAXED);
+	spin_loops(tlb_flush_loops);
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The readseq workload, inside the kernel build: db_bench readseq in shape.
+ * Each thread opens its own file, cold in the page cache, and reads it from
+ * start to end in records of value_size bytes through filemap_read(), so
+ * every miss goes through readahead and folio insertion.  Each read is
+ * timed (as db_bench times each operation) and checksummed against the
+ * file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <linux/pagemap.h>
+#include <mmlab/hist.h>
+#include <mmlab/record_sum.h>
+#include "workloads.h"
+
+struct rsq_state {
+	struct rsq_params p;
+	struct address_space *mappings;
+	struct backing_file *backing;
+};
+
+struct rsq_state *readseq_setup(const struct rsq_params *p)
+{
+	struct rsq_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->p = *p;
+	s->mappings = calloc((size_t)p->nr_threads, sizeof(*s->mappings));
+	s->backing = calloc((size_t)p->nr_threads, sizeof(*s->backing));
+	if (!s->mappings || !s->backing) {
+		free(s->mappings);
+		free(s->backing);
+		free(s);
+		return NULL;
+	}
+	for (int i = 0; i < p->nr_threads; i++) {
+		s->backing[i].fd = p->fds[i];
+		s->backing[i].latency_loops = p->latency_loops;
+		address_space_init(&s->mappings[i]);
+		s->mappings[i].i_size = (loff_t)p->file_size;
+		s->mappings[i].backing = &s->backing[i];
+	}
+	return s;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void readseq_collect_events(struct rsq_thread *t)
+{
+#ifdef CONFIG_PAGEREF_EVENTS
+	t->events[RSQ_XA_LOCK_ADD] = filemap_events[FILEMAP_XA_LOCK_ADD];
+	t->events[RSQ_XA_LOCK_NS] = filemap_events[FILEMAP_XA_LOCK_NS];
+	t->events[RSQ_FOLIOS_ADDED] = filemap_events[FILEMAP_FOLIOS_ADDED];
+	t->events[RSQ_READ_REQUESTS] = filemap_events[FILEMAP_READ_REQUESTS];
+	t->events[RSQ_RA_FALLBACK] = filemap_events[FILEMAP_RA_FALLBACK];
+#else
+	(void)t;
+#endif
+}
+
+void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
+{
+	struct file file = { .f_mapping = &s->mappings[t->tid] };
+	const uint64_t *sums = s->p.record_sums[t->tid];
+	const size_t size = s->p.value_size;
+	const loff_t end = (loff_t)s->p.file_size;
+	unsigned long ops = 0, bad = 0;
+	char *buf = malloc(size);
+
+	if (!buf) {
+		t->bad_records = 1;
+		return;
+	}
+	file_ra_state_init(&file.f_ra);
+	file.f_ra.ra_pages = s->p.ra_pages;
+	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size) {
+		uint64_t t0 = now_ns();
+		ssize_t n = filemap_read(&file, pos, size, buf);
+
+		lat_hist_record(t->hist, now_ns() - t0);
+		if (unlikely(n != (ssize_t)size || record_sum(buf, size) != sums[ops]))
+			bad++;
+		ops++;
+	}
+	free(buf);
+	t->ops = ops;
+	t->bad_records = bad;
+	readseq_collect_events(t);
+}
+
+int readseq_teardown(struct rsq_state *s, char *msg, size_t len)
+{
+	int ret = 0;
+
+	for (int i = 0; i < s->p.nr_threads; i++) {
+		if (!ret && filemap_check(&s->mappings[i], msg, len))
+			ret = -1;
+		truncate_inode_pages(&s->mappings[i]);
+		address_space_destroy(&s->mappings[i]);
+	}
+	free(s->mappings);
+	free(s->backing);
+	free(s);
+	return ret;
+}
