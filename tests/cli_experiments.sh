@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Command-line tests of the free-contig and readseq experiments (TAP).
+set -u
+cd "$(dirname "$0")/.."
+MMLAB=${MMLAB:-build/mmlab}
+n=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+usage_error() {
+	local what=$1; shift
+	"$MMLAB" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mmlab: ' "$tmp/err"
+	ok $? "$what: exit 2 with one line ($(head -c 150 "$tmp/err" | tr -d '\n'))"
+}
+
+# --- free-contig ---------------------------------------------------------------
+"$MMLAB" run free-contig --scale tiny --json "$tmp/fc.json" >"$tmp/fc.txt" 2>/dev/null
+ok $? "run free-contig --scale tiny exits 0"
+grep -q '^#order *| *vanilla *| *batched *| *boost (%) *| *bulk' "$tmp/fc.txt"
+ok $? "free-contig table has the variants"
+python3 - "$tmp/fc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["experiment"] == "free-contig" and d["seed"] == "001_f30f4b09299f9d59.txt"
+assert d["checks"] == {"invariants": "passed", "data": "passed"}, d["checks"]
+assert {r["variant"] for r in d["results"]} == {"vanilla", "batched", "bulk", "chunk-prepare"}
+for r in d["results"]:
+    assert r["metric"] == "usec" and r["higher_is_better"] is False
+    assert r["point"] == {"order": 9}
+    fpo = r["counters"]["free_pages_by_order"]
+    assert isinstance(fpo, list) and len(fpo) == 11
+for c in d["comparisons"]:
+    # lower is better: a smaller time is a positive change
+    assert (c["ratio"] < 1) == (c["change_pct"] > 0)
+PY
+ok $? "free-contig JSON: usec, point order, free_pages_by_order list of 11, signs"
+"$MMLAB" run free-contig --scale tiny --mode frozen --frozen-pages 2048 --variant vanilla,bulk >/dev/null 2>&1
+ok $? "free-contig --mode frozen runs"
+usage_error "order above MAX_PAGE_ORDER" run free-contig --order 11
+usage_error "negative order" run free-contig --order -1
+usage_error "frozen range not a multiple of 1024" run free-contig --mode frozen --frozen-pages 1500
+usage_error "frozen range larger than memory allows" run free-contig --mode frozen --frozen-pages 65536 --mem 64M
+usage_error "unknown mode" run free-contig --mode melt
+
+# --- readseq ---------------------------------------------------------------------
+"$MMLAB" run readseq --scale tiny --threads 1,2 --json "$tmp/rs.json" >"$tmp/rs.txt" 2>/dev/null
+ok $? "run readseq --scale tiny exits 0"
+python3 - "$tmp/rs.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["experiment"] == "readseq" and d["seed"] == "002_f78720821c8dd90a.txt"
+assert d["checks"] == {"invariants": "passed", "data": "passed"}, d["checks"]
+metrics = {r["metric"] for r in d["results"]}
+assert metrics == {"ops_per_sec", "lat_p50_us", "lat_p75_us", "lat_p99_us"}, metrics
+for r in d["results"]:
+    assert r["variant"] in ("vanilla", "batched")
+    assert r["higher_is_better"] == (r["metric"] == "ops_per_sec")
+    assert r["counters"]["bad_records"] == 0
+    if r["metric"] == "ops_per_sec":
+        assert r["median"] > 0
+        assert r["counters"]["xa_lock_acquisitions"] > 0
+van = {r["point"]["threads"]: r["counters"] for r in d["results"] if r["variant"] == "vanilla" and r["metric"] == "ops_per_sec"}
+bat = {r["point"]["threads"]: r["counters"] for r in d["results"] if r["variant"] == "batched" and r["metric"] == "ops_per_sec"}
+for t in van:
+    # the same folios inserted, fewer lock holds when batched
+    assert van[t]["folios_inserted"] == bat[t]["folios_inserted"]
+    assert bat[t]["xa_lock_acquisitions"] < van[t]["xa_lock_acquisitions"]
+    assert abs(van[t]["folios_per_lock_hold"] - 1) < 1e-9
+PY
+ok $? "readseq JSON: ops_per_sec and lat_p50/p75/p99 metrics, xa_lock counters, batched holds fewer locks"
+usage_error "files larger than the simulated memory" run readseq --file-size 1G --mem 256M
+usage_error "file size not a multiple of the value size" run readseq --file-size 1000000
+usage_error "value size below range" run readseq --value-size 8
+usage_error "negative device latency" run readseq --device-latency -5
+
+echo "1..$n"
+[ $failed -eq 0 ]
