@@ -2,26 +2,7 @@
 # Command-line tests of build/mmlab against ../shared/CONTRACT.md (TAP).
 set -u
 cd "$(dirname "$0")/.."
-MMLAB=${MMLAB:-build/mmlab}
-n=0 failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() {	# ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-
-# usage_error DESCRIPTION ARGS...: exit 2, exactly one line on stderr naming the problem.
-usage_error() {
-	local what=$1; shift
-	"$MMLAB" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	local lines
-	lines=$(wc -l <"$tmp/err")
-	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q '^mmlab: ' "$tmp/err"
-	ok $? "$what: exit 2 with one line ($(head -c 160 "$tmp/err" | tr -d '\n'))"
-}
+. tests/cli_lib.bash
 
 "$MMLAB" list >"$tmp/list"
 ok $? "mmlab list exits 0"
@@ -87,5 +68,4 @@ usage_error "malformed size" run refcount-scale --mem 12Q
 usage_error "more pages than the simulated memory holds" run refcount-scale --pages 1000000 --mem 64M
 usage_error "malformed thread list" run refcount-scale --threads 1,,2
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_testing

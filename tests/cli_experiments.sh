@@ -2,23 +2,7 @@
 # Command-line tests of the free-contig and readseq experiments (TAP).
 set -u
 cd "$(dirname "$0")/.."
-MMLAB=${MMLAB:-build/mmlab}
-n=0 failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-
-usage_error() {
-	local what=$1; shift
-	"$MMLAB" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mmlab: ' "$tmp/err"
-	ok $? "$what: exit 2 with one line ($(head -c 150 "$tmp/err" | tr -d '\n'))"
-}
+. tests/cli_lib.bash
 
 # --- free-contig ---------------------------------------------------------------
 "$MMLAB" run free-contig --scale tiny --json "$tmp/fc.json" >"$tmp/fc.txt" 2>/dev/null
@@ -80,5 +64,4 @@ usage_error "file size not a multiple of the value size" run readseq --file-size
 usage_error "value size below range" run readseq --value-size 8
 usage_error "negative device latency" run readseq --device-latency -5
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_testing

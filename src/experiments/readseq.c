@@ -17,6 +17,7 @@
 #include <mmlab/experiment.h>
 #include <mmlab/hist.h>
 #include <mmlab/kernel.h>
+#include <mmlab/random.h>
 #include <mmlab/record_sum.h>
 #include <mmlab/spin.h>
 
@@ -59,16 +60,6 @@ struct rsq_ctx {
 	bool events;
 };
 
-/* splitmix64: each file's contents from the seed and the thread. */
-static uint64_t next_random(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Write a thread's backing file and the checksum of each of its records. */
 static int rsq_make_file(struct rsq_ctx *rc, int tid, uint64_t seed)
 {
@@ -95,7 +86,7 @@ static int rsq_make_file(struct rsq_ctx *rc, int tid, uint64_t seed)
 		size_t len = rc->p.file_size - off < chunk ? (size_t)(rc->p.file_size - off) : chunk;
 
 		for (size_t i = 0; i < len; i += 8) {
-			uint64_t v = next_random(&x);
+			uint64_t v = splitmix64_next(&x);
 
 			memcpy(buf + fill + i, &v, len - i < 8 ? len - i : 8);
 		}

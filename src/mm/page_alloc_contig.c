@@ -111,9 +111,33 @@ static inline bool contig_run_breaks_at(unsigned long pfn)
 #endif
 }
 
+/*
+ * A run of consecutive pages that can be freed together: pages join it
+ * while they can be freed, and it is freed as chunks when a page cannot
+ * join, when the memmap may stop being contiguous, and at the end.
+ */
+struct contig_run {
+	struct page *start;
+};
+
+static void contig_run_flush(struct contig_run *run, struct page *end)
+{
+	if (run->start)
+		free_prepared_contig_range(run->start, end - run->start);
+	run->start = NULL;
+}
+
+static void contig_run_next(struct contig_run *run, struct page *page, bool can_free)
+{
+	if (!can_free)
+		contig_run_flush(run, page);
+	else if (!run->start)
+		run->start = page;
+}
+
 unsigned long __free_contig_range(unsigned long pfn, unsigned long nr_pages)
 {
-	struct page *start = NULL;
+	struct contig_run run = { NULL };
 	unsigned long not_freed = 0;
 
 	for (unsigned long i = 0; i < nr_pages; i++) {
@@ -121,10 +145,8 @@ unsigned long __free_contig_range(unsigned long pfn, unsigned long nr_pages)
 		bool can_free;
 
 		VM_WARN_ON_ONCE_PAGE(PageCompound(page), page);
-		if (start && contig_run_breaks_at(pfn + i)) {
-			free_prepared_contig_range(start, page - start);
-			start = NULL;
-		}
+		if (contig_run_breaks_at(pfn + i))
+			contig_run_flush(&run, page);
 		can_free = put_page_testzero(page);
 #ifdef CONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
 		/* Mutant for the tests: frees a page someone still holds. */
@@ -138,16 +160,9 @@ unsigned long __free_contig_range(unsigned long pfn, unsigned long nr_pages)
 			not_freed++;
 		else
 			can_free = contig_page_prepare(page);
-
-		if (!can_free && start) {
-			free_prepared_contig_range(start, page - start);
-			start = NULL;
-		} else if (can_free && !start) {
-			start = page;
-		}
+		contig_run_next(&run, page, can_free);
 	}
-	if (start)
-		free_prepared_contig_range(start, pfn_to_page(pfn + nr_pages) - start);
+	contig_run_flush(&run, pfn_to_page(pfn + nr_pages));
 	return not_freed;
 }
 
@@ -194,26 +209,16 @@ void free_contig_range(unsigned long pfn, unsigned long nr_pages)
 void __free_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
 {
 #ifdef CONFIG_FREE_CONTIG_BULK
-	struct page *start = NULL;
+	struct contig_run run = { NULL };
 
 	for (unsigned long i = 0; i < nr_pages; i++) {
 		struct page *page = pfn_to_page(pfn + i);
-		bool can_free;
 
-		if (start && contig_run_breaks_at(pfn + i)) {
-			free_prepared_contig_range(start, page - start);
-			start = NULL;
-		}
-		can_free = contig_page_prepare(page);
-		if (!can_free && start) {
-			free_prepared_contig_range(start, page - start);
-			start = NULL;
-		} else if (can_free && !start) {
-			start = page;
-		}
+		if (contig_run_breaks_at(pfn + i))
+			contig_run_flush(&run, page);
+		contig_run_next(&run, page, contig_page_prepare(page));
 	}
-	if (start)
-		free_prepared_contig_range(start, pfn_to_page(pfn + nr_pages) - start);
+	contig_run_flush(&run, pfn_to_page(pfn + nr_pages));
 #else
 	for (; nr_pages--; pfn++)
 		free_frozen_pages(pfn_to_page(pfn), 0);

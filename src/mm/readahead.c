@@ -104,6 +104,33 @@ static void ractl_skip_present(struct readahead_control *ractl, pgoff_t present)
 	ractl->_index = present + 1;
 }
 
+/* Queue an inserted folio for reading; the marker folio triggers the next window. */
+static void ractl_queue(struct readahead_control *ractl, struct folio *folio, bool marker)
+{
+	if (marker)
+		folio_set_readahead(folio);
+	ractl_add(ractl, folio);
+	if (ractl->_nr_folios == RA_BATCH_MAX)
+		read_pages(ractl);
+}
+
+/* Allocate a folio and insert it at @index alone: 0, -ENOMEM, or -EEXIST. */
+static int ra_add_one(struct readahead_control *ractl, pgoff_t index, bool marker)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, 0);
+	int ret;
+
+	if (!folio)
+		return -ENOMEM;
+	ret = filemap_add_folio(ractl->mapping, folio, index, GFP_KERNEL);
+	if (ret < 0) {
+		folio_put(folio);
+		return ret;
+	}
+	ractl_queue(ractl, folio, marker);
+	return 0;
+}
+
 static bool ra_index_present(struct address_space *mapping, pgoff_t index)
 {
 	void *entry;
@@ -125,31 +152,13 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 	if (lookahead_size <= nr_to_read)
 		mark = nr_to_read - lookahead_size;
 	while (i < nr_to_read) {
-		struct folio *folio;
-		int ret;
+		int ret = ra_index_present(mapping, index + i) ? -EEXIST :
+			  ra_add_one(&ractl, index + i, i == mark);
 
-		if (ra_index_present(mapping, index + i)) {
-			ractl_skip_present(&ractl, index + i);
-			i++;
-			continue;
-		}
-		folio = folio_alloc(GFP_KERNEL, 0);
-		if (!folio)
+		if (ret == -ENOMEM)
 			break;
-		ret = filemap_add_folio(mapping, folio, index + i, GFP_KERNEL);
-		if (ret < 0) {
-			folio_put(folio);
-			if (ret == -ENOMEM)
-				break;
-			ractl_skip_present(&ractl, index + i);
-			i++;
-			continue;
-		}
-		if (i == mark)
-			folio_set_readahead(folio);
-		ractl_add(&ractl, folio);
-		if (ractl._nr_folios == RA_BATCH_MAX)
-			read_pages(&ractl);
+		if (ret)
+			ractl_skip_present(&ractl, index + i);	/* already cached */
 		i++;
 	}
 	read_pages(&ractl);
@@ -210,32 +219,18 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 			i++;
 			continue;
 		}
-		for (unsigned int j = 0; j < (unsigned int)added; j++) {
-			if (i + j == mark)
-				folio_set_readahead(folios[j]);
-			ractl_add(&ractl, folios[j]);
-		}
+		for (unsigned int j = 0; j < (unsigned int)added; j++)
+			ractl_queue(&ractl, folios[j], i + j == mark);
 		i += (unsigned long)added;
-		if (ractl._nr_folios == RA_BATCH_MAX)
-			read_pages(&ractl);
 		if ((unsigned int)added < got)
 			continue;	/* an index got filled meanwhile: the loop skips it */
 		if (got < run) {
 			/* Memory pressure: the rest of the window one folio at a time. */
 			while (i < nr_to_read && !ra_index_present(mapping, index + i)) {
-				struct folio *folio = folio_alloc(GFP_KERNEL, 0);
-
-				if (!folio || filemap_add_folio(mapping, folio, index + i, GFP_KERNEL)) {
-					if (folio)
-						folio_put(folio);
+				if (ra_add_one(&ractl, index + i, i == mark)) {
 					nr_to_read = i;
 					break;
 				}
-				if (i == mark)
-					folio_set_readahead(folio);
-				ractl_add(&ractl, folio);
-				if (ractl._nr_folios == RA_BATCH_MAX)
-					read_pages(&ractl);
 				i++;
 			}
 		}

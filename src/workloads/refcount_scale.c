@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <linux/pagemap.h>
+#include <mmlab/random.h>
 #include <mmlab/spin.h>
 #include "workloads.h"
 
@@ -24,16 +25,6 @@ struct rs_state {
 	unsigned char *contents;	/* what the file holds: the backing store */
 	struct rs_params p;
 };
-
-/* splitmix64: the file's contents from the seed. */
-static uint64_t next_random(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static int rs_add_page(struct rs_state *s, pgoff_t index)
 {
@@ -75,7 +66,7 @@ struct rs_state *refcount_scale_setup(const struct rs_params *p)
 		return NULL;
 	}
 	for (size_t i = 0; i < size; i += sizeof(uint64_t)) {
-		uint64_t v = next_random(&x);
+		uint64_t v = splitmix64_next(&x);
 
 		memcpy(s->contents + i, &v, sizeof(v));
 	}

@@ -21,6 +21,7 @@
 
 #include <linux/mmzone.h>
 #include <linux/vmalloc.h>
+#include <mmlab/random.h>
 #include <mmlab/vmalloc_test.h>
 #include "workloads.h"
 
@@ -38,11 +39,7 @@ struct vt_ctx {
 
 static uint64_t get_random_u64(struct vt_ctx *c)
 {
-	uint64_t z = (c->rnd += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64_next(&c->rnd);
 }
 
 static uint8_t get_random_u8(struct vt_ctx *c)
