@@ -131,6 +131,8 @@ struct experiment {
 	const char *unit;		/* "ops/s" */
 	bool higher_is_better;
 	const char *point_header;	/* first column header of the table: "#threads" */
+	/* Mark significant changes (I)/(R), as test_vmalloc reports do, rather than "*". */
+	bool mark_ri;
 	int default_repeat[NR_SCALES];
 
 	/*

@@ -326,6 +326,7 @@ const struct experiment exp_vmalloc = {
 	.unit = "usec",
 	.higher_is_better = false,
 	.point_header = "test_vmalloc benchmark",
+	.mark_ri = true,
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },
 	.prepare = vm_prepare,
 	.run_one = vm_run_one,

@@ -67,10 +67,17 @@ static void grid_print(FILE *f, struct grid *g)
 	free(width);
 }
 
-static void format_boost(char *buf, size_t len, const struct lab_cmp *cmp)
+/*
+ * "+12.3*", or as test_vmalloc reports are written, "(I) +12.3" / "(R) -4.5"
+ * for a significant improvement / regression.
+ */
+static void format_boost(char *buf, size_t len, const struct lab_cmp *cmp, bool mark_ri)
 {
 	if (!isfinite(cmp->change_pct))
 		snprintf(buf, len, "n/a ");
+	else if (mark_ri)
+		snprintf(buf, len, "%s%+.1f", !cmp->significant ? "" :
+			 cmp->change_pct > 0 ? "(I) " : "(R) ", cmp->change_pct);
 	else
 		snprintf(buf, len, "%+.1f%c", cmp->change_pct, cmp->significant ? '*' : ' ');
 }
@@ -123,7 +130,8 @@ static void print_medians(FILE *f, const struct lab_results *r, int m)
 			continue;
 		snprintf(grid_at(&g, 0, col), CELL_LEN, "boost (%%)");
 		for (p = 0; p < r->nr_points; p++)
-			format_boost(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_cmp(r, m, p, v));
+			format_boost(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_cmp(r, m, p, v),
+				     r->exp->mark_ri);
 		col++;
 	}
 	fprintf(f, "%s%s: median %s (%s), %s is better\n", m ? "\n" : "", r->exp->name, me.name,
@@ -245,8 +253,9 @@ static void print_footer(FILE *f, const struct lab_results *r)
 	if (r->base < 0) {
 		fprintf(f, "no comparisons: %s was not run\n", LAB_BASELINE);
 	} else {
-		fprintf(f, "boost and %% change vs %s: positive = better; * = significant by %s "
-			"(exact for up to 20 samples per side)\n", LAB_BASELINE, LAB_TEST);
+		fprintf(f, "boost and %% change vs %s: positive = better; %s = significant by %s "
+			"(exact for up to 20 samples per side)\n", LAB_BASELINE,
+			r->exp->mark_ri ? "(I)/(R) in the first table, * in the rows," : "*", LAB_TEST);
 		if (repeat < 4)
 			fprintf(f, "note: with fewer than 4 samples per side no difference can reach p < %g\n",
 				LAB_ALPHA);
