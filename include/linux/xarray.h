@@ -1,40 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A minimal stand-in for the XArray, enough for the refcount experiment:
- * a flat, RCU-published array of slots indexed by page offset, grown by
- * copy under xa_lock and freed after a grace period.  It keeps the
- * XArray's rules: loads are lockless under rcu_read_lock(), stores and
- * erases hold xa_lock, a large folio occupies every index it covers, and
- * value entries (tagged with bit 0) are shadows, never pointers.  The
- * radix-tree XArray with nodes, marks and xa_state replaces it with the
- * readahead issue; the names used by its callers stay.
+ * The XArray (include/linux/xarray.h, lib/xarray.c): a radix tree of
+ * 64-slot nodes indexed by unsigned long, with the kernel's entry
+ * encoding, marks, multi-index entries (CONFIG_XARRAY_MULTI) and the
+ * xa_state cursor.
+ *
+ * Locking, as in the kernel: loads and finds are lockless under
+ * rcu_read_lock() (the normal API takes it itself); stores, erases and
+ * mark changes hold xa_lock.  Nodes that leave the tree are freed after
+ * an RCU grace period, and a slot a reader may still look at in a node
+ * that is going away holds XA_RETRY_ENTRY, so the reader restarts its walk.
+ *
+ * Entry encoding (bottom two bits): 00 a pointer, x1 a value entry,
+ * 10 an internal entry: a node pointer (above 4096), a sibling entry
+ * (0..62: "see slot N of this node"), the retry entry (256), the zero
+ * entry (257), or an error (-4095..-1, only in an xa_state).
  */
 #ifndef _LINUX_XARRAY_H
 #define _LINUX_XARRAY_H
 
+#include <errno.h>
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/compiler.h>
+#include <linux/gfp.h>
+#include <linux/mmdebug.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 
-struct xa_slots {
-	unsigned long nr;
-	struct rcu_head rcu;
-	void *slot[];
-};
+#ifndef MAX_ERRNO
+#define MAX_ERRNO	4095
+#endif
 
-struct xarray {
-	spinlock_t xa_lock;
-	struct xa_slots *xa_head;	/* RCU-published */
-};
+/* --- entries ------------------------------------------------------------- */
+
+#define BITS_PER_XA_VALUE	(BITS_PER_LONG - 1)
 
 static inline void *xa_mk_value(unsigned long v)
 {
+	VM_WARN_ON((long)v < 0);
 	return (void *)((v << 1) | 1);
-}
-
-static inline bool xa_is_value(const void *entry)
-{
-	return (unsigned long)entry & 1;
 }
 
 static inline unsigned long xa_to_value(const void *entry)
@@ -42,32 +48,518 @@ static inline unsigned long xa_to_value(const void *entry)
 	return (unsigned long)entry >> 1;
 }
 
-#define xa_lock(xa)	spin_lock(&(xa)->xa_lock)
-#define xa_unlock(xa)	spin_unlock(&(xa)->xa_lock)
+static inline bool xa_is_value(const void *entry)
+{
+	return (unsigned long)entry & 1;
+}
 
-void xa_init(struct xarray *xa);
-/* Frees the slots; the array must be empty of pointers it owns. */
+static inline void *xa_mk_internal(unsigned long v)
+{
+	return (void *)((v << 2) | 2);
+}
+
+static inline unsigned long xa_to_internal(const void *entry)
+{
+	return (unsigned long)entry >> 2;
+}
+
+static inline bool xa_is_internal(const void *entry)
+{
+	return ((unsigned long)entry & 3) == 2;
+}
+
+/* Reserved: reads as NULL through the normal API, but occupies its slot. */
+#define XA_ZERO_ENTRY		xa_mk_internal(257)
+
+static inline bool xa_is_zero(const void *entry)
+{
+	return entry == XA_ZERO_ENTRY;
+}
+
+static inline bool xa_is_err(const void *entry)
+{
+	return unlikely(xa_is_internal(entry) &&
+			entry >= xa_mk_internal(-MAX_ERRNO));
+}
+
+/* The errno an entry returned by the normal API encodes, or 0. */
+static inline int xa_err(void *entry)
+{
+	if (xa_is_err(entry))
+		return (int)((long)entry >> 2);
+	return 0;
+}
+
+/* --- the array ------------------------------------------------------------ */
+
+typedef unsigned int xa_mark_t;
+#define XA_MARK_0		((xa_mark_t)0U)
+#define XA_MARK_1		((xa_mark_t)1U)
+#define XA_MARK_2		((xa_mark_t)2U)
+#define XA_PRESENT		((xa_mark_t)8U)	/* xa_find filter: any entry */
+#define XA_MARK_MAX		XA_MARK_2
+#define XA_FREE_MARK		XA_MARK_0
+
+/* xa_flags: the marks of the head entry live above the gfp bits. */
+#define XA_FLAGS_MARK_SHIFT	24
+#define XA_FLAGS_MARK(mark)	((gfp_t)(1U << (XA_FLAGS_MARK_SHIFT + (mark))))
+
+/*
+ * @xa_head is NULL when every entry is NULL, the entry itself when the
+ * only non-NULL entry is at index 0, and a node otherwise.
+ */
+struct xarray {
+	spinlock_t xa_lock;
+	gfp_t xa_flags;			/* head marks; written under xa_lock */
+	void *xa_head;			/* RCU-published */
+};
+
+#define XARRAY_INIT(name, flags) {					\
+	.xa_lock = __SPIN_LOCK_UNLOCKED(name.xa_lock),			\
+	.xa_flags = flags,						\
+	.xa_head = NULL,						\
+}
+#define DEFINE_XARRAY_FLAGS(name, flags) struct xarray name = XARRAY_INIT(name, flags)
+#define DEFINE_XARRAY(name)	DEFINE_XARRAY_FLAGS(name, 0)
+
+void xa_init_flags(struct xarray *xa, gfp_t flags);
+
+static inline void xa_init(struct xarray *xa)
+{
+	xa_init_flags(xa, 0);
+}
+
+#define xa_trylock(xa)		spin_trylock(&(xa)->xa_lock)
+#define xa_lock(xa)		spin_lock(&(xa)->xa_lock)
+#define xa_unlock(xa)		spin_unlock(&(xa)->xa_lock)
+#define xa_lock_irq(xa)		spin_lock_irq(&(xa)->xa_lock)
+#define xa_unlock_irq(xa)	spin_unlock_irq(&(xa)->xa_lock)
+#define xa_lock_irqsave(xa, flags)	spin_lock_irqsave(&(xa)->xa_lock, flags)
+#define xa_unlock_irqrestore(xa, flags)	spin_unlock_irqrestore(&(xa)->xa_lock, flags)
+
+static inline bool xa_empty(const struct xarray *xa)
+{
+	return READ_ONCE(((struct xarray *)xa)->xa_head) == NULL;
+}
+
+static inline bool xa_marked(const struct xarray *xa, xa_mark_t mark)
+{
+	return READ_ONCE(((struct xarray *)xa)->xa_flags) & XA_FLAGS_MARK(mark);
+}
+
+/* --- the normal API ------------------------------------------------------- */
+
+/* Takes rcu_read_lock() itself; also fine under xa_lock. */
+void *xa_load(struct xarray *xa, unsigned long index);
+/*
+ * Under xa_lock (the __ forms) or taking it.  The store returns the old
+ * entry, or xa_err(-ENOMEM / -EINVAL) encoded as an entry (test with
+ * xa_is_err / xa_err).  A store or erase at any index of a multi-index
+ * entry replaces the whole entry.
+ */
+void *__xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
+void *xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
+void *__xa_erase(struct xarray *xa, unsigned long index);
+void *xa_erase(struct xarray *xa, unsigned long index);
+
+bool xa_get_mark(struct xarray *xa, unsigned long index, xa_mark_t mark);
+void xa_set_mark(struct xarray *xa, unsigned long index, xa_mark_t mark);
+void xa_clear_mark(struct xarray *xa, unsigned long index, xa_mark_t mark);
+void __xa_set_mark(struct xarray *xa, unsigned long index, xa_mark_t mark);
+void __xa_clear_mark(struct xarray *xa, unsigned long index, xa_mark_t mark);
+
+/*
+ * The present entry (@filter XA_PRESENT) or the entry with mark @filter
+ * with the lowest index in [*indexp, max] (xa_find_after: in
+ * (*indexp, max]), *indexp set to that index; NULL if none.  Takes
+ * rcu_read_lock() itself.
+ */
+void *xa_find(struct xarray *xa, unsigned long *indexp, unsigned long max, xa_mark_t filter);
+void *xa_find_after(struct xarray *xa, unsigned long *indexp, unsigned long max, xa_mark_t filter);
+
+#define xa_for_each_range(xa, index, entry, start, last)		\
+	for (index = start,						\
+	     entry = xa_find(xa, &index, last, XA_PRESENT);		\
+	     entry;							\
+	     entry = xa_find_after(xa, &index, last, XA_PRESENT))
+#define xa_for_each_start(xa, index, entry, start)			\
+	xa_for_each_range(xa, index, entry, start, ~0UL)
+#define xa_for_each(xa, index, entry)					\
+	xa_for_each_start(xa, index, entry, 0)
+#define xa_for_each_marked(xa, index, entry, filter)			\
+	for (index = 0, entry = xa_find(xa, &index, ~0UL, filter);	\
+	     entry; entry = xa_find_after(xa, &index, ~0UL, filter))
+
+/*
+ * Free every node (after a grace period) and empty the array; the entries
+ * themselves are the caller's.  Takes xa_lock.
+ */
 void xa_destroy(struct xarray *xa);
 
-/* Under rcu_read_lock() or xa_lock. */
-static inline void *xa_load(struct xarray *xa, unsigned long index)
-{
-	struct xa_slots *s = rcu_dereference(xa->xa_head);
+/* --- nodes (the advanced API from here on) ------------------------------- */
 
-	if (!s || index >= s->nr)
-		return NULL;
-	return rcu_dereference(s->slot[index]);
+#define XA_CHUNK_SHIFT		6
+#define XA_CHUNK_SIZE		(1UL << XA_CHUNK_SHIFT)
+#define XA_CHUNK_MASK		(XA_CHUNK_SIZE - 1)
+#define XA_MAX_MARKS		3
+#define XA_MARK_LONGS		((XA_CHUNK_SIZE + BITS_PER_LONG - 1) / BITS_PER_LONG)
+
+/*
+ * @count: non-NULL slots (pointers, values, siblings, retry, nodes).
+ * @nr_values: value entries and siblings of value entries.
+ * @shift, @offset and @parent are set before the node is published; only
+ * @parent changes afterwards (to NULL when the node becomes the head).
+ * Marks are written under xa_lock and read locklessly.
+ */
+struct xa_node {
+	unsigned char shift;		/* bits below each slot's index */
+	unsigned char offset;		/* slot offset in the parent */
+	unsigned char count;
+	unsigned char nr_values;
+	struct xa_node *parent;		/* NULL at the top; RCU */
+	struct xarray *array;		/* the array we belong to */
+	struct rcu_head rcu_head;	/* for the free after a grace period */
+	void *slots[XA_CHUNK_SIZE];	/* RCU */
+	unsigned long marks[XA_MAX_MARKS][XA_MARK_LONGS];
+};
+
+static inline bool xa_is_node(const void *entry)
+{
+	return xa_is_internal(entry) && (unsigned long)entry > 4096;
+}
+
+static inline void *xa_mk_node(const struct xa_node *node)
+{
+	return (void *)((unsigned long)node | 2);
+}
+
+static inline struct xa_node *xa_to_node(const void *entry)
+{
+	return (struct xa_node *)((unsigned long)entry - 2);
+}
+
+static inline void *xa_mk_sibling(unsigned int offset)
+{
+	return xa_mk_internal(offset);
+}
+
+static inline unsigned long xa_to_sibling(const void *entry)
+{
+	return xa_to_internal(entry);
+}
+
+static inline bool xa_is_sibling(const void *entry)
+{
+	return xa_is_internal(entry) && (entry < xa_mk_sibling(XA_CHUNK_SIZE - 1));
+}
+
+#define XA_RETRY_ENTRY		xa_mk_internal(256)
+
+static inline bool xa_is_retry(const void *entry)
+{
+	return entry == XA_RETRY_ENTRY;
+}
+
+/* Under rcu_read_lock() (or xa_lock). */
+static inline void *xa_head(const struct xarray *xa)
+{
+	return rcu_dereference(((struct xarray *)xa)->xa_head);
+}
+
+static inline void *xa_entry(const struct xarray *xa, const struct xa_node *node,
+			     unsigned int offset)
+{
+	return rcu_dereference(((struct xa_node *)node)->slots[offset]);
+}
+
+static inline struct xa_node *xa_parent(const struct xarray *xa, const struct xa_node *node)
+{
+	return rcu_dereference(((struct xa_node *)node)->parent);
+}
+
+/* Under xa_lock. */
+static inline void *xa_head_locked(const struct xarray *xa)
+{
+	return rcu_dereference_protected(((struct xarray *)xa)->xa_head, true);
+}
+
+static inline void *xa_entry_locked(const struct xarray *xa, const struct xa_node *node,
+				    unsigned int offset)
+{
+	return rcu_dereference_protected(((struct xa_node *)node)->slots[offset], true);
+}
+
+static inline struct xa_node *xa_parent_locked(const struct xarray *xa,
+					       const struct xa_node *node)
+{
+	return rcu_dereference_protected(((struct xa_node *)node)->parent, true);
+}
+
+/* --- the xa_state cursor ------------------------------------------------- */
+
+/*
+ * @xa_node is a node, NULL (at the head), or one of the special values:
+ * XAS_RESTART (not walked yet), XAS_BOUNDS (the index is beyond the
+ * tree), XA_ERROR(errno).  A multi-index operation covers
+ * (@xa_sibs + 1) << @xa_shift indices from @xa_index.  @xa_alloc holds a
+ * node xas_nomem() allocated for the retried operation to use.
+ */
+struct xa_state {
+	struct xarray *xa;
+	unsigned long xa_index;
+	unsigned char xa_shift;
+	unsigned char xa_sibs;
+	unsigned char xa_offset;
+	unsigned char xa_pad;
+	struct xa_node *xa_node;
+	struct xa_node *xa_alloc;
+};
+
+#define XA_ERROR(errno)	((struct xa_node *)(((unsigned long)(errno) << 2) | 2UL))
+#define XAS_BOUNDS	((struct xa_node *)1UL)
+#define XAS_RESTART	((struct xa_node *)3UL)
+
+#define __XA_STATE(array, index, shift, sibs) {				\
+	.xa = array,							\
+	.xa_index = index,						\
+	.xa_shift = shift,						\
+	.xa_sibs = sibs,						\
+	.xa_offset = 0,							\
+	.xa_pad = 0,							\
+	.xa_node = XAS_RESTART,						\
+	.xa_alloc = NULL,						\
+}
+
+#define XA_STATE(name, array, index)					\
+	struct xa_state name = __XA_STATE(array, index, 0, 0)
+/* An order-@order entry: 2^order indices from @index rounded down. */
+#define XA_STATE_ORDER(name, array, index, order)			\
+	struct xa_state name = __XA_STATE(array,			\
+			((index) >> (order)) << (order),		\
+			(order) - ((order) % XA_CHUNK_SHIFT),		\
+			(1U << ((order) % XA_CHUNK_SHIFT)) - 1)
+
+#define xas_trylock(xas)	xa_trylock((xas)->xa)
+#define xas_lock(xas)		xa_lock((xas)->xa)
+#define xas_unlock(xas)		xa_unlock((xas)->xa)
+#define xas_lock_irq(xas)	xa_lock_irq((xas)->xa)
+#define xas_unlock_irq(xas)	xa_unlock_irq((xas)->xa)
+
+static inline int xas_error(const struct xa_state *xas)
+{
+	return xa_err(xas->xa_node);
+}
+
+static inline void xas_set_err(struct xa_state *xas, long err)
+{
+	xas->xa_node = XA_ERROR(err);
+}
+
+/* In an error, restart or bounds state. */
+static inline bool xas_invalid(const struct xa_state *xas)
+{
+	return (unsigned long)xas->xa_node & 3;
+}
+
+static inline bool xas_valid(const struct xa_state *xas)
+{
+	return !xas_invalid(xas);
+}
+
+static inline bool xas_is_node(const struct xa_state *xas)
+{
+	return xas_valid(xas) && xas->xa_node;
+}
+
+static inline bool xas_not_node(struct xa_node *node)
+{
+	return ((unsigned long)node & 3) || !node;
+}
+
+/* An error state: the index does not move. */
+static inline bool xas_frozen(struct xa_node *node)
+{
+	return (unsigned long)node & 2;
+}
+
+/* At the head, restarting or out of bounds. */
+static inline bool xas_top(struct xa_node *node)
+{
+	return node <= XAS_RESTART;
+}
+
+static inline void xas_reset(struct xa_state *xas)
+{
+	xas->xa_node = XAS_RESTART;
 }
 
 /*
- * The first present entry at an index in [*indexp, max], with *indexp set
- * to its index; NULL if none.  Under rcu_read_lock() or xa_lock.
+ * A walk that met a retry entry (a node being freed) restarts from the
+ * head; a zero entry is skipped.  True if the caller must go round again.
  */
-void *xa_find(struct xarray *xa, unsigned long *indexp, unsigned long max);
+static inline bool xas_retry(struct xa_state *xas, const void *entry)
+{
+	if (xa_is_zero(entry))
+		return true;
+	if (!xa_is_retry(entry))
+		return false;
+	xas_reset(xas);
+	return true;
+}
 
-/* Under xa_lock.  Returns 0 or -ENOMEM. */
-int __xa_store(struct xarray *xa, unsigned long index, void *entry);
-/* Under xa_lock.  Returns the entry that was there. */
-void *__xa_erase(struct xarray *xa, unsigned long index);
+void *xas_load(struct xa_state *xas);
+void *xas_store(struct xa_state *xas, void *entry);
+void *xas_find(struct xa_state *xas, unsigned long max);
+void *xas_find_conflict(struct xa_state *xas);
+void *xas_find_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark);
 
+bool xas_get_mark(const struct xa_state *xas, xa_mark_t mark);
+void xas_set_mark(const struct xa_state *xas, xa_mark_t mark);
+void xas_clear_mark(const struct xa_state *xas, xa_mark_t mark);
+void xas_init_marks(const struct xa_state *xas);
+
+/*
+ * After an operation failed with -ENOMEM under xa_lock: drop the lock,
+ * call this, and retry if it returns true (it allocated a node the retry
+ * will use).  Returns false, freeing any unused node, otherwise.
+ */
+bool xas_nomem(struct xa_state *xas, gfp_t gfp);
+void xas_pause(struct xa_state *xas);
+/* The order of the entry @xas was walked to (by xas_load or a find). */
+int xas_get_order(struct xa_state *xas);
+
+void *__xas_next(struct xa_state *xas);
+void *__xas_prev(struct xa_state *xas);
+
+/*
+ * Refetch the entry @xas was walked to (the lockless lookup's "is it still
+ * there" check).  @xas must be valid.
+ */
+static inline void *xas_reload(struct xa_state *xas)
+{
+	struct xa_node *node = xas->xa_node;
+	unsigned int offset;
+	void *entry;
+
+	if (!node)
+		return xa_head(xas->xa);
+	offset = (xas->xa_index >> node->shift) & XA_CHUNK_MASK;
+	entry = xa_entry(xas->xa, node, offset);
+	if (!xa_is_sibling(entry))
+		return entry;
+	return xa_entry(xas->xa, node, xa_to_sibling(entry));
+}
+
+/* Point @xas at another index; the next walk starts from the head. */
+static inline void xas_set(struct xa_state *xas, unsigned long index)
+{
+	xas->xa_index = index;
+	xas->xa_node = XAS_RESTART;
+}
+
+/* Move to @index within the node @xas is in (skipping siblings). */
+static inline void xas_advance(struct xa_state *xas, unsigned long index)
+{
+	unsigned char shift = xas_is_node(xas) ? xas->xa_node->shift : 0;
+
+	xas->xa_index = index;
+	xas->xa_offset = (index >> shift) & XA_CHUNK_MASK;
+}
+
+static inline void xas_set_order(struct xa_state *xas, unsigned long index,
+				 unsigned int order)
+{
+	xas->xa_index = order < BITS_PER_LONG ? (index >> order) << order : 0;
+	xas->xa_shift = order - (order % XA_CHUNK_SHIFT);
+	xas->xa_sibs = (1U << (order % XA_CHUNK_SHIFT)) - 1;
+	xas->xa_node = XAS_RESTART;
+}
+
+/* xas_find() with a fast path for the next slot of a leaf node. */
+static inline void *xas_next_entry(struct xa_state *xas, unsigned long max)
+{
+	struct xa_node *node = xas->xa_node;
+	void *entry;
+
+	if (unlikely(xas_not_node(node) || node->shift ||
+		     xas->xa_offset != (xas->xa_index & XA_CHUNK_MASK)))
+		return xas_find(xas, max);
+
+	do {
+		if (unlikely(xas->xa_index >= max))
+			return xas_find(xas, max);
+		if (unlikely(xas->xa_offset == XA_CHUNK_MASK))
+			return xas_find(xas, max);
+		entry = xa_entry(xas->xa, node, xas->xa_offset + 1);
+		if (unlikely(xa_is_internal(entry)))
+			return xas_find(xas, max);
+		xas->xa_offset++;
+		xas->xa_index++;
+	} while (!entry);
+
+	return entry;
+}
+
+static inline void *xas_next_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark)
+{
+	return xas_find_marked(xas, max, mark);
+}
+
+/* Under rcu_read_lock() or xa_lock; the body must handle xas_retry(). */
+#define xas_for_each(xas, entry, max)					\
+	for (entry = xas_find(xas, max); entry;				\
+	     entry = xas_next_entry(xas, max))
+#define xas_for_each_marked(xas, entry, max, mark)			\
+	for (entry = xas_find_marked(xas, max, mark); entry;		\
+	     entry = xas_next_marked(xas, max, mark))
+/* Every entry in the range @xas covers; under xa_lock. */
+#define xas_for_each_conflict(xas, entry)				\
+	while ((entry = xas_find_conflict(xas)))
+
+/* The entry at the next / previous index (xa_index moves by one). */
+static inline void *xas_next(struct xa_state *xas)
+{
+	struct xa_node *node = xas->xa_node;
+
+	if (unlikely(xas_not_node(node) || node->shift ||
+		     xas->xa_offset == XA_CHUNK_MASK))
+		return __xas_next(xas);
+	xas->xa_index++;
+	xas->xa_offset++;
+	return xa_entry(xas->xa, node, xas->xa_offset);
+}
+
+static inline void *xas_prev(struct xa_state *xas)
+{
+	struct xa_node *node = xas->xa_node;
+
+	if (unlikely(xas_not_node(node) || node->shift || xas->xa_offset == 0))
+		return __xas_prev(xas);
+	xas->xa_index--;
+	xas->xa_offset--;
+	return xa_entry(xas->xa, node, xas->xa_offset);
+}
+
+/* --- checking ------------------------------------------------------------ */
+
+/*
+ * Check the tree's invariants (under xa_lock): node counts, parent /
+ * offset / shift links, marks, sibling ranges, no empty or needless node.
+ * Returns 0, or -EINVAL with the first problem described in @msg.
+ */
+int xa_check(struct xarray *xa, char *msg, size_t len);
+
+#ifdef CONFIG_DEBUG_VM
+/*
+ * Test hooks.  Fault injection: while xa_fail_alloc_after >= 0, that many
+ * more node allocations succeed, then xa_fail_alloc_nr of them fail, then
+ * the hook disarms itself (back to -1).  Node accounting: nodes allocated
+ * and nodes freed (after their grace period: rcu_barrier() first).
+ */
+extern long xa_fail_alloc_after;
+extern long xa_fail_alloc_nr;
+extern atomic_long_t xa_nodes_allocated;
+extern atomic_long_t xa_nodes_freed;
 #endif
+
+#endif /* _LINUX_XARRAY_H */

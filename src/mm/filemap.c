@@ -12,7 +12,7 @@
  * references (truncate: readers holding a reference keep the folio alive)
  * or freezes the count (reclaim: only if nobody else holds a reference),
  * and frees at once; nothing waits for a grace period but the XArray's own
- * slot arrays.
+ * nodes.
  */
 #include <errno.h>
 #include <limits.h>
@@ -117,26 +117,30 @@ static void filemap_unprepare_folio(struct folio *folio)
  */
 static int __filemap_add_folio(struct address_space *mapping, struct folio *folio)
 {
-	pgoff_t index = folio->index;
+	XA_STATE_ORDER(xas, &mapping->i_pages, folio->index, folio_order(folio));
 	unsigned long nr = folio_nr_pages(folio);
-	unsigned long i;
-	int err = 0;
+	void *entry;
 
 	VM_WARN_ON_ONCE(!spin_is_locked(&mapping->i_pages.xa_lock));
-	for (i = 0; i < nr; i++) {
-		void *entry = xa_load(&mapping->i_pages, index + i);
-
-		if (entry && !xa_is_value(entry))
+	xas_for_each_conflict(&xas, entry) {
+		/*
+		 * A shadow (value) entry is replaced; a larger one would need
+		 * xas_split(), which the model does not have.
+		 */
+		if (!xa_is_value(entry) || xas_get_order(&xas) > (int)folio_order(folio))
 			return -EEXIST;
 	}
-	for (i = 0; i < nr; i++) {
-		err = __xa_store(&mapping->i_pages, index + i, folio);
-		if (err) {
-			while (i--)
-				__xa_erase(&mapping->i_pages, index + i);
-			return err;
-		}
-	}
+	/*
+	 * One multi-index entry for the whole folio.  The kernel drops
+	 * xa_lock to allocate XArray nodes (xas_nomem() with the caller's
+	 * gfp) and retries; here the caller holds the lock across a batch,
+	 * so the retry allocates under it (calloc never sleeps).
+	 */
+	do {
+		xas_store(&xas, folio);
+	} while (xas_nomem(&xas, GFP_NOWAIT));
+	if (xas_error(&xas))
+		return xas_error(&xas);
 	mapping->nrpages += nr;
 	filemap_event(FILEMAP_FOLIOS_ADDED);
 	return 0;
@@ -198,12 +202,15 @@ static void __filemap_remove_folio(struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
 	unsigned long nr = folio_nr_pages(folio);
+	XA_STATE(xas, &mapping->i_pages, folio->index);
 
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ
 	write_seqcount_begin(&mapping->i_pages_delete_seqcnt);
 #endif
-	for (unsigned long i = 0; i < nr; i++)
-		__xa_erase(&mapping->i_pages, folio->index + i);
+	/* page_cache_delete(): erasing allocates nothing */
+	xas_set_order(&xas, folio->index, folio_order(folio));
+	xas_store(&xas, NULL);
+	xas_init_marks(&xas);
 	mapping->nrpages -= nr;
 	WRITE_ONCE(folio->mapping, NULL);
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ
@@ -274,7 +281,11 @@ int filemap_check(struct address_space *mapping, char *msg, size_t len)
 	int ret = 0;
 
 	xa_lock(&mapping->i_pages);
-	while ((folio = xa_find(&mapping->i_pages, &index, ULONG_MAX))) {
+	if (xa_check(&mapping->i_pages, msg, len)) {
+		xa_unlock(&mapping->i_pages);
+		return -1;
+	}
+	while ((folio = xa_find(&mapping->i_pages, &index, ULONG_MAX, XA_PRESENT))) {
 		if (xa_is_value(folio)) {
 			index++;
 			continue;
@@ -310,7 +321,7 @@ void truncate_inode_pages(struct address_space *mapping)
 
 	for (;;) {
 		rcu_read_lock();
-		folio = xa_find(&mapping->i_pages, &index, ULONG_MAX);
+		folio = xa_find(&mapping->i_pages, &index, ULONG_MAX, XA_PRESENT);
 		rcu_read_unlock();
 		if (!folio)
 			break;
@@ -334,29 +345,34 @@ void truncate_inode_pages(struct address_space *mapping)
 static void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
 				   pgoff_t max, struct folio_batch *fbatch)
 {
+	XA_STATE(xas, &mapping->i_pages, index);
 	struct folio *folio;
 
 	rcu_read_lock();
-	while (index <= max) {
-		folio = xa_load(&mapping->i_pages, index);
-		if (!folio || xa_is_value(folio))
+	for (folio = xas_load(&xas); folio; folio = xas_next(&xas)) {
+		if (xas_retry(&xas, folio))
+			continue;
+		if (xas.xa_index > max || xa_is_value(folio))
 			break;
-		if (!folio_try_get(folio)) {
-			filemap_event(FILEMAP_GET_RETRY);
-			continue;
-		}
-		if (unlikely(folio != xa_load(&mapping->i_pages, index))) {
-			folio_put(folio);
-			filemap_event(FILEMAP_GET_RETRY);
-			continue;
-		}
+		if (xa_is_sibling(folio))
+			break;
+		if (!folio_try_get(folio))
+			goto retry;
+		if (unlikely(folio != xas_reload(&xas)))
+			goto put_folio;
 		if (!folio_batch_add(fbatch, folio))
 			break;
 		if (!folio_test_uptodate(folio))
 			break;
 		if (folio_test_readahead(folio))
 			break;
-		index = folio_next_index(folio);
+		xas_advance(&xas, folio_next_index(folio) - 1);
+		continue;
+put_folio:
+		folio_put(folio);
+retry:
+		filemap_event(FILEMAP_GET_RETRY);
+		xas_reset(&xas);
 	}
 	rcu_read_unlock();
 }

@@ -1,0 +1,845 @@
+/*
+ * The XArray, one operation at a time: shapes of the tree as it grows and
+ * shrinks, value entries, marks, multi-index entries, the -ENOMEM retry
+ * loop (with injected allocation failures), iteration, freeing nodes after
+ * a grace period, and the invariant checker: it passes after every
+ * operation and catches corrupted counts, marks and sibling entries.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include <linux/xarray.h>
+#include <mmlab/cpu.h>
+
+#include "tap.h"
+
+static struct xarray xa;
+static long objs[4096];		/* pointer entries: &objs[i] */
+
+#define P(i)	((void *)&objs[i])
+
+/* --- the checker after every operation ---------------------------------------- */
+
+static unsigned long nr_checks, nr_check_failures;
+static char first_failure[300];
+
+static int check_now(struct xarray *x, char *msg, size_t len)
+{
+	int rc;
+
+	xa_lock(x);
+	rc = xa_check(x, msg, len);
+	xa_unlock(x);
+	return rc;
+}
+
+static void check(const char *what)
+{
+	char msg[200];
+
+	nr_checks++;
+	if (check_now(&xa, msg, sizeof(msg)) && !nr_check_failures++)
+		snprintf(first_failure, sizeof(first_failure), "after %s: %s", what, msg);
+}
+
+static void checks_passed(const char *group)
+{
+	ok(nr_check_failures == 0, "%s: xa_check passed after each of %lu operations",
+	   group, nr_checks);
+	if (nr_check_failures)
+		diag("%lu failed; the first %s", nr_check_failures, first_failure);
+	nr_checks = nr_check_failures = 0;
+}
+
+/* --- helpers -------------------------------------------------------------------- */
+
+/* Nodes allocated and not yet freed, once every pending grace period is over. */
+static long live_nodes(void)
+{
+	rcu_barrier();
+	return atomic_long_read(&xa_nodes_allocated) - atomic_long_read(&xa_nodes_freed);
+}
+
+/* -1: the head is an entry or NULL. */
+static int root_shift(void)
+{
+	void *head = xa.xa_head;
+
+	return xa_is_node(head) ? xa_to_node(head)->shift : -1;
+}
+
+/* The head's shift a minimal tree holding indices up to @max has. */
+static int expected_shift(unsigned long max)
+{
+	int shift = 0;
+
+	if (!max)
+		return -1;
+	while ((max >> shift) > XA_CHUNK_MASK)
+		shift += XA_CHUNK_SHIFT;
+	return shift;
+}
+
+/* The kernel's store of an order-@order entry: xas_store, xas_nomem, retry. */
+static int store_order(unsigned long index, unsigned int order, void *entry)
+{
+	XA_STATE_ORDER(xas, &xa, index, order);
+
+	do {
+		xas_lock(&xas);
+		xas_store(&xas, entry);
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+	return xas_error(&xas);
+}
+
+static int order_at(unsigned long index)
+{
+	XA_STATE(xas, &xa, index);
+	int order;
+
+	xa_lock(&xa);
+	xas_load(&xas);
+	order = xas_get_order(&xas);
+	xa_unlock(&xa);
+	return order;
+}
+
+/* --- basic operations --------------------------------------------------------- */
+
+static void test_basic(void)
+{
+	unsigned long warns;
+
+	xa_init(&xa);
+	ok(xa_empty(&xa) && xa_load(&xa, 0) == NULL, "a new array is empty");
+	check("init");
+
+	ok(xa_store(&xa, 0, P(0), GFP_KERNEL) == NULL, "store at index 0 returns the old NULL");
+	ok(xa.xa_head == P(0), "a lone entry at index 0 lives in the head, no node");
+	ok(xa_load(&xa, 0) == P(0) && xa_load(&xa, 1) == NULL, "load index 0, not index 1");
+	check("store 0");
+
+	ok(xa_store(&xa, 1, P(1), GFP_KERNEL) == NULL, "store at index 1");
+	is_int(root_shift(), 0, "the head is now a leaf node");
+	is_int(xa_to_node(xa.xa_head)->count, 2, "holding two entries");
+	check("store 1");
+	ok(xa_store(&xa, 0, P(2), GFP_KERNEL) == P(0), "a store returns the entry it replaced");
+	check("replace 0");
+
+	ok(xa_erase(&xa, 1) == P(1), "erase returns the erased entry");
+	ok(xa.xa_head == P(2), "the tree shrank back to the head entry");
+	check("erase 1");
+	ok(xa_erase(&xa, 0) == P(2) && xa_empty(&xa), "erasing the last entry empties the array");
+	ok(xa_erase(&xa, 7) == NULL, "erasing an empty index returns NULL");
+	check("erase 0");
+
+	ok(xa_store(&xa, 5, xa_mk_value(5), GFP_KERNEL) == NULL, "store a value entry");
+	ok(xa_is_value(xa_load(&xa, 5)) && xa_to_value(xa_load(&xa, 5)) == 5, "it loads as a value");
+	is_int(xa_to_node(xa.xa_head)->nr_values, 1, "the node counts it in nr_values");
+	ok(xa_store(&xa, 5, P(5), GFP_KERNEL) == xa_mk_value(5), "replace it by a pointer");
+	is_int(xa_to_node(xa.xa_head)->nr_values, 0, "nr_values follows");
+	check("values");
+
+	warns = vm_warn_count;
+	vm_warn_quiet = true;
+	is_int(xa_err(xa_store(&xa, 6, xa_mk_internal(3), GFP_KERNEL)), -EINVAL,
+	       "storing an internal entry is refused with -EINVAL");
+	vm_warn_quiet = false;
+	is_int(vm_warn_count - warns, 1, "and warns");
+	vm_warn_count = warns;
+	xa_erase(&xa, 5);
+	ok(xa_empty(&xa), "empty again");
+	is_int(live_nodes(), 0, "every node was freed after its grace period");
+	checks_passed("basic");
+}
+
+/* --- growth and shrink -------------------------------------------------------- */
+
+static const unsigned long shape_indices[] = {
+	0, 1, 63, 64, 65, 4095, 4096, 262143, 262144, 1UL << 32, (1UL << 32) + 1,
+	1UL << 63, ULONG_MAX - 1, ULONG_MAX,
+};
+#define NR_SHAPES ARRAY_SIZE(shape_indices)
+
+static bool shapes_load_ok(size_t nr_stored)
+{
+	for (size_t i = 0; i < NR_SHAPES; i++) {
+		void *want = i < nr_stored ? P(i) : NULL;
+
+		if (xa_load(&xa, shape_indices[i]) != want)
+			return false;
+		/* neighbours that are not stored */
+		if (shape_indices[i] > 2 && shape_indices[i] < ULONG_MAX - 1 &&
+		    i + 1 < NR_SHAPES && shape_indices[i] + 1 != shape_indices[i + 1] &&
+		    xa_load(&xa, shape_indices[i] + 1) != NULL)
+			return false;
+	}
+	return true;
+}
+
+static void test_shapes(void)
+{
+	bool loads = true, shifts = true;
+
+	for (size_t i = 0; i < NR_SHAPES; i++) {
+		xa_store(&xa, shape_indices[i], P(i), GFP_KERNEL);
+		check("grow");
+		loads &= shapes_load_ok(i + 1);
+		if (root_shift() != expected_shift(shape_indices[i])) {
+			shifts = false;
+			diag("after storing %#lx: head shift %d, expected %d", shape_indices[i],
+			     root_shift(), expected_shift(shape_indices[i]));
+		}
+	}
+	ok(loads, "sparse indices from 0 to ULONG_MAX: each loads back, the gaps load NULL");
+	ok(shifts, "the tree grows one level at a time, only as high as the largest index needs");
+	is_int(root_shift(), 60, "ULONG_MAX needs eleven levels");
+
+	for (size_t i = NR_SHAPES; i-- > 0;) {
+		ok(xa_erase(&xa, shape_indices[i]) == P(i) || (diag("erase %#lx", shape_indices[i]), 0),
+		   "erase %#lx", shape_indices[i]);
+		check("shrink");
+		loads &= shapes_load_ok(i);
+		if (i && root_shift() != expected_shift(shape_indices[i - 1])) {
+			shifts = false;
+			diag("after erasing %#lx: head shift %d, expected %d", shape_indices[i],
+			     root_shift(), expected_shift(shape_indices[i - 1]));
+		}
+	}
+	ok(loads && shifts, "erasing from the top shrinks the tree level by level");
+	ok(xa_empty(&xa), "and leaves it empty");
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("shapes");
+}
+
+#define NR_DENSE	5000
+
+static void test_dense(void)
+{
+	static unsigned int perm[NR_DENSE];
+	unsigned int seed = 7;
+	bool loads = true;
+
+	for (unsigned long i = 0; i < NR_DENSE; i++) {
+		xa_store(&xa, i, xa_mk_value(i), GFP_KERNEL);
+		check("dense store");
+	}
+	for (unsigned long i = 0; i < NR_DENSE; i++)
+		loads &= xa_load(&xa, i) == xa_mk_value(i);
+	ok(loads && xa_load(&xa, NR_DENSE) == NULL, "%d dense value entries load back", NR_DENSE);
+	is_int(root_shift(), 12, "three levels");
+	/* 79 leaves, two shift-6 nodes, the head */
+	is_int(live_nodes(), 79 + 2 + 1, "exactly the nodes a dense tree needs");
+
+	for (unsigned int i = 0; i < NR_DENSE; i++)
+		perm[i] = i;
+	for (unsigned int i = NR_DENSE - 1; i > 0; i--) {
+		unsigned int j = (unsigned int)rand_r(&seed) % (i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (unsigned int i = 0; i < NR_DENSE; i++) {
+		unsigned int other = perm[(i + 1 + (unsigned int)rand_r(&seed) % (NR_DENSE - i)) % NR_DENSE];
+
+		loads &= xa_erase(&xa, perm[i]) == xa_mk_value(perm[i]);
+		loads &= xa_load(&xa, perm[i]) == NULL;
+		/* some index: erased already, or still there */
+		loads &= xa_load(&xa, other) == NULL || xa_load(&xa, other) == xa_mk_value(other);
+		check("dense erase");
+	}
+	ok(loads, "erasing in random order removes exactly the erased entry");
+	ok(xa_empty(&xa), "the array is empty");
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("dense");
+}
+
+/* --- marks ---------------------------------------------------------------------------- */
+
+static void test_marks(void)
+{
+	static const unsigned long idx[] = { 0, 5, 64, 100, 5000, 1UL << 20 };
+	unsigned long index, found[8];
+	void *entry;
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(idx); i++)
+		xa_store(&xa, idx[i], xa_mk_value(idx[i]), GFP_KERNEL);
+	xa_set_mark(&xa, 5, XA_MARK_0);
+	check("mark");
+	xa_set_mark(&xa, 5000, XA_MARK_0);
+	check("mark");
+	xa_set_mark(&xa, 100, XA_MARK_1);
+	check("mark");
+	xa_set_mark(&xa, 1UL << 20, XA_MARK_2);
+	check("mark");
+	xa_set_mark(&xa, 999, XA_MARK_2);
+	check("mark an empty index");
+
+	ok(xa_get_mark(&xa, 5, XA_MARK_0) && xa_get_mark(&xa, 5000, XA_MARK_0) &&
+	   xa_get_mark(&xa, 100, XA_MARK_1) && xa_get_mark(&xa, 1UL << 20, XA_MARK_2),
+	   "marked entries read as marked");
+	ok(!xa_get_mark(&xa, 5, XA_MARK_1) && !xa_get_mark(&xa, 64, XA_MARK_0) &&
+	   !xa_get_mark(&xa, 999, XA_MARK_2) && !xa_get_mark(&xa, 0, XA_MARK_0),
+	   "others do not, and an empty index cannot be marked");
+	ok(xa_marked(&xa, XA_MARK_0) && xa_marked(&xa, XA_MARK_1) && xa_marked(&xa, XA_MARK_2),
+	   "every mark is propagated to the head");
+	xa_for_each_marked(&xa, index, entry, XA_MARK_0)
+		found[n++] = index;
+	ok(n == 2 && found[0] == 5 && found[1] == 5000, "xa_for_each_marked finds exactly the marked entries");
+
+	xa_clear_mark(&xa, 5, XA_MARK_0);
+	check("clear mark");
+	ok(!xa_get_mark(&xa, 5, XA_MARK_0) && xa_marked(&xa, XA_MARK_0),
+	   "clearing one mark keeps the head's while another entry has it");
+	xa_clear_mark(&xa, 5000, XA_MARK_0);
+	check("clear mark");
+	ok(!xa_marked(&xa, XA_MARK_0), "clearing the last one clears it up to the head");
+	xa_erase(&xa, 100);
+	check("erase marked");
+	ok(!xa_marked(&xa, XA_MARK_1), "erasing a marked entry clears its marks");
+	xa_erase(&xa, 1UL << 20);
+	check("erase marked");
+	ok(!xa_marked(&xa, XA_MARK_2), "all the way up");
+
+	xa_erase(&xa, 5);
+	xa_erase(&xa, 64);
+	xa_erase(&xa, 5000);
+	check("erase");
+	ok(!xa_is_node(xa.xa_head), "only index 0 left: the head entry");
+	xa_set_mark(&xa, 0, XA_MARK_2);
+	check("mark the head entry");
+	ok(xa_get_mark(&xa, 0, XA_MARK_2) && xa_marked(&xa, XA_MARK_2), "the head entry's mark is in xa_flags");
+	xa_store(&xa, 70, xa_mk_value(70), GFP_KERNEL);
+	check("grow under a mark");
+	ok(xa_get_mark(&xa, 0, XA_MARK_2) && !xa_get_mark(&xa, 70, XA_MARK_2),
+	   "growing the tree moves the head's mark to slot 0");
+	xa_erase(&xa, 70);
+	check("shrink under a mark");
+	ok(!xa_is_node(xa.xa_head) && xa_get_mark(&xa, 0, XA_MARK_2), "and shrinking keeps it");
+	xa_erase(&xa, 0);
+	check("erase");
+	ok(xa_empty(&xa) && !xa_marked(&xa, XA_MARK_2), "an empty array has no marks");
+	checks_passed("marks");
+}
+
+/* --- multi-index entries -------------------------------------------------------- */
+
+static void test_multi_one(unsigned int order, unsigned long base)
+{
+	unsigned long nr = 1UL << order, index;
+	void *entry = P(100 + order), *e;
+	bool loads = true;
+	int n = 0;
+
+	is_int(store_order(base, order, entry), 0, "order %u at %#lx: stored", order, base);
+	check("multi store");
+	for (unsigned long i = 0; i < nr; i++)
+		loads &= xa_load(&xa, base + i) == entry;
+	ok(loads, "order %u at %#lx: every index of the range loads it", order, base);
+	ok((!base || xa_load(&xa, base - 1) == NULL) && xa_load(&xa, base + nr) == NULL,
+	   "order %u at %#lx: the indices around it do not", order, base);
+	is_int(order_at(base + nr / 2), order, "order %u at %#lx: xas_get_order", order, base);
+
+	index = base + nr - 1;
+	ok(xa_find(&xa, &index, ULONG_MAX, XA_PRESENT) == entry && index == base + nr - 1,
+	   "order %u at %#lx: xa_find from inside the range finds it there", order, base);
+	xa_for_each(&xa, index, e)
+		n += (index == base && e == entry) ? 1 : 100;
+	is_int(n, 1, "order %u at %#lx: xa_for_each visits it once, at its first index", order, base);
+
+	xa_set_mark(&xa, base + nr - 1, XA_MARK_1);
+	check("multi mark");
+	ok(xa_get_mark(&xa, base, XA_MARK_1) && xa_get_mark(&xa, base + nr / 2, XA_MARK_1),
+	   "order %u at %#lx: a mark set through one index is the entry's", order, base);
+
+	ok(xa_erase(&xa, base + nr - 1) == entry, "order %u at %#lx: erase through its last index",
+	   order, base);
+	check("multi erase");
+	loads = true;
+	for (unsigned long i = 0; i < nr; i++)
+		loads &= xa_load(&xa, base + i) == NULL;
+	ok(loads && xa_empty(&xa) && !xa_marked(&xa, XA_MARK_1),
+	   "order %u at %#lx: the whole range is gone, and its mark", order, base);
+	is_int(live_nodes(), 0, "order %u at %#lx: every node freed", order, base);
+}
+
+static void test_multi_overwrite(void)
+{
+	bool loads = true;
+
+	/* 128 single entries replaced by one order-7 entry */
+	for (unsigned long i = 0; i < 128; i++)
+		xa_store(&xa, i, xa_mk_value(i), GFP_KERNEL);
+	is_int(live_nodes(), 3, "128 singles: two leaves under a head");
+	is_int(store_order(0, 7, P(7)), 0, "an order-7 entry over them");
+	check("overwrite singles");
+	for (unsigned long i = 0; i < 128; i++)
+		loads &= xa_load(&xa, i) == P(7);
+	ok(loads, "replaces every one of them");
+	is_int(live_nodes(), 1, "and frees the leaves: it takes two slots of the head");
+	xa_erase(&xa, 3);
+	check("erase");
+
+	/* neighbours */
+	store_order(8, 2, P(8));
+	store_order(12, 2, P(12));
+	check("neighbours");
+	ok(xa_erase(&xa, 9) == P(8), "erase one of two neighbouring order-2 entries");
+	check("erase neighbour");
+	ok(xa_load(&xa, 8) == NULL && xa_load(&xa, 11) == NULL && xa_load(&xa, 12) == P(12) &&
+	   xa_load(&xa, 15) == P(12), "the other is intact");
+
+	/* replacing a multi-index entry, whole or through one index */
+	store_order(12, 2, P(13));
+	check("replace multi");
+	ok(xa_load(&xa, 12) == P(13) && xa_load(&xa, 15) == P(13), "an entry of the same order replaces it");
+	ok(xa_store(&xa, 14, xa_mk_value(14), GFP_KERNEL) == P(13),
+	   "a single-index store inside it returns it");
+	check("single store into multi (pointer -> value)");
+	ok(xa_load(&xa, 12) == xa_mk_value(14) && xa_load(&xa, 15) == xa_mk_value(14),
+	   "and, as in the kernel, replaces the entry at every index");
+	xa_store(&xa, 13, P(14), GFP_KERNEL);
+	check("single store into multi (value -> pointer)");
+	store_order(16, 3, xa_mk_value(16));
+	check("multi value entry");
+	ok(xa_load(&xa, 23) == xa_mk_value(16), "an order-3 value entry");
+	xa_erase(&xa, 12);
+	xa_erase(&xa, 16);
+	check("erase");
+
+	/* order 6 at index 0: a whole slot of a shift-6 head, which stays */
+	store_order(0, 6, P(6));
+	check("order 6 at 0");
+	is_int(root_shift(), 6, "an order-6 entry at index 0 keeps a shift-6 head");
+	ok(xa_load(&xa, 63) == P(6) && xa_load(&xa, 64) == NULL, "covering 0..63");
+	xa_erase(&xa, 0);
+	check("erase");
+	ok(xa_empty(&xa), "empty");
+	is_int(live_nodes(), 0, "every node freed");
+}
+
+static void test_multi(void)
+{
+	for (unsigned int order = 1; order <= 9; order++) {
+		test_multi_one(order, 0);
+		test_multi_one(order, 3UL << order);
+		test_multi_one(order, 1UL << 40);
+	}
+	test_multi_overwrite();
+	checks_passed("multi-index");
+}
+
+/* --- -ENOMEM and the retry loop ------------------------------------------------ */
+
+static void fail_allocs(long after, long nr)
+{
+	xa_fail_alloc_nr = nr;
+	xa_fail_alloc_after = after;
+}
+
+static void test_nomem(void)
+{
+	long allocated, live;
+
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	check("store");
+
+	/* __xa_store: the allocation under the lock fails, the retry's succeeds */
+	allocated = atomic_long_read(&xa_nodes_allocated);
+	fail_allocs(0, 1);
+	ok(xa_store(&xa, 1, P(1), GFP_KERNEL) == NULL, "xa_store succeeds through one failed allocation");
+	ok(xa_fail_alloc_after == -1, "the injected failure happened");
+	is_int(atomic_long_read(&xa_nodes_allocated) - allocated, 1, "and one node was allocated for the retry");
+	ok(xa_load(&xa, 1) == P(1), "the entry is there");
+	check("nomem retry");
+
+	/* the advanced API's loop, step by step */
+	{
+		XA_STATE(xas, &xa, 1000);
+
+		fail_allocs(0, 1);
+		xas_lock(&xas);
+		xas_store(&xas, P(2));
+		is_int(xas_error(&xas), -ENOMEM, "xas_store under the lock fails with -ENOMEM");
+		xas_unlock(&xas);
+		check("nomem failed store");
+		ok(xa_load(&xa, 1000) == NULL, "and stored nothing");
+		ok(xas_nomem(&xas, GFP_KERNEL), "xas_nomem allocates a node and asks for a retry");
+		xas_lock(&xas);
+		xas_store(&xas, P(2));
+		is_int(xas_error(&xas), 0, "the retry succeeds");
+		xas_unlock(&xas);
+		ok(!xas_nomem(&xas, GFP_KERNEL), "xas_nomem then says done");
+		ok(xa_load(&xa, 1000) == P(2), "the entry is there");
+		check("nomem retried store");
+	}
+
+	/* a failure half-way down, then the retry */
+	{
+		XA_STATE(xas, &xa, 300000);
+
+		fail_allocs(1, 1);
+		xas_lock(&xas);
+		xas_store(&xas, P(3));
+		is_int(xas_error(&xas), -ENOMEM, "a store needing five nodes fails at the second");
+		xas_unlock(&xas);
+		check("nomem half-way failed");
+		is_int(root_shift(), 6, "the failed store took back the level it added");
+		ok(xas_nomem(&xas, GFP_KERNEL), "xas_nomem");
+		xas_lock(&xas);
+		xas_store(&xas, P(3));
+		xas_unlock(&xas);
+		ok(!xas_nomem(&xas, GFP_KERNEL) && !xas_error(&xas), "the retry succeeds");
+		ok(xa_load(&xa, 300000) == P(3), "the entry is there");
+		check("nomem half-way");
+	}
+
+	/* giving up: nothing changed, nothing left behind */
+	live = live_nodes();
+	fail_allocs(0, 2);
+	is_int(store_order(1UL << 40, 0, P(4)), -ENOMEM, "when the retry's allocation fails too, the store gives up");
+	check("nomem give up");
+	ok(xa_load(&xa, 1UL << 40) == NULL, "having stored nothing");
+	is_int(live_nodes(), live, "and left no node behind");
+
+	fail_allocs(2, 2);
+	is_int(store_order(1UL << 40, 3, P(5)), -ENOMEM, "giving up after adding nodes, twice");
+	check("nomem give up later");
+	is_int(live_nodes(), live, "removes the nodes it added");
+	is_int(root_shift(), 18, "and the levels it added above the head");
+
+	fail_allocs(0, 2);
+	is_int(xa_err(xa_store(&xa, 1UL << 41, P(6), GFP_KERNEL)), -ENOMEM,
+	       "xa_store returns xa_err(-ENOMEM) when it gives up");
+	check("xa_store give up");
+	is_int(live_nodes(), live, "leaving no node behind");
+	ok(xa_fail_alloc_after == -1, "the failure hook disarmed itself");
+
+	xa_destroy(&xa);
+	ok(xa_empty(&xa), "xa_destroy empties the array");
+	is_int(live_nodes(), 0, "and frees every node after a grace period");
+	checks_passed("nomem");
+}
+
+/* --- iteration ---------------------------------------------------------------------- */
+
+struct found {
+	int nr;
+	unsigned long index[16];
+	void *entry[16];
+};
+
+static bool found_is(const struct found *f, int nr, const unsigned long *index, void *const *entry)
+{
+	if (f->nr != nr)
+		return false;
+	for (int i = 0; i < nr; i++)
+		if (f->index[i] != index[i] || f->entry[i] != entry[i])
+			return false;
+	return true;
+}
+
+static void found_add(struct found *f, unsigned long index, void *entry)
+{
+	if (f->nr < 16) {
+		f->index[f->nr] = index;
+		f->entry[f->nr] = entry;
+	}
+	f->nr++;
+}
+
+static void test_iteration(void)
+{
+	static const unsigned long all_index[] = { 3, 16, 64, 65, 128, 200, 1UL << 30 };
+	void *all_entry[] = { xa_mk_value(3), P(16), xa_mk_value(64), xa_mk_value(65), P(128),
+			      xa_mk_value(200), P(30) };
+	struct found f = { 0 };
+	unsigned long index;
+	void *entry;
+
+	xa_store(&xa, 3, xa_mk_value(3), GFP_KERNEL);
+	store_order(16, 3, P(16));
+	xa_store(&xa, 64, xa_mk_value(64), GFP_KERNEL);
+	xa_store(&xa, 65, xa_mk_value(65), GFP_KERNEL);
+	store_order(128, 6, P(128));
+	xa_store(&xa, 200, xa_mk_value(200), GFP_KERNEL);
+	xa_store(&xa, 1UL << 30, P(30), GFP_KERNEL);
+	check("iteration setup");
+
+	xa_for_each(&xa, index, entry)
+		found_add(&f, index, entry);
+	ok(found_is(&f, 7, all_index, all_entry), "xa_for_each: every entry once, in index order");
+
+	f.nr = 0;
+	xa_for_each_start(&xa, index, entry, 20)
+		found_add(&f, index, entry);
+	{
+		unsigned long want_i[] = { 20, 64, 65, 128, 200, 1UL << 30 };
+		void *want_e[] = { P(16), xa_mk_value(64), xa_mk_value(65), P(128), xa_mk_value(200), P(30) };
+
+		ok(found_is(&f, 6, want_i, want_e),
+		   "xa_for_each_start inside a multi-index entry starts there");
+	}
+	f.nr = 0;
+	xa_for_each_range(&xa, index, entry, 0, 100)
+		found_add(&f, index, entry);
+	ok(found_is(&f, 4, all_index, all_entry), "xa_for_each_range stops at its end");
+	index = ULONG_MAX;
+	ok(xa_find_after(&xa, &index, ULONG_MAX, XA_PRESENT) == NULL, "nothing after ULONG_MAX");
+	index = 201;
+	ok(xa_find(&xa, &index, (1UL << 30) - 1, XA_PRESENT) == NULL, "nothing in an empty range");
+
+	{
+		XA_STATE(xas, &xa, 0);
+
+		f.nr = 0;
+		rcu_read_lock();
+		xas_for_each(&xas, entry, ULONG_MAX) {
+			if (xas_retry(&xas, entry))
+				continue;
+			found_add(&f, xas.xa_index, entry);
+		}
+		rcu_read_unlock();
+		ok(found_is(&f, 7, all_index, all_entry), "xas_for_each under RCU: the same");
+	}
+	{
+		XA_STATE(xas, &xa, 0);
+
+		f.nr = 0;
+		xas_lock(&xas);
+		xas_for_each(&xas, entry, ULONG_MAX) {
+			found_add(&f, xas.xa_index, entry);
+			xas_pause(&xas);
+			xas_unlock(&xas);
+			xas_lock(&xas);
+		}
+		xas_unlock(&xas);
+		ok(found_is(&f, 7, all_index, all_entry), "xas_for_each with xas_pause at every entry: the same");
+	}
+	{
+		XA_STATE(xas, &xa, 62);
+		bool seq;
+
+		rcu_read_lock();
+		seq = xas_load(&xas) == NULL;
+		seq &= xas_next(&xas) == NULL && xas.xa_index == 63;
+		seq &= xas_next(&xas) == xa_mk_value(64) && xas.xa_index == 64;
+		seq &= xas_next(&xas) == xa_mk_value(65);
+		seq &= xas_prev(&xas) == xa_mk_value(64);
+		seq &= xas_prev(&xas) == NULL && xas.xa_index == 63;
+		seq &= xas_prev(&xas) == NULL && xas.xa_index == 62;
+		xas_set(&xas, 4);
+		seq &= xas_load(&xas) == NULL;
+		seq &= xas_prev(&xas) == xa_mk_value(3);
+		rcu_read_unlock();
+		ok(seq, "xas_next / xas_prev step one index across node boundaries");
+	}
+
+	xa_set_mark(&xa, 65, XA_MARK_0);
+	xa_set_mark(&xa, 150, XA_MARK_0);
+	check("iteration marks");
+	f.nr = 0;
+	xa_for_each_marked(&xa, index, entry, XA_MARK_0)
+		found_add(&f, index, entry);
+	{
+		unsigned long want_i[] = { 65, 128 };
+		void *want_e[] = { xa_mk_value(65), P(128) };
+
+		ok(found_is(&f, 2, want_i, want_e),
+		   "xa_for_each_marked, a mark set through index 150 found at 128");
+	}
+	index = 66;
+	ok(xa_find(&xa, &index, ULONG_MAX, XA_MARK_0) == P(128) && index == 128,
+	   "xa_find with a mark skips unmarked entries");
+
+	xa_destroy(&xa);
+	ok(xa_empty(&xa) && !xa_marked(&xa, XA_MARK_0), "xa_destroy");
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("iteration");
+}
+
+/* --- nodes are freed after a grace period -------------------------------------- */
+
+static int eraser_done;
+
+static void eraser_main(void *arg)
+{
+	(void)arg;
+	for (unsigned long i = 0; i < 200; i++)
+		xa_erase(&xa, i);
+	__atomic_store_n(&eraser_done, 1, __ATOMIC_RELEASE);
+}
+
+static void test_rcu_free(void)
+{
+	XA_STATE(xas, &xa, 150);
+	struct lab_threads *t;
+	void *args[1] = { NULL };
+	long freed;
+	void *entry;
+
+	for (unsigned long i = 0; i < 200; i++)
+		xa_store(&xa, i, xa_mk_value(i), GFP_KERNEL);
+	is_int(live_nodes(), 5, "four leaves and a head");
+	freed = atomic_long_read(&xa_nodes_freed);
+
+	rcu_read_lock();
+	entry = xas_load(&xas);
+	ok(entry == xa_mk_value(150) && xas.xa_node, "a reader inside a leaf node");
+	t = lab_threads_start(1, eraser_main, args);
+	ok(t != NULL, "another thread erases everything");
+	lab_sleep(0.05);
+	is_int(atomic_long_read(&xa_nodes_freed), freed, "no node is freed while the reader is inside");
+	entry = xas_reload(&xas);
+	ok(entry == NULL || entry == xa_mk_value(150) || xa_is_retry(entry),
+	   "the reader's node still reads sanely");
+	rcu_read_unlock();
+	lab_threads_join(t);
+	ok(__atomic_load_n(&eraser_done, __ATOMIC_ACQUIRE) && xa_empty(&xa), "the array is empty");
+	is_int(live_nodes(), 0, "after the grace period every node is freed");
+}
+
+/* --- the checker catches corruption ---------------------------------------------- */
+
+static void mutant(const char *what, const char *expect)
+{
+	char msg[200];
+	int rc = check_now(&xa, msg, sizeof(msg));
+
+	ok(rc == -EINVAL && strstr(msg, expect), "mutant %s: caught (%s)", what, rc ? msg : "not caught");
+}
+
+static void unharmed(const char *what)
+{
+	char msg[200];
+	int rc = check_now(&xa, msg, sizeof(msg));
+
+	ok(rc == 0, "%s passes the checker%s%s", what, rc ? ": " : "", rc ? msg : "");
+}
+
+static void test_mutants(void)
+{
+	static struct xa_node fake;
+	struct xa_node *root, *leaf1, *leaf8;
+	unsigned long save;
+	void *saved;
+
+	for (unsigned long i = 0; i <= 200; i++)
+		xa_store(&xa, i, xa_mk_value(i), GFP_KERNEL);
+	store_order(512, 3, P(512));
+	xa_set_mark(&xa, 100, XA_MARK_0);
+	xa_set_mark(&xa, 512, XA_MARK_1);
+	unharmed("the tree before the mutants");
+	root = xa_to_node(xa.xa_head);
+	leaf1 = xa_to_node(root->slots[1]);	/* 64..127, 100 marked */
+	leaf8 = xa_to_node(root->slots[8]);	/* 512..575: order 3 at 512 */
+
+	leaf1->count++;
+	mutant("count", "count");
+	leaf1->count--;
+	leaf1->nr_values--;
+	mutant("nr_values", "nr_values");
+	leaf1->nr_values++;
+
+	root->marks[XA_MARK_2][0] |= BIT(0);
+	mutant("mark set above an unmarked child", "mark 2 set on slot 0");
+	root->marks[XA_MARK_2][0] &= ~BIT(0);
+	root->marks[XA_MARK_0][0] &= ~BIT(1);
+	mutant("mark clear above a marked child", "mark 0 clear on slot 1");
+	root->marks[XA_MARK_0][0] |= BIT(1);
+	leaf8->marks[XA_MARK_0][0] |= BIT(30);
+	mutant("mark on an empty slot", "empty slot 30");
+	leaf8->marks[XA_MARK_0][0] &= ~BIT(30);
+	leaf8->marks[XA_MARK_1][0] |= BIT(2);
+	mutant("mark on a sibling", "sibling slot 2");
+	leaf8->marks[XA_MARK_1][0] &= ~BIT(2);
+	save = xa.xa_flags;
+	xa.xa_flags |= XA_FLAGS_MARK(XA_MARK_2);
+	mutant("head mark", "head mark 2");
+	xa.xa_flags = save;
+
+	saved = leaf8->slots[2];
+	leaf8->slots[2] = xa_mk_sibling(1);
+	mutant("sibling of a sibling", "slot 2 is a sibling of slot 1");
+	leaf8->slots[2] = saved;
+	leaf8->slots[8] = xa_mk_sibling(0);
+	leaf8->count++;
+	mutant("sibling run of 9", "spans 9 slots");
+	leaf8->slots[8] = NULL;
+	leaf8->slots[40] = xa_mk_sibling(39);
+	mutant("stray sibling", "slot 40 is a sibling of slot 39 with no entry");
+	leaf8->slots[40] = NULL;
+	leaf8->count--;
+	leaf8->slots[4] = NULL;
+	leaf8->slots[5] = NULL;
+	leaf8->slots[6] = NULL;
+	leaf8->slots[7] = NULL;
+	leaf8->count -= 4;
+	leaf8->nr_values = 0;
+	leaf8->slots[4] = xa_mk_value(4);
+	leaf8->slots[5] = xa_mk_sibling(4);
+	leaf8->slots[6] = xa_mk_sibling(4);
+	leaf8->count += 3;
+	leaf8->nr_values = 3;
+	mutant("misaligned multi-index entry", "spans 3 slots");
+	for (unsigned int i = 4; i < 8; i++)
+		leaf8->slots[i] = xa_mk_sibling(0);
+	leaf8->count = 8;
+	leaf8->nr_values = 0;
+	unharmed("restored");
+
+	leaf1->offset = 5;
+	mutant("node offset", "offset 5");
+	leaf1->offset = 1;
+	leaf1->parent = leaf8;
+	mutant("node parent", "parent");
+	leaf1->parent = root;
+
+	memset(&fake, 0, sizeof(fake));
+	fake.parent = root;
+	fake.offset = 20;
+	fake.array = &xa;
+	root->slots[20] = xa_mk_node(&fake);
+	root->count++;
+	mutant("empty node", "empty node");
+	root->slots[20] = NULL;
+	root->count--;
+	unharmed("restored");
+
+	/* a head level too many: a shift-12 node holding only the real head */
+	memset(&fake, 0, sizeof(fake));
+	fake.shift = 12;
+	fake.count = 1;
+	fake.array = &xa;
+	fake.slots[0] = xa_mk_node(root);
+	fake.marks[XA_MARK_0][0] = BIT(0);
+	fake.marks[XA_MARK_1][0] = BIT(0);
+	root->parent = &fake;
+	xa.xa_head = xa_mk_node(&fake);
+	mutant("needless head node", "should have shrunk");
+	xa.xa_head = xa_mk_node(root);
+	root->parent = NULL;
+	unharmed("restored");
+
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+}
+
+int main(void)
+{
+	plan_no_plan();
+	lab_cpu_init();
+	test_basic();
+	test_shapes();
+	test_dense();
+	test_marks();
+	test_multi();
+	test_nomem();
+	test_iteration();
+	test_rcu_free();
+	test_mutants();
+	is_int(vm_warn_count, 0, "no debug check fired");
+	return done_testing();
+}
