@@ -142,7 +142,7 @@ int main(void)
 	struct lab_threads *t;
 	struct page_alloc_report rep;
 	unsigned long reads = 0, short_reads = 0, bad = 0, retries = 0, failed = 0, fallbacks = 0;
-	char msg[200];
+	char msg[200] = "ok";
 
 	plan_no_plan();
 	lab_cpu_init();
@@ -185,6 +185,8 @@ int main(void)
 	ok(rm.reclaimed > 0 && rm.truncated > 0, "both reclaim-style and truncate-style removals happened");
 	is_int(vm_warn_count, 0, "no debug check fired");
 
+	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0,
+	   "page cache and XArray invariants hold after the race (%s)", msg);
 	truncate_inode_pages(&mapping);
 	is_int(mapping.nrpages, 0, "truncate empties the page cache");
 	address_space_destroy(&mapping);

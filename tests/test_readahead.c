@@ -149,10 +149,18 @@ static void __maybe_unused test_exhaustion(void)
 
 		while (nr < 1024 - 100 && (hog[nr] = alloc_pages(GFP_KERNEL, 0)))
 			nr++;
+		unsigned long fallbacks = filemap_events[FILEMAP_RA_FALLBACK];
+
 		open_file(sizeof(contents));
 		for (pos = 0; pos < (loff_t)sizeof(contents) && n == RECORD; pos += RECORD)
 			n = filemap_read(&file, pos, RECORD, buf);
 		ok(pos < (loff_t)sizeof(contents), "with memory exhausted a read comes back short");
+#ifdef CONFIG_READAHEAD_BATCHED
+		ok(filemap_events[FILEMAP_RA_FALLBACK] > fallbacks,
+		   "batched readahead fell back to single insertion when allocation failed");
+#else
+		is_int(filemap_events[FILEMAP_RA_FALLBACK], fallbacks, "vanilla has no fallback path");
+#endif
 		ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
 		close_file();
 		while (nr--)
