@@ -173,6 +173,13 @@ struct exp_ctx {
 /* Look up a parsed option by name (aborts on a name the experiment lacks). */
 const struct opt_value *exp_opt(const struct exp_ctx *ctx, const char *name);
 
+/*
+ * Make one point per value of the OPT_INT_LIST option @opt, with JSON
+ * {"<key>": value} and the value as label and arg.  Returns -1 after a
+ * one-line error if the list is longer than MAX_POINTS.
+ */
+int exp_points_from_list(struct exp_ctx *ctx, const char *opt, const char *key);
+
 /* Add a scalar counter to a sample. */
 void sample_counter(struct sample *s, const char *name, double value);
 /* Add a counter whose value is a JSON text (copied). */

@@ -153,8 +153,7 @@ static int rsq_prepare(struct exp_ctx *ctx)
 		free(rc);
 		return -1;
 	}
-	if (threads->nr_list > MAX_POINTS) {
-		fprintf(stderr, "mmlab: --threads lists %d counts; at most %d\n", threads->nr_list, MAX_POINTS);
+	if (exp_points_from_list(ctx, "threads", "threads")) {
 		free(rc);
 		return -1;
 	}
@@ -174,14 +173,6 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	}
 	rc->p.fds = rc->fds;
 	rc->p.record_sums = (const uint64_t *const *)rc->sums;
-	for (int i = 0; i < threads->nr_list; i++) {
-		struct exp_point *p = &ctx->points[i];
-
-		p->arg = threads->list[i];
-		snprintf(p->json, sizeof(p->json), "{\"threads\": %lld}", p->arg);
-		snprintf(p->label, sizeof(p->label), "%lld", p->arg);
-	}
-	ctx->nr_points = threads->nr_list;
 	ctx->priv = rc;
 	return 0;
 }

@@ -63,7 +63,6 @@ struct rs_ctx {
 
 static int rs_prepare(struct exp_ctx *ctx)
 {
-	const struct opt_value *threads = exp_opt(ctx, "threads");
 	struct rs_ctx *rc = calloc(1, sizeof(*rc));
 	unsigned long long need;
 
@@ -86,20 +85,10 @@ static int rs_prepare(struct exp_ctx *ctx)
 		free(rc);
 		return -1;
 	}
-	if (threads->nr_list > MAX_POINTS) {
-		fprintf(stderr, "mmlab: --threads lists %d counts; at most %d\n",
-			threads->nr_list, MAX_POINTS);
+	if (exp_points_from_list(ctx, "threads", "threads")) {
 		free(rc);
 		return -1;
 	}
-	for (int i = 0; i < threads->nr_list; i++) {
-		struct exp_point *p = &ctx->points[i];
-
-		p->arg = threads->list[i];
-		snprintf(p->json, sizeof(p->json), "{\"threads\": %lld}", p->arg);
-		snprintf(p->label, sizeof(p->label), "%lld", p->arg);
-	}
-	ctx->nr_points = threads->nr_list;
 	ctx->priv = rc;
 	return 0;
 }

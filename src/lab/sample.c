@@ -122,3 +122,22 @@ void sample_fail(struct sample *s, bool data, const char *fmt, ...)
 	va_end(ap);
 	s->failure[strcspn(s->failure, "\n")] = '\0';
 }
+
+int exp_points_from_list(struct exp_ctx *ctx, const char *opt, const char *key)
+{
+	const struct opt_value *v = exp_opt(ctx, opt);
+
+	if (v->nr_list > MAX_POINTS) {
+		fprintf(stderr, "mmlab: --%s lists %d values; at most %d\n", opt, v->nr_list, MAX_POINTS);
+		return -1;
+	}
+	for (int i = 0; i < v->nr_list; i++) {
+		struct exp_point *p = &ctx->points[i];
+
+		p->arg = v->list[i];
+		snprintf(p->json, sizeof(p->json), "{\"%s\": %lld}", key, p->arg);
+		snprintf(p->label, sizeof(p->label), "%lld", p->arg);
+	}
+	ctx->nr_points = v->nr_list;
+	return 0;
+}
