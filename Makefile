@@ -22,9 +22,11 @@ BASE_CFLAGS := -std=gnu11 -g -pthread -fno-strict-aliasing -fno-strict-overflow 
 LIBS    := -lurcu-memb -lurcu-common -lm -pthread
 
 # --- designs (kernel configs) ----------------------------------------------
-KERNELS := vanilla frozen-bit cmpxchg-guess seqcount-read batched bulk chunk-prepare ra-batched
+KERNELS := vanilla frozen-bit cmpxchg-guess seqcount-read batched bulk chunk-prepare ra-batched \
+	   rmap-referenced rmap-batched
 # Deliberately broken designs, built only for the tests that must catch them.
-MUTANTS := frozen-bit-nocas contig-misaligned contig-free-referenced ra-skip-slot ra-bad-ref
+MUTANTS := frozen-bit-nocas contig-misaligned contig-free-referenced ra-skip-slot ra-bad-ref \
+	   rmap-past-pmd rmap-past-folio rmap-notify-nr
 
 KCFG_vanilla        :=
 KCFG_frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
@@ -36,6 +38,11 @@ KCFG_chunk-prepare  := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_CHUNK_PREP
 KCFG_ra-batched     := -DCONFIG_READAHEAD_BATCHED
 KCFG_ra-skip-slot   := -DCONFIG_READAHEAD_BATCHED -DCONFIG_READAHEAD_MUTANT_SKIP_SLOT
 KCFG_ra-bad-ref     := -DCONFIG_READAHEAD_BATCHED -DCONFIG_READAHEAD_MUTANT_BAD_REF
+KCFG_rmap-referenced := -DCONFIG_RMAP_BATCH_REFERENCED
+KCFG_rmap-batched   := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
+KCFG_rmap-past-pmd  := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_PMD
+KCFG_rmap-past-folio := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_FOLIO
+KCFG_rmap-notify-nr := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY_NR
 KCFG_frozen-bit-nocas := -DCONFIG_PAGEREF_FROZEN_BIT -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_contig-misaligned := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
 KCFG_contig-free-referenced := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED

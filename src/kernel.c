@@ -43,4 +43,5 @@ const struct mm_kernel MM_KERNEL_SYM = {
 	.rsq_teardown = readseq_teardown,
 	.fc_run = free_contig_run,
 	.vmalloc_test_run = vmalloc_test_run,
+	.rl_run = reclaim_large_run,
 };

@@ -3,6 +3,8 @@
  * presets, the global options, and that every bad input comes back as one
  * line naming the option, the value and the valid range, without exiting.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
@@ -198,6 +200,54 @@ static void test_errors(void)
 	expect_error((const char *[]){ "-x", NULL }, "-x", "synth", "--NAME VALUE");
 }
 
+/* An experiment's own --mem defaults: taken when --mem is not given, shown by --help. */
+static void test_default_mem(void)
+{
+	struct experiment big = synth_higher;
+	const char *tiny[] = { "--scale", "tiny" }, *full[] = { "--scale", "full" };
+	const char *given[] = { "--scale", "full", "--mem", "1G" };
+	struct lab_config cfg;
+	char *help = NULL;
+	size_t help_len;
+	FILE *f;
+
+	big.default_mem[SCALE_TINY] = "256M";
+	big.default_mem[SCALE_DEFAULT] = "1536M";
+	big.default_mem[SCALE_FULL] = "9G";
+	ok(!lab_parse_args(&cfg, &big, &synth_machine, 0, NULL, err, sizeof(err)) &&
+	   cfg.mem_bytes == 1536ULL << 20, "default_mem at --scale default (%s)", err);
+	lab_config_free(&cfg);
+	ok(!lab_parse_args(&cfg, &big, &synth_machine, 2, (char **)tiny, err, sizeof(err)) &&
+	   cfg.mem_bytes == 256ULL << 20, "default_mem at --scale tiny (%s)", err);
+	lab_config_free(&cfg);
+	ok(!lab_parse_args(&cfg, &big, &synth_machine, 4, (char **)given, err, sizeof(err)) &&
+	   cfg.mem_bytes == 1ULL << 30, "--mem wins over default_mem (%s)", err);
+	lab_config_free(&cfg);
+	ok(lab_parse_args(&cfg, &big, &synth_machine, 2, (char **)full, err, sizeof(err)) == -1 &&
+	   has(err, "--mem: invalid value '9G' (synth's default at --scale full, more than the machine's memory)") &&
+	   has(err, "4M..8G") && !strchr(err, '\n'), "a default_mem above the machine's memory: one line (%s)", err);
+
+	big.default_mem[SCALE_TINY] = NULL;
+	big.default_mem[SCALE_FULL] = NULL;
+	ok(!lab_parse_args(&cfg, &big, &synth_machine, 2, (char **)tiny, err, sizeof(err)) &&
+	   cfg.mem_bytes == 1536ULL << 20, "a NULL default_mem at a scale is the default scale's (%s)", err);
+	lab_config_free(&cfg);
+
+	big.default_mem[SCALE_TINY] = "256M";
+	f = open_memstream(&help, &help_len);
+	lab_print_help(f, &big, &synth_machine);
+	fclose(f);
+	ok(has(help, "default 1536M, at --scale tiny 256M; valid: a size in 4M..8G"),
+	   "--help shows default_mem per scale");
+	free(help);
+	help = NULL;
+	f = open_memstream(&help, &help_len);
+	lab_print_help(f, &synth_higher, &synth_machine);
+	fclose(f);
+	ok(has(help, "default 256M; valid: a size in 4M..8G"), "--help without default_mem: 256M");
+	free(help);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -206,5 +256,6 @@ int main(void)
 	test_defaults_and_scales();
 	test_globals();
 	test_errors();
+	test_default_mem();
 	return done_testing();
 }

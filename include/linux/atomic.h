@@ -197,6 +197,12 @@ static inline bool atomic_inc_and_test(atomic_t *v)
 	return atomic_add_return(1, v) == 0;
 }
 
+/* True if the result is negative: the last unmapping of a page's _mapcount. */
+static inline bool atomic_add_negative(int i, atomic_t *v)
+{
+	return atomic_add_return(i, v) < 0;
+}
+
 static inline int atomic_xchg(atomic_t *v, int new)
 {
 	int old;

@@ -117,9 +117,27 @@ static inline int page_count(const struct page *page)
 	return folio_ref_count(page_folio(page));
 }
 
+/*
+ * Mapcounts, as the kernel keeps them with CONFIG_PAGE_MAPCOUNT: each page
+ * counts the page-table entries mapping it in _mapcount (-1: none); a large
+ * folio also counts all of its pages' mappings in _large_mapcount and how
+ * many of its pages are mapped at all in _nr_pages_mapped.
+ */
+static inline int folio_large_mapcount(const struct folio *folio)
+{
+	return atomic_read(&folio->_large_mapcount) + 1;
+}
+
 static inline int folio_mapcount(const struct folio *folio)
 {
-	return atomic_read(&folio->_mapcount) + 1;
+	if (likely(!folio_test_large(folio)))
+		return atomic_read(&folio->_mapcount) + 1;
+	return folio_large_mapcount(folio);
+}
+
+static inline int page_mapcount(const struct page *page)
+{
+	return atomic_read(&page->_mapcount) + 1;
 }
 
 static inline bool folio_mapped(const struct folio *folio)
@@ -170,5 +188,133 @@ static inline void put_page(struct page *page)
 {
 	folio_put(page_folio(page));
 }
+
+
+/* --- VMAs and address spaces (mm/mmap.c) ------------------------------------ */
+
+#define VM_NONE		0x00000000UL
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_SHARED	0x00000008UL
+#define VM_MAYREAD	0x00000010UL
+#define VM_MAYWRITE	0x00000020UL
+#define VM_MAYEXEC	0x00000040UL
+#define VM_MAYSHARE	0x00000080UL
+#define VM_LOCKED	0x00002000UL
+
+static inline unsigned long vma_pages(const struct vm_area_struct *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+}
+
+/* The file page offset that @address of @vma maps. */
+static inline pgoff_t linear_page_index(const struct vm_area_struct *vma, unsigned long address)
+{
+	return ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
+}
+
+static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
+{
+	return !vma->vm_file;
+}
+
+/* A new, empty address space with its PGD; NULL if memory runs out. */
+struct mm_struct *mm_alloc(void);
+/* Unmap every VMA, free the page tables and the mm (the last mmput()). */
+void mmput(struct mm_struct *mm);
+
+/*
+ * Map @len bytes of @file (NULL: not supported yet) from page @pgoff at
+ * exactly @addr (MAP_FIXED_NOREPLACE): @vm_flags among VM_READ, VM_WRITE,
+ * VM_EXEC, VM_SHARED, VM_LOCKED.  Nothing is faulted in.  Returns @addr,
+ * or -EINVAL (unaligned, empty, no file), -EEXIST (overlaps a VMA),
+ * -ENOMEM, as an unsigned long.
+ */
+unsigned long do_mmap(struct mm_struct *mm, struct file *file, unsigned long addr,
+		      unsigned long len, unsigned long vm_flags, pgoff_t pgoff);
+/*
+ * Unmap [@start, @start + @len), which must be exactly one VMA (the model
+ * does not split VMAs): 0 or -EINVAL.  mmap_lock not held.
+ */
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+
+/* The VMA containing @addr, or the first one above it; NULL if none. */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+
+static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = find_vma(mm, addr);
+
+	return vma && vma->vm_start <= addr ? vma : NULL;
+}
+
+static inline void mmap_read_lock(struct mm_struct *mm)		{ down_read(&mm->mmap_lock); }
+static inline void mmap_read_unlock(struct mm_struct *mm)	{ up_read(&mm->mmap_lock); }
+static inline void mmap_write_lock(struct mm_struct *mm)	{ down_write(&mm->mmap_lock); }
+static inline void mmap_write_unlock(struct mm_struct *mm)	{ up_write(&mm->mmap_lock); }
+
+/* --- RSS counters ---------------------------------------------------------------- */
+
+static inline unsigned long get_mm_counter(struct mm_struct *mm, int member)
+{
+	return (unsigned long)atomic_long_read(&mm->rss_stat[member]);
+}
+
+static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	atomic_long_add(value, &mm->rss_stat[member]);
+}
+
+static inline void inc_mm_counter(struct mm_struct *mm, int member) { add_mm_counter(mm, member, 1); }
+static inline void dec_mm_counter(struct mm_struct *mm, int member) { add_mm_counter(mm, member, -1); }
+
+static inline unsigned long get_mm_rss(struct mm_struct *mm)
+{
+	return get_mm_counter(mm, MM_FILEPAGES) + get_mm_counter(mm, MM_ANONPAGES) +
+	       get_mm_counter(mm, MM_SHMEMPAGES);
+}
+
+static inline void update_hiwater_rss(struct mm_struct *mm)
+{
+	unsigned long rss = get_mm_rss(mm);
+
+	if (mm->hiwater_rss < rss)
+		mm->hiwater_rss = rss;
+}
+
+/* Which counter a file folio's mappings count in (no shmem in the model). */
+static inline int mm_counter_file(const struct folio *folio)
+{
+	(void)folio;
+	return MM_FILEPAGES;
+}
+
+/* --- faults (mm/memory.c) ------------------------------------------------------------- */
+
+typedef unsigned int vm_fault_t;
+
+#define VM_FAULT_OOM		0x000001
+#define VM_FAULT_SIGBUS		0x000002
+#define VM_FAULT_NOPAGE		0x000100
+#define VM_FAULT_ERROR		(VM_FAULT_OOM | VM_FAULT_SIGBUS)
+
+#define FAULT_FLAG_WRITE	0x01
+
+/*
+ * Resolve a fault at @address of @vma: map the page-cache folio there (the
+ * whole folio when it fits in the VMA and in one page table).  mmap_lock
+ * held for read.  0 or VM_FAULT_*.
+ */
+vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags);
+
+/*
+ * The model's stand-in for the MMU: a load (or store with @write) at
+ * @address walks the page tables as the hardware walker does, without
+ * locks, and sets the accessed (and dirty) bit of the PTE it uses.
+ * Returns the byte's address in the arena, or NULL where the access would
+ * fault.
+ */
+void *mmu_access(struct mm_struct *mm, unsigned long address, bool write);
 
 #endif

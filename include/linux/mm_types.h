@@ -11,6 +11,10 @@
 #include <linux/compiler.h>
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <asm/pgtable_types.h>
 
 typedef unsigned long pgoff_t;
 
@@ -65,6 +69,53 @@ struct folio {
 		};
 		struct page __page_1;
 	};
+};
+
+/* --- address spaces -------------------------------------------------------- */
+
+struct file;
+struct mmu_notifier_subscriptions;
+
+/* RSS counters (the kernel keeps them per CPU; here one atomic each). */
+enum {
+	MM_FILEPAGES,
+	MM_ANONPAGES,
+	MM_SWAPENTS,
+	MM_SHMEMPAGES,
+	NR_MM_COUNTERS,
+};
+
+/*
+ * One mapping of a range of an address space.  The model keeps VMAs in an
+ * rbtree by address (the kernel did until v6.1, before the maple tree),
+ * and file VMAs in their file's i_mmap interval tree by page offset.
+ */
+struct vm_area_struct {
+	unsigned long vm_start;		/* first byte */
+	unsigned long vm_end;		/* first byte after */
+	struct mm_struct *vm_mm;
+	pgprot_t vm_page_prot;
+	unsigned long vm_flags;
+	struct rb_node vm_rb;		/* mm->mm_rb */
+	struct {
+		struct rb_node rb;
+		unsigned long rb_subtree_last;
+	} shared;			/* mapping->i_mmap */
+	unsigned long vm_pgoff;		/* offset in the file, in pages */
+	struct file *vm_file;		/* NULL: anonymous */
+	void *anon_vma;			/* anonymous memory is not modelled yet */
+};
+
+struct mm_struct {
+	pgd_t *pgd;
+	struct rb_root mm_rb;		/* VMAs by vm_start, under mmap_lock */
+	int map_count;
+	struct rw_semaphore mmap_lock;
+	spinlock_t page_table_lock;	/* populating upper levels */
+	atomic_long_t nr_pgtable_pages;	/* model: tables allocated, pgd included */
+	atomic_long_t rss_stat[NR_MM_COUNTERS];
+	unsigned long hiwater_rss;
+	struct mmu_notifier_subscriptions *notifier_subscriptions;
 };
 
 #define FOLIO_MATCH(pg, fl) \

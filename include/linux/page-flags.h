@@ -98,7 +98,11 @@ static inline void folio_clear_##name(struct folio *folio)		\
 static inline void __folio_set_##name(struct folio *folio)		\
 { __set_bit(bit, &folio->flags); }					\
 static inline void __folio_clear_##name(struct folio *folio)		\
-{ __clear_bit(bit, &folio->flags); }
+{ __clear_bit(bit, &folio->flags); }					\
+static inline bool folio_test_set_##name(struct folio *folio)		\
+{ return test_and_set_bit(bit, &folio->flags); }			\
+static inline bool folio_test_clear_##name(struct folio *folio)		\
+{ return test_and_clear_bit(bit, &folio->flags); }
 
 FOLIO_FLAG(locked, PG_locked)
 FOLIO_FLAG(referenced, PG_referenced)

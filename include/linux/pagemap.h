@@ -11,6 +11,8 @@
 #include <linux/gfp.h>
 #include <linux/seqlock.h>
 #include <linux/xarray.h>
+#include <linux/rwsem.h>
+#include <linux/rbtree.h>
 
 /*
  * The backing store: a real file of the host, read with pread(2) into the
@@ -24,6 +26,9 @@ struct backing_file {
 
 struct address_space {
 	struct xarray i_pages;
+	struct rb_root i_mmap;		/* VMAs mapping the file, by page offset */
+	struct rw_semaphore i_mmap_rwsem;
+	unsigned int folio_order;	/* order of the folios a fault creates (the mapping's max) */
 	unsigned long nrpages;		/* under xa_lock */
 	loff_t i_size;
 	struct backing_file *backing;	/* NULL: nothing behind the cache */
@@ -107,6 +112,12 @@ static inline void folio_unlock(struct folio *folio)
 	clear_bit_unlock(PG_locked, &folio->flags);
 }
 
+/* A file folio's data differs from the backing store (the flag only: no writeback here). */
+static inline void folio_mark_dirty(struct folio *folio)
+{
+	folio_set_dirty(folio);
+}
+
 void address_space_init(struct address_space *mapping);
 void address_space_destroy(struct address_space *mapping);
 
@@ -126,6 +137,49 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio,
  */
 int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 		       unsigned int nr_folios, pgoff_t index, gfp_t gfp);
+
+/* --- i_mmap (mm/interval_tree.c) --------------------------------------------------------- */
+
+static inline void i_mmap_lock_read(struct address_space *mapping)	{ down_read(&mapping->i_mmap_rwsem); }
+static inline bool i_mmap_trylock_read(struct address_space *mapping)	{ return down_read_trylock(&mapping->i_mmap_rwsem); }
+static inline void i_mmap_unlock_read(struct address_space *mapping)	{ up_read(&mapping->i_mmap_rwsem); }
+static inline void i_mmap_lock_write(struct address_space *mapping)	{ down_write(&mapping->i_mmap_rwsem); }
+static inline void i_mmap_unlock_write(struct address_space *mapping)	{ up_write(&mapping->i_mmap_rwsem); }
+
+struct vm_area_struct;
+
+/* The interval tree of VMAs over [vm_pgoff, vm_pgoff + vma_pages - 1]; i_mmap_rwsem held. */
+void vma_interval_tree_insert(struct vm_area_struct *vma, struct rb_root *root);
+void vma_interval_tree_remove(struct vm_area_struct *vma, struct rb_root *root);
+struct vm_area_struct *vma_interval_tree_iter_first(struct rb_root *root, pgoff_t start, pgoff_t last);
+struct vm_area_struct *vma_interval_tree_iter_next(struct vm_area_struct *vma, pgoff_t start, pgoff_t last);
+
+#define vma_interval_tree_foreach(vma, root, start, last)			\
+	for (vma = vma_interval_tree_iter_first(root, start, last);		\
+	     vma; vma = vma_interval_tree_iter_next(vma, start, last))
+
+/* --- getting folios -------------------------------------------------------------------------- */
+
+#define FGP_LOCK	0x01	/* return the folio locked */
+#define FGP_CREAT	0x02	/* create it if it is not cached */
+
+/*
+ * The folio covering @index, with a reference (and locked with FGP_LOCK).
+ * With FGP_CREAT a missing one is created at the mapping's folio_order (as
+ * large as alignment and i_size allow), read from the backing store (or,
+ * with none, left as it is: the model's "no data" mode), marked uptodate
+ * and put on the LRU.  NULL if it is missing and cannot be created.
+ */
+struct folio *__filemap_get_folio(struct address_space *mapping, pgoff_t index,
+				  unsigned int fgp_flags, gfp_t gfp);
+
+/*
+ * Reclaim's half of remove_mapping(): freeze the count at the cache's
+ * references plus the caller's and take the folio out of i_pages, leaving
+ * it frozen at 0 for the caller to free (after the TLB flush).  False if
+ * somebody else holds a reference (a mapping, a reader).
+ */
+bool __remove_mapping(struct address_space *mapping, struct folio *folio);
 
 /* Remove a folio from the page cache and drop the cache's references (truncate). */
 void filemap_remove_folio(struct folio *folio);

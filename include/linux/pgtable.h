@@ -26,6 +26,7 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/spinlock.h>
+#include <asm/pgtable_types.h>
 
 #define PGDIR_SHIFT	39
 #define PUD_SHIFT	30
@@ -51,25 +52,6 @@
 #define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
 
 /* --- entries ------------------------------------------------------------------ */
-
-typedef u64 pteval_t, pmdval_t, pudval_t, pgdval_t, pgprotval_t;
-
-typedef struct { pteval_t pte; } pte_t;
-typedef struct { pmdval_t pmd; } pmd_t;
-typedef struct { pudval_t pud; } pud_t;
-typedef struct { pgdval_t pgd; } pgd_t;
-typedef struct { pgprotval_t pgprot; } pgprot_t;
-
-#define pte_val(x)	((x).pte)
-#define pmd_val(x)	((x).pmd)
-#define pud_val(x)	((x).pud)
-#define pgd_val(x)	((x).pgd)
-#define pgprot_val(x)	((x).pgprot)
-#define __pte(x)	((pte_t) { (x) })
-#define __pmd(x)	((pmd_t) { (x) })
-#define __pud(x)	((pud_t) { (x) })
-#define __pgd(x)	((pgd_t) { (x) })
-#define __pgprot(x)	((pgprot_t) { (x) })
 
 #define _PAGE_BIT_PRESENT	0
 #define _PAGE_BIT_RW		1
@@ -100,6 +82,9 @@ typedef struct { pgprotval_t pgprot; } pgprot_t;
 
 #define PAGE_KERNEL	__pgprot(_PAGE_PRESENT | _PAGE_RW | _PAGE_ACCESSED | \
 				 _PAGE_DIRTY | _PAGE_GLOBAL | _PAGE_NX)
+/* User mappings of a file (the x86 protection_map entries used here). */
+#define PAGE_READONLY	__pgprot(_PAGE_PRESENT | _PAGE_USER | _PAGE_ACCESSED | _PAGE_NX)
+#define PAGE_SHARED	__pgprot(_PAGE_PRESENT | _PAGE_RW | _PAGE_USER | _PAGE_ACCESSED | _PAGE_NX)
 #define PAGE_KERNEL_RO	__pgprot(_PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_GLOBAL | _PAGE_NX)
 
 /* --- PTEs --------------------------------------------------------------------- */
@@ -187,7 +172,6 @@ static inline pud_t *pgd_pgtable(pgd_t pgd)	{ return page_address(pfn_to_page(pg
  * only as release/acquire, so the upper levels use those; on x86-64 they
  * are the same plain moves.
  */
-static inline pte_t ptep_get(pte_t *ptep)	{ return __pte(READ_ONCE(ptep->pte)); }
 static inline pmd_t pmdp_get(pmd_t *pmdp)	{ return __pmd(__atomic_load_n(&pmdp->pmd, __ATOMIC_ACQUIRE)); }
 static inline pud_t pudp_get(pud_t *pudp)	{ return __pud(__atomic_load_n(&pudp->pud, __ATOMIC_ACQUIRE)); }
 static inline pgd_t pgdp_get(pgd_t *pgdp)	{ return __pgd(__atomic_load_n(&pgdp->pgd, __ATOMIC_ACQUIRE)); }
@@ -216,25 +200,7 @@ static inline void pte_clear(struct mm_struct *mm, unsigned long addr, pte_t *pt
 	set_pte(ptep, __pte(0));
 }
 
-/* x86-64 SMP: an exchange, so a concurrent hardware A/D update is not lost. */
-static inline pte_t ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
-{
-	(void)mm;
-	(void)addr;
-	return __pte(__atomic_exchange_n(&ptep->pte, 0, __ATOMIC_RELAXED));
-}
-
 /* --- the walk ------------------------------------------------------------------------ */
-
-/*
- * The part of struct mm_struct the page tables need.  (When mm_types.h
- * grows the whole struct, this moves there.)
- */
-struct mm_struct {
-	pgd_t *pgd;
-	spinlock_t page_table_lock;	/* populating upper levels */
-	atomic_long_t nr_pgtable_pages;	/* model: tables allocated, pgd included */
-};
 
 extern struct mm_struct init_mm;
 
@@ -332,18 +298,327 @@ unsigned long pgtable_teardown(struct mm_struct *mm);
 /* --- TLB ------------------------------------------------------------------------------- */
 
 /*
- * The model has no TLB; a flush is counted and costs a calibrated busy
- * loop of tlb_flush_loops iterations (set by the lab from --tlb-flush-ns:
- * an IPI to every CPU, or a broadcast TLBI, and the wait for it).
+ * The model has no TLB.  A flush is counted (requests, pages covered, and
+ * the waits for completion) and costs a calibrated busy loop:
+ *
+ *  - a synchronous flush (flush_tlb_kernel_range(), flush_tlb_range(), the
+ *    final flush of a deferred batch) costs tlb_flush_loops: an IPI
+ *    shootdown on x86, broadcast TLBIs and the DSB that waits for them on
+ *    arm64;
+ *  - an arm64 TLBI issued without waiting (__flush_tlb_range_nosync(), as
+ *    clearing a young bit and a deferred unmap issue them) costs
+ *    tlbi_loops; the wait is paid once, later.
+ *
+ * The lab sets both from --tlb-flush-ns and --tlbi-ns (docs/DESIGN.md says
+ * why the defaults are what they are).
  */
 struct tlb_flush_stats {
-	unsigned long flushes;		/* flush_tlb_kernel_range() calls */
-	unsigned long pages;		/* pages those ranges covered */
+	unsigned long flushes;		/* invalidation requests, waited for or not */
+	unsigned long pages;		/* pages those requests covered */
+	unsigned long syncs;		/* waits for completion */
 };
 
 extern unsigned long tlb_flush_loops;
+extern unsigned long tlbi_loops;
 extern struct tlb_flush_stats tlb_flush_stats;
 
 void flush_tlb_kernel_range(unsigned long start, unsigned long end);
+
+struct vm_area_struct;
+
+/* Flush a user range and wait (flush_tlb_range). */
+void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* arm64: issue the invalidations of a user range, do not wait. */
+void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigned long end);
+
+/*
+ * Deferred flushing for reclaim (TTU_BATCH_FLUSH): unmapping records what
+ * it cleared, and one flush covers it all before the folios are freed.
+ * x86 only remembers which CPUs to interrupt; arm64 issues the TLBIs at
+ * once and waits for them all at the end (arch_tlbbatch_*).  One batch per
+ * reclaiming thread, as the kernel keeps it in task_struct.
+ */
+struct tlbflush_unmap_batch {
+	bool flush_required;
+	unsigned long pending_pages;	/* x86: what the final flush covers */
+};
+
+extern __thread struct tlbflush_unmap_batch tlb_ubc;
+
+void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval,
+			       unsigned long start, unsigned long end);
+/* Flush what unmapping deferred (try_to_unmap_flush in mm/rmap.c). */
+void try_to_unmap_flush(void);
+
+/* --- the architecture ----------------------------------------------------------------- */
+
+/*
+ * Which MMU the user page tables behave as, set outside any measured loop
+ * (reclaim-large's --contpte):
+ *
+ *  MMU_X86_64  no contiguous hint; clearing a young bit needs no flush (a
+ *              stale accessed bit in the TLB only ages a page less well:
+ *              x86's ptep_clear_flush_young()); deferred flushes only mark
+ *              CPUs.
+ *  MMU_ARM64   set_ptes() folds naturally aligned runs of CONT_PTES entries
+ *              of one folio into contiguous blocks; an operation on one
+ *              entry of a block is an operation on the block (ptep_get()
+ *              gathers young and dirty over it, clearing young clears it
+ *              for the block, clearing an entry first unfolds the block,
+ *              with a synchronous flush); clearing young flushes (without
+ *              waiting) when the entry was young; deferred flushes issue
+ *              TLBIs at once.
+ *
+ * The kernel decides this at build time; the model reads one global in the
+ * arch helpers, in every design alike, so it biases no comparison.
+ */
+enum mmu_arch {
+	MMU_X86_64,
+	MMU_ARM64,
+};
+
+extern enum mmu_arch mmu_arch;
+
+
+/* --- user page tables ---------------------------------------------------------------- */
+
+/*
+ * The split PTE lock: one spinlock per PTE table, kept in the table page's
+ * struct page (the kernel's ptdesc->ptl, when it fits in struct page).
+ */
+static inline spinlock_t *ptlock_ptr(struct page *table)
+{
+	return (spinlock_t *)&table->private;
+}
+
+static inline spinlock_t *pte_lockptr(struct mm_struct *mm, pmd_t *pmd)
+{
+	(void)mm;
+	return ptlock_ptr(pfn_to_page(pmd_pfn(pmdp_get(pmd))));
+}
+
+static inline pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd,
+					 unsigned long addr, spinlock_t **ptlp)
+{
+	spinlock_t *ptl = pte_lockptr(mm, pmd);
+
+	spin_lock(ptl);
+	*ptlp = ptl;
+	return pte_offset_map(pmd, addr);
+}
+
+static inline void pte_unmap_unlock(pte_t *pte, spinlock_t *ptl)
+{
+	pte_unmap(pte);
+	spin_unlock(ptl);
+}
+
+int __pte_alloc(struct mm_struct *mm, pmd_t *pmd);
+
+static inline bool pte_alloc(struct mm_struct *mm, pmd_t *pmd)
+{
+	return unlikely(pmd_none(pmdp_get(pmd))) && __pte_alloc(mm, pmd);
+}
+
+/* The PMD entry covering @addr, or NULL where an upper level is empty. */
+static inline pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	pud_t *pud;
+
+	if (pgd_none(pgdp_get(pgd)))
+		return NULL;
+	pud = pud_offset(pgd, addr);
+	if (pud_none(pudp_get(pud)) || pud_leaf(pudp_get(pud)))
+		return NULL;
+	return pmd_offset(pud, addr);
+}
+
+/* --- the arch's PTE operations ------------------------------------------------------- */
+
+static inline pte_t __ptep_get(pte_t *ptep)
+{
+	return __pte(READ_ONCE(ptep->pte));
+}
+
+static inline void __set_pte(pte_t *ptep, pte_t pte)
+{
+	WRITE_ONCE(ptep->pte, pte_val(pte));
+}
+
+static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
+{
+	return __pte(pte_val(pte) + ((pteval_t)nr << PAGE_SHIFT));
+}
+
+/* The model's event counter for PTEs the rmap primitives read-modify-write. */
+#ifdef CONFIG_PAGEREF_EVENTS
+extern __thread unsigned long pte_rmw_events;
+static inline void count_pte_rmw(unsigned long nr) { pte_rmw_events += nr; }
+#else
+static inline void count_pte_rmw(unsigned long nr) { (void)nr; }
+#endif
+
+/*
+ * One entry's accessed bit, tested and cleared atomically: the walker of
+ * another CPU may be setting it (or dirty) at the same moment.
+ */
+static inline int __ptep_test_and_clear_young(struct vm_area_struct *vma,
+					      unsigned long addr, pte_t *ptep)
+{
+	(void)vma;
+	(void)addr;
+	count_pte_rmw(1);
+	return (__atomic_fetch_and(&ptep->pte, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) &
+		_PAGE_ACCESSED) != 0;
+}
+
+static inline pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	(void)mm;
+	(void)addr;
+	count_pte_rmw(1);
+	return __pte(__atomic_exchange_n(&ptep->pte, 0, __ATOMIC_RELAXED));
+}
+
+/* arm64's contiguous blocks (mm/contpte.c): only MMU_ARM64 sets _PAGE_CONT. */
+pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte);
+int contpte_test_and_clear_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+				      pte_t *ptep, unsigned int nr);
+int contpte_clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+				   pte_t *ptep, unsigned int nr);
+void __contpte_try_unfold(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte);
+pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				      pte_t *ptep, unsigned int nr, int full);
+void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+		      pte_t pte, unsigned int nr);
+
+static inline pte_t ptep_get(pte_t *ptep)
+{
+	pte_t pte = __ptep_get(ptep);
+
+	if (likely(!pte_cont(pte)))
+		return pte;
+	return contpte_ptep_get(ptep, pte);
+}
+
+/*
+ * Kernel mappings keep their blocks (arm64 never folds or unfolds them:
+ * a fault on a kernel address could not be tolerated); user blocks unfold.
+ */
+static inline void contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
+				      pte_t *ptep, pte_t pte)
+{
+	if (unlikely(pte_cont(pte)) && mm != &init_mm)
+		__contpte_try_unfold(mm, addr, ptep, pte);
+}
+
+static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
+					    unsigned long addr, pte_t *ptep)
+{
+	if (likely(!pte_cont(__ptep_get(ptep))))
+		return __ptep_test_and_clear_young(vma, addr, ptep);
+	return contpte_test_and_clear_young_ptes(vma, addr, ptep, CONT_PTES);
+}
+
+int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep);
+
+static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
+					 unsigned long addr, pte_t *ptep)
+{
+	if (likely(!pte_cont(__ptep_get(ptep))))
+		return __ptep_clear_flush_young(vma, addr, ptep);
+	return contpte_clear_flush_young_ptes(vma, addr, ptep, CONT_PTES);
+}
+
+/*
+ * Clear the accessed bits of @nr entries mapping consecutive pages of one
+ * folio, in one VMA and one page table, flushing as the arch requires.
+ * Returns whether any was young.  (The series' clear_flush_young_ptes():
+ * arm64 handles the whole run at once, contiguous blocks at its ends
+ * included; elsewhere it is a loop of ptep_clear_flush_young().)
+ */
+static inline int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+					 pte_t *ptep, unsigned int nr)
+{
+	int young;
+
+	VM_WARN_ON_ONCE(!nr || pte_index(addr) + nr > PTRS_PER_PTE);
+	if (mmu_arch == MMU_ARM64) {
+		if (likely(nr == 1 && !pte_cont(__ptep_get(ptep))))
+			return __ptep_clear_flush_young(vma, addr, ptep);
+		return contpte_clear_flush_young_ptes(vma, addr, ptep, nr);
+	}
+	young = ptep_clear_flush_young(vma, addr, ptep);
+	while (--nr) {
+		ptep++;
+		addr += PAGE_SIZE;
+		young |= ptep_clear_flush_young(vma, addr, ptep);
+	}
+	return young;
+}
+
+static inline pte_t ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+	return __ptep_get_and_clear(mm, addr, ptep);
+}
+
+/*
+ * Clear @nr entries mapping consecutive pages of one folio and return the
+ * first one's old value with the dirty and young bits of all of them
+ * gathered in.  arm64 unfolds only blocks the run covers in part.
+ */
+static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+					    pte_t *ptep, unsigned int nr, int full)
+{
+	pte_t pte, tmp;
+
+	VM_WARN_ON_ONCE(!nr || pte_index(addr) + nr > PTRS_PER_PTE);
+	if (likely(nr == 1))
+		return ptep_get_and_clear(mm, addr, ptep);
+	if (mmu_arch == MMU_ARM64)
+		return contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	pte = __ptep_get_and_clear(mm, addr, ptep);
+	while (--nr) {
+		ptep++;
+		addr += PAGE_SIZE;
+		tmp = __ptep_get_and_clear(mm, addr, ptep);
+		if (pte_dirty(tmp))
+			pte = pte_mkdirty(pte);
+		if (pte_young(tmp))
+			pte = pte_mkyoung(pte);
+	}
+	return pte;
+}
+
+/* Map @nr consecutive pages from @pte's pfn at consecutive entries. */
+static inline void set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+			    pte_t pte, unsigned int nr)
+{
+	if (mmu_arch == MMU_ARM64 && nr > 1) {
+		contpte_set_ptes(mm, addr, ptep, pte, nr);
+		return;
+	}
+	for (;;) {
+		__set_pte(ptep, pte);
+		if (--nr == 0)
+			break;
+		ptep++;
+		pte = pte_advance_pfn(pte, 1);
+	}
+}
+
+/*
+ * How many of the next entries, from @ptep, the arch says are alike: on
+ * arm64 the rest of a contiguous block, which a batch may step over at
+ * once (pte_batch_hint).
+ */
+static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	if (!pte_cont(pte))
+		return 1;
+	return CONT_PTES - (unsigned int)(((unsigned long)ptep >> 3) & (CONT_PTES - 1));
+}
 
 #endif

@@ -134,6 +134,13 @@ struct experiment {
 	/* Mark significant changes (I)/(R), as test_vmalloc reports do, rather than "*". */
 	bool mark_ri;
 	int default_repeat[NR_SCALES];
+	/*
+	 * Optional: the default of --mem at each scale, for an experiment
+	 * whose machine must be larger than LAB_DEFAULT_MEM; NULL in
+	 * [SCALE_TINY] or [SCALE_FULL] means "same as default", all NULL
+	 * means LAB_DEFAULT_MEM.
+	 */
+	const char *default_mem[NR_SCALES];
 
 	/*
 	 * After options are parsed: check constraints between options (return
@@ -166,7 +173,7 @@ struct exp_ctx {
 	struct opt_value *values;	/* one per exp->options[], same order */
 	struct exp_point points[MAX_POINTS];
 	int nr_points;
-	unsigned long long mem_bytes;	/* global --mem */
+	unsigned long long mem_bytes;	/* global --mem, or the experiment's default_mem */
 	void *priv;			/* the experiment's own state */
 };
 

@@ -104,6 +104,50 @@ struct rsq_state;
 struct vmalloc_test_params;	/* include/mmlab/vmalloc_test.h */
 struct vmalloc_test_result;
 
+/* --- reclaim-large (src/workloads/reclaim_large.c) ------------------------------ */
+
+enum rl_event {
+	RL_PTES_VISITED,	/* PTEs whose young bit was tested or that were cleared */
+	RL_RMAP_WALKS,		/* rmap walks (folio_referenced, try_to_unmap) */
+	RL_RMAP_VMAS,		/* VMAs those walks visited */
+	RL_PVMW_HITS,		/* entries page_vma_mapped_walk() stopped at */
+	RL_BATCHES,		/* young-bit or unmap operations, one per run of entries */
+	NR_RL_EVENTS,
+};
+
+struct rl_params {
+	unsigned int folio_order;	/* of the file's folios */
+	unsigned long long map_size;	/* bytes of the file mapped (and faulted in) */
+	unsigned long long reclaim_size;	/* bytes memory_reclaim() is asked for */
+	bool contpte;			/* arm64-like with contiguous blocks; else x86-like */
+	unsigned long tlb_flush_loops;	/* spin_loops() per synchronous TLB flush */
+	unsigned long tlbi_loops;	/* spin_loops() per arm64 TLBI issued without waiting */
+	int fd;				/* the backing file, or -1: folios carry no data */
+	int nr_processes;		/* address spaces mapping the whole file */
+};
+
+struct rl_result {
+	double usec;			/* the memory_reclaim() call */
+	unsigned long reclaimed_pages;
+	unsigned long scanned_pages;
+	unsigned long activated_pages;
+	unsigned long kept_pages;
+	unsigned long referenced_calls;	/* folio_referenced() calls */
+	unsigned long unmap_calls;	/* try_to_unmap() calls */
+	unsigned long tlb_flushes;	/* invalidation requests, waited for or not */
+	unsigned long tlb_pages_flushed;
+	unsigned long tlb_syncs;	/* waits for completion */
+	unsigned long events[NR_RL_EVENTS];	/* event builds only */
+	unsigned long mapped_pages;	/* file pages still mapped after reclaim (all processes) */
+	unsigned long data_mismatches;	/* mapped pages whose bytes differ from the file (fd >= 0) */
+	/*
+	 * Which file pages are still cached, and each PTE's present, young
+	 * and cont bits after reclaim, hashed: equal for every design started
+	 * from the same state.
+	 */
+	uint64_t digest;
+};
+
 struct mm_kernel {
 	const char *name;	/* the design: "vanilla", "frozen-bit", ... */
 	bool events;		/* built with CONFIG_PAGEREF_EVENTS */
@@ -136,6 +180,13 @@ struct mm_kernel {
 	/* One test_vmalloc case on a booted machine; 0 or -1 with @msg. */
 	int (*vmalloc_test_run)(const struct vmalloc_test_params *p,
 				struct vmalloc_test_result *r, char *msg, size_t len);
+
+	/*
+	 * One reclaim-large sample on a booted machine: map, fault in, touch,
+	 * reclaim (timed), check, tear down.  0, -ENOMEM if the machine is too
+	 * small for the mapping, or -1 with a failed check in @msg.
+	 */
+	int (*rl_run)(const struct rl_params *p, struct rl_result *r, char *msg, size_t len);
 };
 
 #define DECLARE_KERNEL(design) \
@@ -149,5 +200,7 @@ DECLARE_KERNEL(batched);
 DECLARE_KERNEL(bulk);
 DECLARE_KERNEL(chunk_prepare);
 DECLARE_KERNEL(ra_batched);
+DECLARE_KERNEL(rmap_referenced);
+DECLARE_KERNEL(rmap_batched);
 
 #endif

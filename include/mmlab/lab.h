@@ -20,7 +20,7 @@
 #define LAB_MAX_LIST	1024		/* items in one OPT_INT_LIST */
 #define LAB_MAX_REPEAT	1000
 #define LAB_MIN_MEM	(4ULL << 20)
-#define LAB_DEFAULT_MEM	"256M"
+#define LAB_DEFAULT_MEM	"256M"		/* unless the experiment has its default_mem */
 
 #define LAB_ALPHA	0.05
 #define LAB_TEST	"mann-whitney-u, two-sided, alpha 0.05"

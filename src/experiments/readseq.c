@@ -7,17 +7,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <mmlab/cpu.h>
+#include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/hist.h>
 #include <mmlab/kernel.h>
-#include <mmlab/random.h>
 #include <mmlab/record_sum.h>
 #include <mmlab/spin.h>
 
@@ -60,52 +59,35 @@ struct rsq_ctx {
 	bool events;
 };
 
-/* Write a thread's backing file and the checksum of each of its records. */
-static int rsq_make_file(struct rsq_ctx *rc, int tid, uint64_t seed)
+/* The checksum of each record of a thread's file, from the stream it was written with. */
+static int rsq_sum_records(struct rsq_ctx *rc, int tid, uint64_t seed)
 {
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	unsigned long nr_records = (unsigned long)(rc->p.file_size / rc->p.value_size);
-	size_t chunk = 1 << 20, vs = rc->p.value_size;
-	uint64_t x = seed * 1000003 + (uint64_t)tid;
-	char path[4096];
-	unsigned char *buf = malloc(chunk + vs);
-	unsigned long rec = 0;
-	size_t fill = 0;
-	int fd;
+	unsigned char *buf = malloc(rc->p.value_size);
+	struct data_stream s;
 
-	snprintf(path, sizeof(path), "%s/mmlab-readseq-XXXXXX", dir);
-	fd = mkstemp(path);
 	rc->sums[tid] = calloc(nr_records + 1, sizeof(uint64_t));
-	if (fd < 0 || !buf || !rc->sums[tid]) {
-		fprintf(stderr, "mmlab: readseq: cannot create a backing file in %s: %s\n", dir, strerror(errno));
+	if (!buf || !rc->sums[tid]) {
+		fprintf(stderr, "mmlab: readseq: out of memory for the checksums of %lu records\n", nr_records);
 		free(buf);
 		return -1;
 	}
-	unlink(path);
-	for (unsigned long long off = 0; off < rc->p.file_size; off += chunk) {
-		size_t len = rc->p.file_size - off < chunk ? (size_t)(rc->p.file_size - off) : chunk;
-
-		for (size_t i = 0; i < len; i += 8) {
-			uint64_t v = splitmix64_next(&x);
-
-			memcpy(buf + fill + i, &v, len - i < 8 ? len - i : 8);
-		}
-		if (pwrite(fd, buf + fill, len, (off_t)off) != (ssize_t)len) {
-			fprintf(stderr, "mmlab: readseq: cannot write the backing file: %s\n", strerror(errno));
-			close(fd);
-			free(buf);
-			return -1;
-		}
-		fill += len;
-		while (fill >= vs && rec < nr_records) {
-			rc->sums[tid][rec++] = record_sum(buf, vs);
-			memmove(buf, buf + vs, fill - vs);
-			fill -= vs;
-		}
+	data_stream_init(&s, seed, tid);
+	for (unsigned long rec = 0; rec < nr_records; rec++) {
+		data_stream_fill(&s, buf, rc->p.value_size);
+		rc->sums[tid][rec] = record_sum(buf, rc->p.value_size);
 	}
 	free(buf);
-	rc->fds[tid] = fd;
 	return 0;
+}
+
+/* Write a thread's backing file and the checksum of each of its records. */
+static int rsq_make_file(struct rsq_ctx *rc, int tid, uint64_t seed)
+{
+	rc->fds[tid] = data_file_create("readseq", rc->p.file_size, seed, tid);
+	if (rc->fds[tid] < 0)
+		return -1;
+	return rsq_sum_records(rc, tid, seed);
 }
 
 static void rsq_free(struct rsq_ctx *rc)

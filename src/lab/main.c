@@ -10,12 +10,14 @@ extern const struct experiment exp_refcount_scale;
 extern const struct experiment exp_free_contig;
 extern const struct experiment exp_readseq;
 extern const struct experiment exp_vmalloc;
+extern const struct experiment exp_reclaim_large;
 
 const struct experiment *const experiments[] = {
 	&exp_refcount_scale,
 	&exp_free_contig,
 	&exp_readseq,
 	&exp_vmalloc,
+	&exp_reclaim_large,
 	NULL,
 };
 

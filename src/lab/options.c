@@ -451,6 +451,15 @@ static int default_repeat(const struct experiment *exp, enum scale s)
 	return 5;
 }
 
+static const char *default_mem(const struct experiment *exp, enum scale s)
+{
+	if (exp->default_mem[s])
+		return exp->default_mem[s];
+	if (exp->default_mem[SCALE_DEFAULT])
+		return exp->default_mem[SCALE_DEFAULT];
+	return LAB_DEFAULT_MEM;
+}
+
 static void describe_global(int g, const struct experiment *exp,
 			    const struct lab_machine *m, char *buf, size_t len)
 {
@@ -665,15 +674,21 @@ static int resolve_numbers(struct lab_config *cfg, const struct given *g,
 static int resolve_mem(struct lab_config *cfg, const struct given *g,
 		       const struct lab_machine *m, char *err, size_t len)
 {
-	const char *text = g->global[G_MEM] ? g->global[G_MEM] : LAB_DEFAULT_MEM;
+	const char *text = g->global[G_MEM] ? g->global[G_MEM] : default_mem(cfg->exp, cfg->scale);
+	char why[128];
 
 	if (lab_parse_size(text, &cfg->mem_bytes))
 		return global_error(err, len, G_MEM, text, "not a size", cfg->exp, m);
 	if (cfg->mem_bytes < LAB_MIN_MEM)
 		return global_error(err, len, G_MEM, text, "less than 4M", cfg->exp, m);
-	if (m->mem_bytes && cfg->mem_bytes > m->mem_bytes)
-		return global_error(err, len, G_MEM, text, "more than the machine's memory",
-				    cfg->exp, m);
+	if (m->mem_bytes && cfg->mem_bytes > m->mem_bytes) {
+		if (g->global[G_MEM])
+			snprintf(why, sizeof(why), "more than the machine's memory");
+		else
+			snprintf(why, sizeof(why), "%s's default at --scale %s, more than the machine's memory",
+				 cfg->exp->name, scale_names[cfg->scale]);
+		return global_error(err, len, G_MEM, text, why, cfg->exp, m);
+	}
 	return 0;
 }
 
@@ -803,7 +818,7 @@ static void print_variants(FILE *f, const struct experiment *exp)
 
 static void print_globals(FILE *f, const struct experiment *exp, const struct lab_machine *m)
 {
-	char valid[LAB_ERR_LEN / 2], def[64];
+	char valid[LAB_ERR_LEN / 2], def[128];
 	int g, s;
 	size_t used;
 
@@ -815,7 +830,13 @@ static void print_globals(FILE *f, const struct experiment *exp, const struct la
 		case G_SCALE:	snprintf(def, sizeof(def), "default"); break;
 		case G_SEED:	snprintf(def, sizeof(def), "1"); break;
 		case G_JSON:	snprintf(def, sizeof(def), "none"); break;
-		case G_MEM:	snprintf(def, sizeof(def), "%s", LAB_DEFAULT_MEM); break;
+		case G_MEM:
+			used = snprintf(def, sizeof(def), "%s", default_mem(exp, SCALE_DEFAULT));
+			for (s = 0; s < NR_SCALES && used < sizeof(def); s++)
+				if (strcmp(default_mem(exp, s), default_mem(exp, SCALE_DEFAULT)))
+					used += snprintf(def + used, sizeof(def) - used, ", at --scale %s %s",
+							 scale_names[s], default_mem(exp, s));
+			break;
 		case G_REPEAT:
 			used = snprintf(def, sizeof(def), "%d", default_repeat(exp, SCALE_DEFAULT));
 			for (s = 0; s < NR_SCALES && used < sizeof(def); s++)

@@ -21,7 +21,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include <linux/pagemap.h>
+#include <linux/swap.h>
+#include <mmlab/spin.h>
 
 #ifdef MMLAB_CHECKER
 void checker_spin_wait(void);
@@ -42,6 +46,7 @@ void address_space_init(struct address_space *mapping)
 {
 	memset(mapping, 0, sizeof(*mapping));
 	xa_init(&mapping->i_pages);
+	init_rwsem(&mapping->i_mmap_rwsem);
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ
 	seqcount_init(&mapping->i_pages_delete_seqcnt);
 #endif
@@ -50,7 +55,9 @@ void address_space_init(struct address_space *mapping)
 void address_space_destroy(struct address_space *mapping)
 {
 	VM_WARN_ON_ONCE(mapping->nrpages);
+	VM_WARN_ON_ONCE(mapping->i_mmap.rb_node);
 	xa_destroy(&mapping->i_pages);
+	destroy_rwsem(&mapping->i_mmap_rwsem);
 }
 
 #ifdef CONFIG_PAGEREF_EVENTS
@@ -228,7 +235,7 @@ void filemap_remove_folio(struct folio *folio)
 	folio_put_refs(folio, (int)folio_nr_pages(folio));
 }
 
-bool remove_mapping(struct address_space *mapping, struct folio *folio)
+bool __remove_mapping(struct address_space *mapping, struct folio *folio)
 {
 	int refcount = 1 + (int)folio_nr_pages(folio);
 
@@ -238,7 +245,8 @@ bool remove_mapping(struct address_space *mapping, struct folio *folio)
 	/*
 	 * The cache's references plus the caller's, and no other: freezing
 	 * at exactly that count makes every later folio_try_get() fail, so
-	 * no reader can come to hold the folio after we free it.
+	 * no reader can come to hold the folio after it is freed.  A mapped
+	 * folio fails here: each PTE holds a reference.
 	 */
 	if (!folio_ref_freeze(folio, refcount)) {
 		xa_unlock(&mapping->i_pages);
@@ -246,10 +254,101 @@ bool remove_mapping(struct address_space *mapping, struct folio *folio)
 	}
 	__filemap_remove_folio(folio);
 	xa_unlock(&mapping->i_pages);
+	return true;
+}
 
+bool remove_mapping(struct address_space *mapping, struct folio *folio)
+{
+	if (!__remove_mapping(mapping, folio))
+		return false;
 	__folio_clear_locked(folio);
 	free_frozen_pages(&folio->page, folio_order(folio));
 	return true;
+}
+
+/* The largest order at @index that alignment, the mapping and i_size allow. */
+static unsigned int filemap_create_order(struct address_space *mapping, pgoff_t index)
+{
+	pgoff_t end = (pgoff_t)((mapping->i_size + (loff_t)PAGE_SIZE - 1) >> PAGE_SHIFT);
+	unsigned int order = mapping->folio_order;
+
+	while (order && (!IS_ALIGNED(index, 1UL << order) ||
+			 ALIGN_DOWN(index, 1UL << order) + (1UL << order) > end))
+		order--;
+	return order;
+}
+
+/* Read a new folio from the backing store; past EOF reads as zeroes. */
+static bool filemap_read_folio(struct address_space *mapping, struct folio *folio)
+{
+	struct backing_file *bf = mapping->backing;
+	size_t size = folio_size(folio);
+	ssize_t got;
+
+	if (!bf)
+		return true;	/* no data behind the cache: the contents are not modelled */
+	got = pread(bf->fd, folio_address(folio), size, folio_pos(folio));
+	spin_loops(bf->latency_loops);
+	filemap_event(FILEMAP_READ_REQUESTS);
+	if (got < 0)
+		return false;
+	if ((size_t)got < size)
+		memset((char *)folio_address(folio) + got, 0, size - (size_t)got);
+	return true;
+}
+
+struct folio *__filemap_get_folio(struct address_space *mapping, pgoff_t index,
+				  unsigned int fgp_flags, gfp_t gfp)
+{
+	struct folio *folio;
+	unsigned int order;
+	int err;
+
+repeat:
+	folio = filemap_get_folio(mapping, index);
+	if (folio) {
+		if (fgp_flags & FGP_LOCK) {
+			folio_lock(folio);
+			/* Truncated or reclaimed while we waited for the lock. */
+			if (unlikely(folio->mapping != mapping)) {
+				folio_unlock(folio);
+				folio_put(folio);
+				goto repeat;
+			}
+		}
+		return folio;
+	}
+	if (!(fgp_flags & FGP_CREAT))
+		return NULL;
+	if ((loff_t)index << PAGE_SHIFT >= mapping->i_size)
+		return NULL;
+	order = filemap_create_order(mapping, ALIGN_DOWN(index, 1UL << mapping->folio_order));
+	for (;;) {
+		folio = folio_alloc(gfp, order);
+		if (!folio)
+			return NULL;
+		err = filemap_add_folio(mapping, folio, ALIGN_DOWN(index, 1UL << order), gfp);
+		if (!err)
+			break;
+		folio_put(folio);
+		if (err != -EEXIST)
+			return NULL;
+		/*
+		 * Smaller folios sit in the range (a fault raced with us, or
+		 * the range was cached at another order): a smaller one here,
+		 * or, at order 0, whoever got in first.
+		 */
+		if (!order)
+			goto repeat;
+		order--;
+	}
+	/* Inserted locked; the read happens under the folio lock, as in the kernel. */
+	if (filemap_read_folio(mapping, folio))
+		folio_mark_uptodate(folio);
+	folio_add_lru(folio);
+	if (!(fgp_flags & FGP_LOCK))
+		folio_unlock(folio);
+	return folio;
 }
 
 struct folio *filemap_get_folio(struct address_space *mapping, pgoff_t index)

@@ -39,4 +39,12 @@ static inline void set_page_refcounted(struct page *page)
 	init_page_count(page);
 }
 
+struct vm_area_struct;
+
+/*
+ * Zap the entries of [start, end) of @vma (zap_pte_range() for file
+ * folios): clear them, flush, drop mapcounts, RSS and references.
+ */
+void unmap_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+
 #endif

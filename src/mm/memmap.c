@@ -10,6 +10,7 @@
 
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/swap.h>
 
 struct page *mem_map;
 unsigned long max_pfn;
@@ -56,6 +57,7 @@ int mem_init(unsigned long long bytes)
 	for (unsigned long pfn = 0; pfn < nr_pages; pfn++)
 		init_single_page(pfn_to_page(pfn));
 	page_alloc_init(0, nr_pages);
+	lruvec_init(&node_lruvec);
 	return 0;
 }
 

@@ -13,7 +13,13 @@ struct mm_struct init_mm = {
 };
 
 unsigned long tlb_flush_loops;
+unsigned long tlbi_loops;
 struct tlb_flush_stats tlb_flush_stats;
+__thread struct tlbflush_unmap_batch tlb_ubc;
+enum mmu_arch mmu_arch = MMU_X86_64;
+#ifdef CONFIG_PAGEREF_EVENTS
+__thread unsigned long pte_rmw_events;
+#endif
 
 /* --- table pages -------------------------------------------------------------------- */
 
@@ -32,6 +38,7 @@ static void pagetable_free(struct mm_struct *mm, void *table)
 {
 	struct page *page = virt_to_page(table);
 
+	page->private = 0;	/* a PTE table's split lock lives there */
 	VM_WARN_ON_ONCE_PAGE(!PageTable(page), page);
 	/* The type overlays _mapcount: "no type" reads as mapcount -1 again. */
 	__atomic_store_n(&page->page_type, UINT32_MAX, __ATOMIC_RELAXED);
@@ -100,6 +107,25 @@ int __pte_alloc_kernel(pmd_t *pmd)
 	spin_unlock(&init_mm.page_table_lock);
 	if (new)
 		pagetable_free(&init_mm, new);
+	return 0;
+}
+
+/* A user PTE table: its split lock starts unlocked (page->private is 0). */
+int __pte_alloc(struct mm_struct *mm, pmd_t *pmd)
+{
+	pte_t *new = pagetable_alloc(mm);
+
+	if (!new)
+		return -ENOMEM;
+	spin_lock_init(ptlock_ptr(virt_to_page(new)));
+	spin_lock(&mm->page_table_lock);
+	if (pmd_none(pmdp_get(pmd))) {
+		set_pmd(pmd, __pmd(((pmdval_t)table_pfn(new) << PAGE_SHIFT) | _PAGE_TABLE));
+		new = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new)
+		pagetable_free(mm, new);
 	return 0;
 }
 
@@ -197,10 +223,71 @@ unsigned long pgtable_teardown(struct mm_struct *mm)
 
 /* --- TLB ---------------------------------------------------------------------------- */
 
-void flush_tlb_kernel_range(unsigned long start, unsigned long end)
+static void tlb_count(unsigned long start, unsigned long end, bool sync)
 {
 	__atomic_fetch_add(&tlb_flush_stats.flushes, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&tlb_flush_stats.pages, (end - start + PAGE_SIZE - 1) >> PAGE_SHIFT,
 			   __ATOMIC_RELAXED);
+	if (sync)
+		__atomic_fetch_add(&tlb_flush_stats.syncs, 1, __ATOMIC_RELAXED);
+}
+
+void flush_tlb_kernel_range(unsigned long start, unsigned long end)
+{
+	tlb_count(start, end, true);
 	spin_loops(tlb_flush_loops);
+}
+
+void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	(void)vma;
+	tlb_count(start, end, true);
+	spin_loops(tlb_flush_loops);
+}
+
+void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	(void)mm;
+	tlb_count(start, end, false);
+	spin_loops(tlbi_loops);
+}
+
+/*
+ * arm64 flushes a young entry it ages, without waiting (a stale accessed
+ * bit is harmless until the next wait); x86 does not flush at all.
+ */
+int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep)
+{
+	int young = __ptep_test_and_clear_young(vma, addr, ptep);
+
+	if (young && mmu_arch == MMU_ARM64)
+		__flush_tlb_range_nosync(vma->vm_mm, addr, addr + PAGE_SIZE);
+	return young;
+}
+
+void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval,
+			       unsigned long start, unsigned long end)
+{
+	(void)pteval;
+	if (mmu_arch == MMU_ARM64)
+		__flush_tlb_range_nosync(mm, start, end);	/* arch_tlbbatch_add_pending() */
+	else
+		tlb_ubc.pending_pages += (end - start) >> PAGE_SHIFT;
+	tlb_ubc.flush_required = true;
+}
+
+void try_to_unmap_flush(void)
+{
+	if (!tlb_ubc.flush_required)
+		return;
+	if (mmu_arch == MMU_ARM64) {
+		/* arch_tlbbatch_flush(): the DSB that waits for the TLBIs issued. */
+		__atomic_fetch_add(&tlb_flush_stats.syncs, 1, __ATOMIC_RELAXED);
+	} else {
+		/* One shootdown of the CPUs that ran the mms: a full flush. */
+		tlb_count(0, tlb_ubc.pending_pages << PAGE_SHIFT, true);
+	}
+	spin_loops(tlb_flush_loops);
+	tlb_ubc.flush_required = false;
+	tlb_ubc.pending_pages = 0;
 }

@@ -1,11 +1,92 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Freeing a folio whose last reference is gone (mm/swap.c).
+ * Freeing a folio whose last reference is gone, and adding folios to the
+ * LRU (mm/swap.c).  The kernel batches LRU additions per CPU (folio_batch
+ * lru_add); the model takes lru_lock per folio: nothing measured adds.
  */
 #include <linux/gfp.h>
+#include <linux/swap.h>
+
+struct lruvec node_lruvec = {
+	.lru_lock = __SPIN_LOCK_UNLOCKED(node_lruvec.lru_lock),
+};
+
+static inline enum lru_list folio_lru_list(const struct folio *folio)
+{
+	if (folio_test_unevictable(folio))
+		return LRU_UNEVICTABLE;
+	return folio_test_active(folio) ? LRU_ACTIVE_FILE : LRU_INACTIVE_FILE;
+}
+
+void lruvec_init(struct lruvec *lruvec)
+{
+	spin_lock_init(&lruvec->lru_lock);
+	for (int lru = 0; lru < NR_LRU_LISTS; lru++) {
+		INIT_LIST_HEAD(&lruvec->lists[lru]);
+		lruvec->nr_pages[lru] = 0;
+	}
+}
+
+/* Under lru_lock; reclaim sizes its scans from these without it. */
+void update_lru_size(struct lruvec *lruvec, enum lru_list lru, long nr_pages)
+{
+	WRITE_ONCE(lruvec->nr_pages[lru], lruvec->nr_pages[lru] + nr_pages);
+}
+
+/* lruvec_add_folio(): at the head, where the newest folios go. */
+void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	list_add(&folio->lru, &lruvec->lists[lru]);
+	update_lru_size(lruvec, lru, (long)folio_nr_pages(folio));
+}
+
+void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	list_del(&folio->lru);
+	update_lru_size(lruvec, lru, -(long)folio_nr_pages(folio));
+}
+
+void folio_add_lru(struct folio *folio)
+{
+	struct lruvec *lruvec = &node_lruvec;
+
+	VM_WARN_ON_ONCE_FOLIO(folio_test_lru(folio), folio);
+	spin_lock(&lruvec->lru_lock);
+	folio_set_lru(folio);
+	lruvec_add_folio(lruvec, folio);
+	spin_unlock(&lruvec->lru_lock);
+}
+
+void folio_lru_release(struct folio *folio)
+{
+	struct lruvec *lruvec = &node_lruvec;
+
+	spin_lock(&lruvec->lru_lock);
+	lruvec_del_folio(lruvec, folio);
+	__folio_clear_lru(folio);
+	__folio_clear_active(folio);
+	spin_unlock(&lruvec->lru_lock);
+}
+
+/*
+ * A second access promotes: inactive,unreferenced -> inactive,referenced
+ * -> active (the kernel moves it at once; the model leaves the move to the
+ * next scan, which sees PG_referenced).
+ */
+void folio_mark_accessed(struct folio *folio)
+{
+	if (!folio_test_referenced(folio))
+		folio_set_referenced(folio);
+}
 
 void __folio_put(struct folio *folio)
 {
 	VM_WARN_ON_ONCE_FOLIO(folio->mapping != NULL, folio);
+	if (unlikely(folio_test_lru(folio)))
+		folio_lru_release(folio);
 	free_frozen_pages(&folio->page, folio_order(folio));
 }

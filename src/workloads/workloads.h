@@ -20,4 +20,6 @@ int free_contig_run(const struct fc_params *p, struct fc_result *r, char *msg, s
 int vmalloc_test_run(const struct vmalloc_test_params *p, struct vmalloc_test_result *r,
 		     char *msg, size_t len);
 
+int reclaim_large_run(const struct rl_params *p, struct rl_result *r, char *msg, size_t len);
+
 #endif

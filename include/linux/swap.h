@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * LRU lists and page reclaim (the classic two-list LRU; MGLRU is not
+ * modelled).  One node, no memory cgroups: one lruvec holds every folio,
+ * and memory_reclaim() plays memory.reclaim of the root cgroup.
+ */
+#ifndef _LINUX_SWAP_H
+#define _LINUX_SWAP_H
+
+#include <linux/mm.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+
+enum lru_list {
+	LRU_INACTIVE_ANON,
+	LRU_ACTIVE_ANON,
+	LRU_INACTIVE_FILE,
+	LRU_ACTIVE_FILE,
+	LRU_UNEVICTABLE,
+	NR_LRU_LISTS,
+};
+
+struct lruvec {
+	spinlock_t lru_lock;
+	struct list_head lists[NR_LRU_LISTS];
+	unsigned long nr_pages[NR_LRU_LISTS];	/* under lru_lock */
+};
+
+extern struct lruvec node_lruvec;
+
+#define SWAP_CLUSTER_MAX	32UL
+#define DEF_PRIORITY		12
+#define MAX_RECLAIM_RETRIES	16
+
+void lruvec_init(struct lruvec *lruvec);
+
+/* Link and unlink under lru_lock, by the folio's PG_active / PG_unevictable. */
+void update_lru_size(struct lruvec *lruvec, enum lru_list lru, long nr_pages);
+void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio);
+void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
+
+/* Put a new folio (a reference held) on the inactive or, if PG_active, active list. */
+void folio_add_lru(struct folio *folio);
+
+/*
+ * Take a folio whose last reference is gone off its LRU list (the
+ * kernel's __page_cache_release(), from __folio_put()).
+ */
+void folio_lru_release(struct folio *folio);
+
+/* Mark a folio accessed by read(2) or a fault-around (the kernel's folio_mark_accessed). */
+void folio_mark_accessed(struct folio *folio);
+
+struct reclaim_stat {
+	unsigned long nr_scanned;	/* pages isolated and looked at */
+	unsigned long nr_reclaimed;	/* pages freed */
+	unsigned long nr_activate;	/* pages moved to the active list */
+	unsigned long nr_keep;		/* pages put back inactive (referenced once, locked, busy) */
+	unsigned long nr_unmap_fail;
+	unsigned long nr_referenced_calls;
+	unsigned long nr_unmap_calls;
+};
+
+struct scan_control {
+	unsigned long nr_to_reclaim;
+	int priority;
+	unsigned long nr_scanned;
+	unsigned long nr_reclaimed;
+	struct reclaim_stat stat;
+};
+
+/*
+ * Reclaim @nr_pages from the file LRU of one node, as a write of that many
+ * bytes to memory.reclaim does: repeated try_to_free_pages() passes of
+ * falling priority until the target is met.  Returns the pages reclaimed
+ * (0 with @stat filled in is a failure: -EAGAIN in the kernel).
+ */
+unsigned long memory_reclaim(unsigned long nr_pages, struct reclaim_stat *stat);
+
+/*
+ * The LRU's invariants: every folio on a list carries PG_lru, is on the
+ * list its PG_active says, and the counts add up.  0, or -1 and @msg.
+ */
+int lruvec_check(struct lruvec *lruvec, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,342 @@
+/*
+ * reclaim-large (seed 004, "support batch checking of references and
+ * unmapping for large folios"): map a file of clean large folios, fault
+ * it all in, and ask memory_reclaim() for most of it, as the series' own
+ * test does through memory.reclaim; time of that call per design.
+ * Reclaim runs folio_referenced() and try_to_unmap() over every folio: one
+ * PTE at a time before the series, one run of PTEs at a time after it, with
+ * contiguous PTE blocks (arm64) or without (x86-64).
+ *
+ * Every design starts from the same state and must end in the same one:
+ * the digest of what is cached and of every PTE after reclaim is compared
+ * across variants at each point.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mmlab/data_file.h>
+#include <mmlab/experiment.h>
+#include <mmlab/kernel.h>
+#include <mmlab/lab.h>
+#include <mmlab/spin.h>
+
+#define RL_PAGE_SIZE	4096ULL
+/*
+ * What --mem must hold besides the file's pages, estimated: 1/32 of them
+ * more and a fixed part.  More processes need more page tables: rl_run()
+ * says -ENOMEM if they do not fit.
+ */
+#define RL_MEM_FIXED	(64ULL << 20)
+#define RL_MAP_MIN	(2ULL << 20)	/* a multiple of every folio size up to order 9 */
+
+struct rl_impl {
+	const struct mm_kernel *timed;
+	const struct mm_kernel *events;
+};
+
+static const struct rl_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
+static const struct rl_impl impl_referenced = { &mm_kernel_rmap_referenced_run,
+						&mm_kernel_rmap_referenced_ev };
+static const struct rl_impl impl_batched = { &mm_kernel_rmap_batched_run, &mm_kernel_rmap_batched_ev };
+
+static const struct exp_variant rl_variants[] = {
+	{ "vanilla", "folio_referenced_one and try_to_unmap_one one PTE at a time", &impl_vanilla },
+	{ "batched-referenced", "patches 1-4: young bits of a folio's PTE run tested and cleared at once "
+	  "(clear_flush_young_ptes, contpte-aware)", &impl_referenced },
+	{ "batched", "whole series: also unmaps a file folio's PTE run at once (folio_unmap_pte_batch), "
+	  "counters by nr", &impl_batched },
+};
+
+static const struct exp_option rl_options[] = {
+	{ "folio-order", OPT_INT, "order of the file's folios (4 = 64 KiB)",
+	  { [SCALE_DEFAULT] = "4" }, 0, 9 },
+	{ "map-size", OPT_SIZE, "bytes of the file mapped and faulted in",
+	  { [SCALE_TINY] = "64M", [SCALE_DEFAULT] = "1G", [SCALE_FULL] = "10G" }, RL_MAP_MIN, 64ULL << 30 },
+	{ "reclaim", OPT_SIZE, "bytes asked of memory_reclaim()",
+	  { [SCALE_TINY] = "48M", [SCALE_DEFAULT] = "800M", [SCALE_FULL] = "8G" }, 4096, 64ULL << 30 },
+	{ "contpte", OPT_CHOICE_LIST, "contiguous PTE blocks: on (arm64) or off (x86-64), one point each",
+	  { [SCALE_DEFAULT] = "on,off" }, 0, 0, "on,off" },
+	{ "tlb-flush-ns", OPT_INT, "cost of one synchronous TLB flush (IPI shootdown / TLBI+DSB)",
+	  { [SCALE_DEFAULT] = "1000" }, 0, 1000000 },
+	{ "tlbi-ns", OPT_INT, "cost of one arm64 TLBI issued without waiting",
+	  { [SCALE_DEFAULT] = "50" }, 0, 100000 },
+	{ "processes", OPT_INT, "address spaces mapping the whole file (rmap walk length)",
+	  { [SCALE_DEFAULT] = "1" }, 1, 64 },
+	{ "data", OPT_CHOICE, "on: the file has contents, compared with the pages still mapped after reclaim",
+	  { [SCALE_DEFAULT] = "on", [SCALE_FULL] = "off" }, 0, 0, "on,off" },
+	{ "events", OPT_CHOICE, "run the event build once per point for the rmap counters",
+	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
+};
+
+/* The end state of the first sample at a point, which every other must reach. */
+struct rl_digest {
+	bool set;
+	uint64_t value;
+	const char *variant;
+};
+
+struct rl_ctx {
+	struct rl_params p;		/* all but contpte, which is the point's */
+	bool events;
+	struct rl_digest digest[MAX_POINTS];
+};
+
+static unsigned long long rl_mem_needed(unsigned long long map_size)
+{
+	return map_size + map_size / 32 + RL_MEM_FIXED;
+}
+
+/* The largest --map-size @mem holds, in whole RL_MAP_MIN; 0 if none. */
+static unsigned long long rl_max_map_size(unsigned long long mem)
+{
+	if (mem < RL_MEM_FIXED)
+		return 0;
+	return (mem - RL_MEM_FIXED) / 33 * 32 / RL_MAP_MIN * RL_MAP_MIN;
+}
+
+static int rl_check_mem(const struct exp_ctx *ctx, const struct rl_params *p)
+{
+	unsigned long long max = rl_max_map_size(ctx->mem_bytes);
+	char need[64], mem[64], valid[96];
+
+	if (rl_mem_needed(p->map_size) <= ctx->mem_bytes)
+		return 0;
+	if (max >= RL_MAP_MIN) {
+		lab_format_size(need, sizeof(need), max);
+		snprintf(valid, sizeof(valid), "--map-size up to %s", need);
+	} else {
+		lab_format_size(need, sizeof(need), rl_mem_needed(RL_MAP_MIN));
+		snprintf(valid, sizeof(valid), "none: --mem must be at least %s", need);
+	}
+	lab_format_size(need, sizeof(need), rl_mem_needed(p->map_size));
+	lab_format_size(mem, sizeof(mem), ctx->mem_bytes);
+	fprintf(stderr, "mmlab: --map-size %s needs --mem of at least %s (map-size + map-size/32 + 64M), "
+		"more than --mem %s; valid at this --mem: %s\n", exp_opt(ctx, "map-size")->text, need, mem, valid);
+	return -1;
+}
+
+static int rl_check_sizes(const struct exp_ctx *ctx, const struct rl_params *p)
+{
+	unsigned long long folio_size = RL_PAGE_SIZE << p->folio_order;
+
+	if (p->reclaim_size > p->map_size) {
+		fprintf(stderr, "mmlab: --reclaim %s is more than --map-size %s: only the mapped file can be "
+			"reclaimed; valid: --reclaim up to --map-size\n", exp_opt(ctx, "reclaim")->text,
+			exp_opt(ctx, "map-size")->text);
+		return -1;
+	}
+	if (p->map_size % folio_size) {
+		fprintf(stderr, "mmlab: --map-size %s is not a multiple of the folio size (--folio-order %u: "
+			"%llu bytes); valid: whole folios\n", exp_opt(ctx, "map-size")->text, p->folio_order,
+			folio_size);
+		return -1;
+	}
+	return rl_check_mem(ctx, p);
+}
+
+static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
+{
+	double loops_per_ns = spin_loops_per_ns();
+
+	p->folio_order = (unsigned int)exp_opt(ctx, "folio-order")->i;
+	p->map_size = (unsigned long long)exp_opt(ctx, "map-size")->i;
+	p->reclaim_size = (unsigned long long)exp_opt(ctx, "reclaim")->i;
+	p->tlb_flush_loops = (unsigned long)(exp_opt(ctx, "tlb-flush-ns")->i * loops_per_ns);
+	p->tlbi_loops = (unsigned long)(exp_opt(ctx, "tlbi-ns")->i * loops_per_ns);
+	p->nr_processes = (int)exp_opt(ctx, "processes")->i;
+	p->fd = -1;
+}
+
+/* One point per --contpte word, each at most once: on is choice 0. */
+static int rl_add_points(struct exp_ctx *ctx)
+{
+	const struct opt_value *contpte = exp_opt(ctx, "contpte");
+
+	for (int i = 0; i < contpte->nr_list; i++) {
+		struct exp_point *p = &ctx->points[i];
+		bool on = contpte->list[i] == 0;
+
+		for (int j = 0; j < i; j++) {
+			if (ctx->points[j].arg == on) {
+				fprintf(stderr, "mmlab: --contpte %s names '%s' twice; valid: on, off or on,off\n",
+					contpte->text, on ? "on" : "off");
+				return -1;
+			}
+		}
+		p->arg = on;
+		snprintf(p->json, sizeof(p->json), "{\"contpte\": \"%s\"}", on ? "on" : "off");
+		snprintf(p->label, sizeof(p->label), "%s", on ? "on (arm64)" : "off (x86-64)");
+	}
+	ctx->nr_points = contpte->nr_list;
+	return 0;
+}
+
+static int rl_prepare(struct exp_ctx *ctx)
+{
+	struct rl_ctx *rc = calloc(1, sizeof(*rc));
+
+	if (!rc)
+		return -1;
+	rl_read_params(ctx, &rc->p);
+	rc->events = exp_opt(ctx, "events")->choice == 0;
+	if (rl_check_sizes(ctx, &rc->p) || rl_add_points(ctx)) {
+		free(rc);
+		return -1;
+	}
+	if (exp_opt(ctx, "data")->choice == 0) {
+		rc->p.fd = data_file_create("reclaim-large", rc->p.map_size, ctx->seed, 0);
+		if (rc->p.fd < 0) {
+			free(rc);
+			return -1;
+		}
+	}
+	ctx->priv = rc;
+	return 0;
+}
+
+/* The checks of one finished rl_run() against what was asked of it. */
+static void rl_check_result(const struct rl_params *p, const struct rl_result *r,
+			    const char *who, struct sample *out)
+{
+	unsigned long long asked = p->reclaim_size / RL_PAGE_SIZE;
+
+	if (p->fd >= 0 && r->data_mismatches)
+		sample_fail(out, true, "%s: %lu of %lu pages still mapped differ from the backing file",
+			    who, r->data_mismatches, r->mapped_pages);
+	if (r->reclaimed_pages < asked)
+		sample_fail(out, false, "%s: reclaim fell short: %lu pages reclaimed of %llu asked for "
+			    "(%lu scanned, %lu activated, %lu kept)", who, r->reclaimed_pages, asked,
+			    r->scanned_pages, r->activated_pages, r->kept_pages);
+}
+
+/*
+ * Boot @k's machine, run one sample on it, check the machine, shut it
+ * down.  0, 1 if rl_run() failed a check (recorded in @out), or -1 if the
+ * sample could not run.
+ */
+static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
+		       const struct rl_params *p, struct rl_result *r, struct sample *out)
+{
+	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
+	char msg[256];
+	int err, ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	err = k->mem_init(ctx->mem_bytes);
+	if (err) {
+		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
+			ctx->mem_bytes, strerror(-err));
+		return -1;
+	}
+	err = k->rl_run(p, r, msg, sizeof(msg));
+	if (err == -ENOMEM) {
+		fprintf(stderr, "mmlab: %s\n", msg);
+		k->mem_exit();
+		return -1;
+	}
+	if (err) {
+		sample_fail(out, false, "%s: %s", who, msg);
+		ret = 1;
+	} else {
+		rl_check_result(p, r, who, out);
+	}
+	if (k->mem_check(msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", who, msg);
+	k->mem_exit();
+	return ret;
+}
+
+static void rl_add_counters(struct sample *out, const struct rl_result *r)
+{
+	sample_counter(out, "reclaimed_pages", (double)r->reclaimed_pages);
+	sample_counter(out, "scanned_pages", (double)r->scanned_pages);
+	sample_counter(out, "activated_pages", (double)r->activated_pages);
+	sample_counter(out, "kept_pages", (double)r->kept_pages);
+	sample_counter(out, "mapped_pages", (double)r->mapped_pages);
+	sample_counter(out, "referenced_calls", (double)r->referenced_calls);
+	sample_counter(out, "unmap_calls", (double)r->unmap_calls);
+	sample_counter(out, "tlb_flushes", (double)r->tlb_flushes);
+	sample_counter(out, "tlb_pages_flushed", (double)r->tlb_pages_flushed);
+	sample_counter(out, "tlb_syncs", (double)r->tlb_syncs);
+}
+
+static void rl_add_event_counters(struct sample *out, const struct rl_result *ev)
+{
+	sample_counter(out, "ptes_visited", (double)ev->events[RL_PTES_VISITED]);
+	sample_counter(out, "rmap_walks", (double)ev->events[RL_RMAP_WALKS]);
+	sample_counter(out, "rmap_vmas", (double)ev->events[RL_RMAP_VMAS]);
+	sample_counter(out, "pvmw_hits", (double)ev->events[RL_PVMW_HITS]);
+	sample_counter(out, "batches", (double)ev->events[RL_BATCHES]);
+}
+
+/* Every design, from the same state and seed, must leave the same pages and PTEs. */
+static void rl_check_digest(struct rl_digest *d, const struct exp_variant *v,
+			    const struct rl_result *r, struct sample *out)
+{
+	if (!d->set) {
+		*d = (struct rl_digest){ true, r->digest, v->name };
+		return;
+	}
+	if (r->digest != d->value)
+		sample_fail(out, false, "%s: digest %016llx of the cached pages and PTEs after reclaim "
+			    "differs from %s's %016llx", v->name, (unsigned long long)r->digest,
+			    d->variant, (unsigned long long)d->value);
+}
+
+static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
+		      struct exp_point *p, int rep, struct sample *out)
+{
+	const struct rl_impl *impl = v->impl;
+	struct rl_ctx *rc = ctx->priv;
+	struct rl_params params = rc->p;
+	struct rl_result r, ev;
+	bool have_events = rep == 0 && rc->events;
+	int ret;
+
+	params.contpte = p->arg;
+	/* Event counters come from a separate, untimed run of the event build. */
+	if (have_events && rl_boot_run(ctx, v, impl->events, &params, &ev, out) < 0)
+		return -1;
+	ret = rl_boot_run(ctx, v, impl->timed, &params, &r, out);
+	if (ret < 0)
+		return -1;
+	out->value = r.usec;
+	rl_add_counters(out, &r);
+	if (have_events)
+		rl_add_event_counters(out, &ev);
+	if (!ret)
+		rl_check_digest(&rc->digest[p - ctx->points], v, &r, out);
+	return 0;
+}
+
+static void rl_finish(struct exp_ctx *ctx)
+{
+	struct rl_ctx *rc = ctx->priv;
+
+	if (rc->p.fd >= 0)
+		close(rc->p.fd);
+	free(rc);
+	ctx->priv = NULL;
+}
+
+const struct experiment exp_reclaim_large = {
+	.name = "reclaim-large",
+	.seed = "004_d709c66f3e505c38.txt",
+	.desc = "reclaim most of a large set of mapped, clean file-backed large folios: time per variant",
+	.options = rl_options,
+	.nr_options = sizeof(rl_options) / sizeof(rl_options[0]),
+	.variants = rl_variants,
+	.nr_variants = sizeof(rl_variants) / sizeof(rl_variants[0]),
+	.metric = "usec",
+	.unit = "usec",
+	.higher_is_better = false,
+	.point_header = "#contpte",
+	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },
+	.default_mem = { [SCALE_TINY] = "256M", [SCALE_DEFAULT] = "1536M", [SCALE_FULL] = "11G" },
+	.prepare = rl_prepare,
+	.run_one = rl_run_one,
+	.finish = rl_finish,
+};

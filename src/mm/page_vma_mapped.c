@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * page_vma_mapped_walk() (mm/page_vma_mapped.c) for PTE-mapped file
+ * folios: visit, in address order, each present entry of one VMA that maps
+ * a page of the folio, holding that page table's lock.  (PMD mappings,
+ * migration and device entries are not modelled.)
+ */
+#include <linux/rmap.h>
+
+/* Where the folio's mapping in this VMA ends. */
+static unsigned long vma_address_end(const struct page_vma_mapped_walk *pvmw)
+{
+	const struct vm_area_struct *vma = pvmw->vma;
+	pgoff_t pgoff = pvmw->pgoff + pvmw->nr_pages;
+	unsigned long address;
+
+	if (pvmw->nr_pages == 1)
+		return pvmw->address + PAGE_SIZE;
+	address = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+	if (address < vma->vm_start || address > vma->vm_end)
+		address = vma->vm_end;
+	return address;
+}
+
+/* Does the current entry map a page of the folio? */
+static bool check_pte(struct page_vma_mapped_walk *pvmw)
+{
+	pte_t pte = ptep_get(pvmw->pte);
+	unsigned long pfn;
+
+	if (!pte_present(pte))
+		return false;
+	pfn = pte_pfn(pte);
+	return pfn >= pvmw->pfn && pfn - pvmw->pfn < pvmw->nr_pages;
+}
+
+static bool not_found(struct page_vma_mapped_walk *pvmw)
+{
+	page_vma_mapped_walk_done(pvmw);
+	pvmw->pte = NULL;
+	pvmw->ptl = NULL;
+	return false;
+}
+
+bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
+{
+	struct mm_struct *mm = pvmw->vma->vm_mm;
+	unsigned long end = vma_address_end(pvmw);
+
+	if (pvmw->pte)
+		goto next_pte;
+restart:
+	while (pvmw->address < end) {
+		pmd_t *pmd = mm_find_pmd(mm, pvmw->address);
+
+		if (!pmd || pmd_none(pmdp_get(pmd)) || pmd_leaf(pmdp_get(pmd))) {
+			pvmw->address = ALIGN_DOWN(pvmw->address, PMD_SIZE) + PMD_SIZE;
+			continue;
+		}
+		pvmw->pmd = pmd;
+		pvmw->pte = pte_offset_map_lock(mm, pmd, pvmw->address, &pvmw->ptl);
+		for (;;) {
+			if (check_pte(pvmw)) {
+				rmap_event(RMAP_PVMW_HITS);
+				return true;
+			}
+next_pte:
+			do {
+				pvmw->address += PAGE_SIZE;
+				if (pvmw->address >= end)
+					return not_found(pvmw);
+				/* Into the next page table: look it up afresh. */
+				if ((pvmw->address & (PMD_SIZE - PAGE_SIZE)) == 0) {
+					not_found(pvmw);
+					goto restart;
+				}
+				pvmw->pte++;
+			} while (pte_none(ptep_get(pvmw->pte)));
+		}
+	}
+	return false;
+}

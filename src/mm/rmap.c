@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reverse mapping of file folios (mm/rmap.c): mapcounts, the i_mmap walk,
+ * folio_referenced() and try_to_unmap().
+ *
+ * Designs (see Makefile):
+ *  vanilla                      folio_referenced_one() and try_to_unmap_one()
+ *                               act on one PTE per step of the walk
+ *  CONFIG_RMAP_BATCH_REFERENCED the series' patches 1-4: folio_referenced_one()
+ *                               takes the run of PTEs mapping the folio in one
+ *                               page table (folio_pte_batch) and ages it with
+ *                               one clear_flush_young_ptes(); it stops once
+ *                               the whole folio is accounted for
+ *  CONFIG_RMAP_BATCH_UNMAP      patch 5: try_to_unmap_one() clears such a run
+ *                               of a file folio at once and adjusts the
+ *                               counters by its length
+ * Mutants, for the tests: CONFIG_RMAP_MUTANT_PAST_PMD (a batch bounded by the
+ * VMA but not the page table), CONFIG_RMAP_MUTANT_PAST_FOLIO (folio_pte_batch
+ * not bounded by the folio's end), CONFIG_RMAP_MUTANT_NOTIFY_NR (the v3
+ * notifier macro, linux/mmu_notifier.h).
+ */
+#include <linux/mmu_notifier.h>
+#include <linux/rmap.h>
+#include <linux/swap.h>
+
+atomic_long_t nr_file_mapped;
+#ifdef CONFIG_PAGEREF_EVENTS
+__thread unsigned long rmap_events[NR_RMAP_EVENTS];
+#endif
+
+/* --- mapcounts -------------------------------------------------------------------------- */
+
+void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *vma)
+{
+	int first = 0;
+
+	(void)vma;
+	if (!folio_test_large(folio)) {
+		VM_WARN_ON_ONCE_FOLIO(nr != 1, folio);
+		first = atomic_inc_and_test(&page->_mapcount);
+	} else {
+		for (int i = 0; i < nr; i++)
+			first += atomic_inc_and_test(&page[i]._mapcount);
+		atomic_add(first, &folio->_nr_pages_mapped);
+		atomic_add(nr, &folio->_large_mapcount);
+	}
+	if (first)
+		atomic_long_add(first, &nr_file_mapped);
+}
+
+void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			    struct vm_area_struct *vma)
+{
+	int last = 0;
+
+	(void)vma;
+	if (!folio_test_large(folio)) {
+		VM_WARN_ON_ONCE_FOLIO(nr != 1, folio);
+		last = atomic_add_negative(-1, &page->_mapcount);
+	} else {
+		atomic_sub(nr, &folio->_large_mapcount);
+		for (int i = 0; i < nr; i++)
+			last += atomic_add_negative(-1, &page[i]._mapcount);
+		atomic_sub(last, &folio->_nr_pages_mapped);
+	}
+	VM_WARN_ON_ONCE_FOLIO(folio_mapcount(folio) < 0, folio);
+	if (last)
+		atomic_long_sub(last, &nr_file_mapped);
+}
+
+/* --- batches ------------------------------------------------------------------------------- */
+
+/* The bits two entries of one batch may differ in: young, dirty, write. */
+static inline pte_t pte_batch_clear_ignored(pte_t pte)
+{
+	return pte_mkold(pte_wrprotect(pte_mkclean(pte)));
+}
+
+unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsigned int max_nr)
+{
+	pte_t expected, *end_ptep;
+	unsigned int nr;
+
+	VM_WARN_ON_ONCE_FOLIO(!folio_test_large(folio) || max_nr < 1, folio);
+#ifndef CONFIG_RMAP_MUTANT_PAST_FOLIO
+	max_nr = (unsigned int)min((unsigned long)max_nr,
+				   folio_pfn(folio) + folio_nr_pages(folio) - pte_pfn(pte));
+#endif
+	/* The caller's bound keeps the run inside this page table. */
+	VM_WARN_ON_ONCE(((unsigned long)ptep & ~PAGE_MASK) / sizeof(pte_t) + max_nr > PTRS_PER_PTE);
+
+	nr = pte_batch_hint(ptep, pte);
+	expected = pte_advance_pfn(pte_batch_clear_ignored(pte), nr);
+	end_ptep = ptep + max_nr;
+	ptep += nr;
+	while (ptep < end_ptep) {
+		unsigned int step;
+
+		pte = pte_batch_clear_ignored(ptep_get(ptep));
+		if (pte_val(pte) != pte_val(expected))
+			break;
+		step = pte_batch_hint(ptep, pte);
+		expected = pte_advance_pfn(expected, step);
+		ptep += step;
+		nr += step;
+	}
+	return min(nr, max_nr);
+}
+
+/* How far a batch from @address may reach: this page table and this VMA. */
+static inline unsigned int batch_max_nr(struct vm_area_struct *vma, unsigned long address)
+{
+#ifdef CONFIG_RMAP_MUTANT_PAST_PMD
+	unsigned long end_addr = vma->vm_end;
+#else
+	unsigned long end_addr = pmd_addr_end(address, vma->vm_end);
+#endif
+	return (unsigned int)((end_addr - address) >> PAGE_SHIFT);
+}
+
+/* --- rmap_walk ------------------------------------------------------------------------------ */
+
+static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
+{
+	struct address_space *mapping = folio->mapping;
+	pgoff_t pgoff_start = folio_index(folio);
+	pgoff_t pgoff_end = pgoff_start + folio_nr_pages(folio) - 1;
+	struct vm_area_struct *vma;
+
+	/* A locked folio cannot leave its mapping under us. */
+	VM_WARN_ON_ONCE_FOLIO(!folio_test_locked(folio), folio);
+	if (!mapping)
+		return;
+	rmap_event(RMAP_WALKS);
+	if (rwc->try_lock) {
+		if (!i_mmap_trylock_read(mapping)) {
+			rwc->contended = true;
+			return;
+		}
+	} else {
+		i_mmap_lock_read(mapping);
+	}
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff_start, pgoff_end) {
+		unsigned long address = vma_address(vma, pgoff_start, folio_nr_pages(folio));
+
+		VM_WARN_ON_ONCE(address == (unsigned long)-EFAULT);
+		rmap_event(RMAP_VMAS);
+		if (rwc->invalid_vma && rwc->invalid_vma(vma, rwc->arg))
+			continue;
+		if (!rwc->rmap_one(folio, vma, address, rwc->arg))
+			break;
+		if (rwc->done && rwc->done(folio))
+			break;
+	}
+	i_mmap_unlock_read(mapping);
+}
+
+void rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)
+{
+	rmap_walk_file(folio, rwc);
+}
+
+/* --- folio_referenced ------------------------------------------------------------------------- */
+
+struct folio_referenced_arg {
+	int mapcount;
+	int referenced;
+	unsigned long vm_flags;
+};
+
+static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
+				 unsigned long address, void *arg)
+{
+	struct folio_referenced_arg *pra = arg;
+	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
+	int referenced = 0;
+	unsigned long ptes = 0;
+	unsigned int nr;
+
+	while (page_vma_mapped_walk(&pvmw)) {
+		address = pvmw.address;
+		nr = 1;
+
+		if (vma->vm_flags & VM_LOCKED) {
+			/* mlock is not modelled: report it, and reclaim will keep the folio. */
+			page_vma_mapped_walk_done(&pvmw);
+			pra->vm_flags |= VM_LOCKED;
+			return false;
+		}
+#ifdef CONFIG_RMAP_BATCH_REFERENCED
+		if (folio_test_large(folio))
+			nr = folio_pte_batch(folio, pvmw.pte, ptep_get(pvmw.pte),
+					     batch_max_nr(vma, address));
+		ptes += nr;
+#endif
+		rmap_event(RMAP_BATCHES);
+		if (ptep_clear_flush_young_notify(vma, address, pvmw.pte, nr))
+			referenced++;
+		/* Step over the rest of the run: the walk moves one further. */
+		pvmw.pte += nr - 1;
+		pvmw.address += (nr - 1) * PAGE_SIZE;
+		pra->mapcount -= (int)nr;
+		/* The whole folio in one run: no other entry of this VMA can map it. */
+		if (ptes == pvmw.nr_pages) {
+			page_vma_mapped_walk_done(&pvmw);
+			break;
+		}
+	}
+	if (referenced) {
+		pra->referenced++;
+		pra->vm_flags |= vma->vm_flags & ~VM_LOCKED;
+	}
+	/* Every mapping seen: stop the rmap walk. */
+	return pra->mapcount > 0;
+}
+
+int folio_referenced(struct folio *folio, int is_locked, void *memcg, unsigned long *vm_flags)
+{
+	struct folio_referenced_arg pra = {
+		.mapcount = folio_mapcount(folio),
+	};
+	struct rmap_walk_control rwc = {
+		.rmap_one = folio_referenced_one,
+		.arg = &pra,
+		.try_lock = true,
+	};
+
+	(void)memcg;
+	VM_WARN_ON_ONCE_FOLIO(!is_locked, folio);	/* file folios: the caller locks */
+	*vm_flags = 0;
+	if (!pra.mapcount || !folio->mapping)
+		return 0;
+	rmap_walk(folio, &rwc);
+	*vm_flags = pra.vm_flags;
+	return rwc.contended ? -1 : pra.referenced;
+}
+
+/* --- try_to_unmap --------------------------------------------------------------------------- */
+
+/* How many entries from pvmw->pte one unmap step clears. */
+static inline unsigned int folio_unmap_pte_batch(struct folio *folio,
+						 struct page_vma_mapped_walk *pvmw,
+						 enum ttu_flags flags, pte_t pte)
+{
+#ifdef CONFIG_RMAP_BATCH_UNMAP
+	(void)flags;
+	if (!folio_test_large(folio))
+		return 1;
+	/* Swap-backed anonymous folios need a swap entry per page. */
+	if (folio_test_swapbacked(folio))
+		return 1;
+	return folio_pte_batch(folio, pvmw->pte, pte, batch_max_nr(pvmw->vma, pvmw->address));
+#else
+	(void)folio;
+	(void)pvmw;
+	(void)flags;
+	(void)pte;
+	return 1;
+#endif
+}
+
+static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
+			     unsigned long address, void *arg)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
+	enum ttu_flags flags = (enum ttu_flags)(unsigned long)arg;
+	struct mmu_notifier_range range;
+	bool ret = true;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, address,
+				min(vma->vm_end, address + folio_size(folio)));
+	mmu_notifier_invalidate_range_start(&range);
+	while (page_vma_mapped_walk(&pvmw)) {
+		pte_t pteval = ptep_get(pvmw.pte);
+		struct page *subpage;
+		unsigned int nr_pages;
+		unsigned long end_addr;
+
+		if ((vma->vm_flags & VM_LOCKED) && !(flags & TTU_IGNORE_MLOCK)) {
+			page_vma_mapped_walk_done(&pvmw);
+			ret = false;
+			break;
+		}
+		address = pvmw.address;
+		subpage = folio_page(folio, pte_pfn(pteval) - folio_pfn(folio));
+		nr_pages = folio_unmap_pte_batch(folio, &pvmw, flags, pteval);
+		end_addr = address + nr_pages * PAGE_SIZE;
+		rmap_event(RMAP_BATCHES);
+
+		pteval = get_and_clear_full_ptes(mm, address, pvmw.pte, nr_pages, 0);
+		/*
+		 * Not flushed yet: another CPU may still reach the folio
+		 * through its TLB.  Reclaim flushes once before freeing.
+		 */
+		if (flags & TTU_BATCH_FLUSH)
+			set_tlb_ubc_flush_pending(mm, pteval, address, end_addr);
+		else
+			flush_tlb_range(vma, address, end_addr);
+		if (pte_dirty(pteval))
+			folio_mark_dirty(folio);
+
+		update_hiwater_rss(mm);
+		add_mm_counter(mm, mm_counter_file(folio), -(long)nr_pages);
+		folio_remove_rmap_ptes(folio, subpage, (int)nr_pages, vma);
+		folio_put_refs(folio, (int)nr_pages);
+		/* The whole folio in one run: nothing else here maps it. */
+		if (nr_pages == folio_nr_pages(folio)) {
+			page_vma_mapped_walk_done(&pvmw);
+			break;
+		}
+	}
+	mmu_notifier_invalidate_range_end(&range);
+	return ret;
+}
+
+static bool folio_not_mapped(struct folio *folio)
+{
+	return !folio_mapped(folio);
+}
+
+void try_to_unmap(struct folio *folio, enum ttu_flags flags)
+{
+	struct rmap_walk_control rwc = {
+		.rmap_one = try_to_unmap_one,
+		.arg = (void *)(unsigned long)flags,
+		.done = folio_not_mapped,
+	};
+
+	rmap_walk(folio, &rwc);
+}

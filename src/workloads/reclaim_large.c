@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reclaim-large workload, inside the kernel build: the series' test.
+ *
+ *	map the file (clean, large folios) in N processes, fault it all in
+ *	and touch every page, so every entry is young;
+ *	echo SIZE > memory.reclaim		(timed: memory_reclaim())
+ *
+ * then check everything (rmap census, LRU, page cache, data) and hash the
+ * outcome: which file pages are still cached and every entry's present,
+ * young and cont bits, which must not depend on the design.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/pagemap.h>
+#include <linux/rmap.h>
+#include <linux/swap.h>
+#include <mmlab/random.h>
+#include "workloads.h"
+
+/* Where each process maps the file: 1 GiB aligned, so PMDs line up with the file. */
+#define RL_MAP_BASE	0x7f0000000000UL
+#define RL_MAX_MMS	64
+
+struct rl_run {
+	const struct rl_params *p;
+	struct address_space mapping;
+	struct backing_file backing;
+	struct file file;
+	struct mm_struct *mms[RL_MAX_MMS];
+	int nr_mms;
+	unsigned long nr_pages;
+};
+
+static double now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* The entry mapping @addr, read without setting any bit; none if unmapped. */
+static pte_t rl_pte(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+
+	if (!pmd || pmd_none(pmdp_get(pmd)))
+		return __pte(0);
+	return __ptep_get(pte_offset_map(pmd, addr));
+}
+
+/* Fault in and touch every page of every process's mapping. */
+static int rl_populate(struct rl_run *run, char *msg, size_t len)
+{
+	for (int i = 0; i < run->nr_mms; i++) {
+		struct mm_struct *mm = run->mms[i];
+
+		mmap_read_lock(mm);
+		for (unsigned long n = 0; n < run->nr_pages; n++) {
+			unsigned long addr = RL_MAP_BASE + (n << PAGE_SHIFT);
+			vm_fault_t ret;
+
+			if (mmu_access(mm, addr, false))
+				continue;
+			ret = handle_mm_fault(vma_lookup(mm, addr), addr, 0);
+			if (ret & VM_FAULT_ERROR || !mmu_access(mm, addr, false)) {
+				mmap_read_unlock(mm);
+				snprintf(msg, len, "reclaim-large: the fault at page %lu of process %d failed (%s)",
+					 n, i, ret & VM_FAULT_OOM ? "out of memory: raise --mem" : "SIGBUS");
+				return ret & VM_FAULT_OOM ? -ENOMEM : -1;
+			}
+		}
+		mmap_read_unlock(mm);
+	}
+	return 0;
+}
+
+static int rl_setup(struct rl_run *run, char *msg, size_t len)
+{
+	const struct rl_params *p = run->p;
+
+	address_space_init(&run->mapping);
+	run->mapping.i_size = (loff_t)p->map_size;
+	run->mapping.folio_order = p->folio_order;
+	if (p->fd >= 0) {
+		run->backing.fd = p->fd;
+		run->mapping.backing = &run->backing;
+	}
+	run->file.f_mapping = &run->mapping;
+	file_ra_state_init(&run->file.f_ra);
+	for (run->nr_mms = 0; run->nr_mms < p->nr_processes; run->nr_mms++) {
+		struct mm_struct *mm = mm_alloc();
+		unsigned long addr;
+
+		if (!mm) {
+			snprintf(msg, len, "reclaim-large: out of memory for an mm");
+			return -ENOMEM;
+		}
+		run->mms[run->nr_mms] = mm;
+		addr = do_mmap(mm, &run->file, RL_MAP_BASE, p->map_size, VM_READ, 0);
+		if (addr != RL_MAP_BASE) {
+			run->nr_mms++;
+			snprintf(msg, len, "reclaim-large: mmap failed (%ld)", (long)addr);
+			return -ENOMEM;
+		}
+	}
+	return rl_populate(run, msg, len);
+}
+
+static void rl_teardown(struct rl_run *run)
+{
+	for (int i = 0; i < run->nr_mms; i++)
+		mmput(run->mms[i]);
+	truncate_inode_pages(&run->mapping);
+	address_space_destroy(&run->mapping);
+}
+
+/* Which file pages are cached, and every entry's present, young and cont bits. */
+static uint64_t rl_digest(struct rl_run *run)
+{
+	uint64_t h = 0x6d6d6c6162ULL;
+
+	for (unsigned long n = 0; n < run->nr_pages; n++) {
+		struct folio *folio = xa_load(&run->mapping.i_pages, n);
+		uint64_t v = folio && !xa_is_value(folio);
+
+		for (int i = 0; i < run->nr_mms; i++) {
+			pte_t pte = rl_pte(run->mms[i], RL_MAP_BASE + (n << PAGE_SHIFT));
+
+			v = v << 3 | (uint64_t)pte_present(pte) << 2 | (uint64_t)pte_young(pte) << 1 |
+			    (uint64_t)pte_cont(pte);
+		}
+		h = splitmix64_next(&h) ^ v ^ n;
+	}
+	return h;
+}
+
+/* Compare every still-mapped page of the first process with the file. */
+static unsigned long rl_check_data(struct rl_run *run)
+{
+	unsigned long bad = 0;
+	char buf[PAGE_SIZE];
+
+	if (run->p->fd < 0)
+		return 0;
+	for (unsigned long n = 0; n < run->nr_pages; n++) {
+		pte_t pte = rl_pte(run->mms[0], RL_MAP_BASE + (n << PAGE_SHIFT));
+
+		if (!pte_present(pte))
+			continue;
+		if (pread(run->p->fd, buf, PAGE_SIZE, (off_t)(n << PAGE_SHIFT)) != PAGE_SIZE ||
+		    memcmp(buf, page_address(pte_page(pte)), PAGE_SIZE))
+			bad++;
+	}
+	return bad;
+}
+
+static void rl_events_reset(void)
+{
+#ifdef CONFIG_PAGEREF_EVENTS
+	memset(rmap_events, 0, sizeof(rmap_events));
+	pte_rmw_events = 0;
+#endif
+}
+
+static void rl_events_collect(struct rl_result *r)
+{
+#ifdef CONFIG_PAGEREF_EVENTS
+	r->events[RL_PTES_VISITED] = pte_rmw_events;
+	r->events[RL_RMAP_WALKS] = rmap_events[RMAP_WALKS];
+	r->events[RL_RMAP_VMAS] = rmap_events[RMAP_VMAS];
+	r->events[RL_PVMW_HITS] = rmap_events[RMAP_PVMW_HITS];
+	r->events[RL_BATCHES] = rmap_events[RMAP_BATCHES];
+#else
+	(void)r;
+#endif
+}
+
+static void rl_reclaim(struct rl_run *run, struct rl_result *r)
+{
+	unsigned long want = (unsigned long)(run->p->reclaim_size >> PAGE_SHIFT);
+	struct tlb_flush_stats tlb0 = tlb_flush_stats;
+	struct reclaim_stat stat;
+	double t0;
+
+	rl_events_reset();
+	t0 = now_usec();
+	memory_reclaim(want, &stat);
+	r->usec = now_usec() - t0;
+	rl_events_collect(r);
+	r->reclaimed_pages = stat.nr_reclaimed;
+	r->scanned_pages = stat.nr_scanned;
+	r->activated_pages = stat.nr_activate;
+	r->kept_pages = stat.nr_keep;
+	r->referenced_calls = stat.nr_referenced_calls;
+	r->unmap_calls = stat.nr_unmap_calls;
+	r->tlb_flushes = tlb_flush_stats.flushes - tlb0.flushes;
+	r->tlb_pages_flushed = tlb_flush_stats.pages - tlb0.pages;
+	r->tlb_syncs = tlb_flush_stats.syncs - tlb0.syncs;
+}
+
+static int rl_check(struct rl_run *run, struct rl_result *r, char *msg, size_t len)
+{
+	struct address_space *mappings[1] = { &run->mapping };
+
+	if (rmap_check(run->mms, run->nr_mms, mappings, 1, msg, len) ||
+	    lruvec_check(&node_lruvec, msg, len) || filemap_check(&run->mapping, msg, len))
+		return -1;
+	r->mapped_pages = (unsigned long)atomic_long_read(&nr_file_mapped);
+	r->digest = rl_digest(run);
+	r->data_mismatches = rl_check_data(run);
+	return 0;
+}
+
+int reclaim_large_run(const struct rl_params *p, struct rl_result *r, char *msg, size_t len)
+{
+	struct rl_run *run = calloc(1, sizeof(*run));
+	int err;
+
+	*r = (struct rl_result){ 0 };
+	if (!run || p->nr_processes < 1 || p->nr_processes > RL_MAX_MMS) {
+		free(run);
+		snprintf(msg, len, "reclaim-large: bad parameters");
+		return -EINVAL;
+	}
+	run->p = p;
+	run->nr_pages = (unsigned long)(p->map_size >> PAGE_SHIFT);
+	mmu_arch = p->contpte ? MMU_ARM64 : MMU_X86_64;
+	tlb_flush_loops = p->tlb_flush_loops;
+	tlbi_loops = p->tlbi_loops;
+
+	err = rl_setup(run, msg, len);
+	if (!err) {
+		rl_reclaim(run, r);
+		err = rl_check(run, r, msg, len);
+	}
+	rl_teardown(run);
+	mmu_arch = MMU_X86_64;
+	tlb_flush_loops = 0;
+	tlbi_loops = 0;
+	free(run);
+	return err;
+}

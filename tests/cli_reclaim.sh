@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Command-line tests of `mmlab run reclaim-large` against ../shared/CONTRACT.md (TAP).
+set -u
+cd "$(dirname "$0")/.."
+. tests/cli_lib.bash
+
+"$MMLAB" list >"$tmp/list"
+grep -q '^reclaim-large .*004_d709c66f3e505c38.txt' "$tmp/list"
+ok $? "list names reclaim-large and its seed"
+
+"$MMLAB" run reclaim-large --help >"$tmp/help" 2>&1
+ok $? "run reclaim-large --help exits 0"
+for opt in folio-order map-size reclaim contpte tlb-flush-ns tlbi-ns processes data events \
+	variant scale repeat seed json mem; do
+	grep -q -- "--$opt" "$tmp/help"
+	ok $? "--help lists --$opt"
+done
+grep -q 'default 1536M, at --scale tiny 256M, at --scale full 11G' "$tmp/help"
+ok $? "--help shows the experiment's own --mem defaults"
+for v in vanilla batched-referenced batched; do
+	grep -q "^  $v " "$tmp/help"
+	ok $? "--help lists variant $v"
+done
+
+usage_error "folio order above 9" run reclaim-large --folio-order 10
+usage_error "reclaim more than the mapping" run reclaim-large --reclaim 128M --map-size 64M
+grep -q -- '--reclaim 128M.*--map-size 64M' "$tmp/err"
+ok $? "the reclaim error names both values"
+usage_error "mapping larger than the simulated memory" run reclaim-large --map-size 4G --mem 256M
+grep -q -- '--map-size 4G.*--mem 256M.*--map-size up to 186M' "$tmp/err"
+ok $? "the memory error names --map-size, --mem and the largest valid --map-size"
+usage_error "mapping larger than the default memory" run reclaim-large --map-size 4G
+grep -q -- '--mem 1536M' "$tmp/err"
+ok $? "--mem defaults to 1536M at --scale default"
+usage_error "unknown contpte word" run reclaim-large --contpte maybe
+usage_error "contpte word given twice" run reclaim-large --contpte on,on
+usage_error "negative TLB flush cost" run reclaim-large --tlb-flush-ns -1
+usage_error "negative TLBI cost" run reclaim-large --tlbi-ns -1
+usage_error "no process" run reclaim-large --processes 0
+usage_error "mapping not whole folios" run reclaim-large --scale tiny --map-size 3M --reclaim 1M --folio-order 9
+usage_error "unknown data word" run reclaim-large --data maybe
+
+"$MMLAB" run reclaim-large --scale tiny --repeat 2 --json "$tmp/rl.json" >"$tmp/rl.txt" 2>"$tmp/rl.err"
+ok $? "run reclaim-large --scale tiny --repeat 2 exits 0 ($(tail -n 1 "$tmp/rl.err" | head -c 200))"
+grep -q '^#contpte *| *vanilla *| *batched-referenced *| *boost (%) *| *batched *| *boost (%)' "$tmp/rl.txt"
+ok $? "the table has a column per variant with its boost"
+grep -q '^on (arm64) ' "$tmp/rl.txt" && grep -q '^off (x86-64) ' "$tmp/rl.txt"
+ok $? "the table has a row per contpte point"
+python3 - "$tmp/rl.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["experiment"] == "reclaim-large" and d["seed"] == "004_d709c66f3e505c38.txt"
+assert d["checks"] == {"invariants": "passed", "data": "passed"}, d["checks"]
+p = d["params"]
+assert p["mem"] == 256 << 20 and p["map-size"] == 64 << 20 and p["reclaim"] == 48 << 20, p
+assert p["contpte"] == ["on", "off"] and p["data"] == "on" and p["events"] == "on", p
+for key in ("folio-order", "tlb-flush-ns", "tlbi-ns", "processes"):
+    assert key in p, key
+variants = ("vanilla", "batched-referenced", "batched")
+cells = {(r["variant"], r["point"]["contpte"]): r for r in d["results"]}
+assert len(d["results"]) == 6 and set(cells) == {(v, c) for v in variants for c in ("on", "off")}, cells.keys()
+for r in d["results"]:
+    assert set(r["point"]) == {"contpte"}, r["point"]
+    assert r["metric"] == "usec" and r["unit"] == "usec" and r["higher_is_better"] is False
+    assert len(r["samples"]) == 2 and r["median"] > 0, r
+    c = r["counters"]
+    for k in ("ptes_visited", "tlb_flushes", "tlb_pages_flushed", "rmap_walks", "reclaimed_pages",
+              "scanned_pages", "referenced_calls", "unmap_calls", "mapped_pages"):
+        assert k in c, (r["variant"], k)
+    assert c["reclaimed_pages"] >= p["reclaim"] // 4096, c
+    assert c["ptes_visited"] > 0 and c["rmap_walks"] > 0, c
+for c in ("on", "off"):
+    # the same folios reclaimed by every design
+    assert len({cells[(v, c)]["counters"]["reclaimed_pages"] for v in variants}) == 1, c
+on = lambda v: cells[(v, "on")]["counters"]["ptes_visited"]
+assert on("batched") < on("vanilla"), (on("batched"), on("vanilla"))
+assert len(d["comparisons"]) == 4
+for c in d["comparisons"]:
+    assert c["baseline"] == "vanilla" and c["metric"] == "usec"
+    assert (c["ratio"] < 1) == (c["change_pct"] > 0)
+PY
+ok $? "JSON: three variants at contpte on and off, usec, the rmap and TLB counters, checks passed, batched visits fewer PTEs"
+
+"$MMLAB" run reclaim-large --scale tiny --repeat 1 --variant batched,vanilla --contpte off --processes 2 \
+	--map-size 16M --reclaim 8M --data off --events off --json "$tmp/o.json" >/dev/null 2>"$tmp/o.err"
+ok $? "a run with --variant, --contpte off, --processes 2, --data off, --events off ($(tail -n 1 "$tmp/o.err" | head -c 200))"
+python3 - "$tmp/o.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["checks"] == {"invariants": "passed", "data": "passed"}, d["checks"]
+assert [(r["variant"], r["point"]) for r in d["results"]] == \
+    [("vanilla", {"contpte": "off"}), ("batched", {"contpte": "off"})], d["results"]
+assert d["params"]["processes"] == 2 and d["params"]["data"] == "off"
+for r in d["results"]:
+    assert "ptes_visited" not in r["counters"] and "tlb_flushes" in r["counters"], r["counters"]
+PY
+ok $? "the options select the variants and the point; no event counters with --events off"
+
+done_testing

@@ -1,0 +1,178 @@
+/*
+ * Reclaim against faults and accesses, every design, run plain and under
+ * ThreadSanitizer: the hardware setting accessed bits on one CPU while
+ * another ages and clears the same entries (blocks unfolding under it on
+ * arm64), faults mapping folios that reclaim is trying to free, and the
+ * LRU, i_mmap and page-table locks between them.
+ *
+ * Two processes map one file of order-4 folios.  Two CPUs keep touching
+ * random pages of either process, faulting them back in when reclaim has
+ * taken them; CPU 0 keeps asking memory_reclaim() for small amounts.  At
+ * the end every checker runs and every mapped page's bytes are compared
+ * with the file.  (The touching CPUs do not read page contents: with no
+ * real TLB, nothing would hold off the free of a page they still read,
+ * which is what the kernel's flush IPI does.)
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/mmzone.h>
+#include <linux/rmap.h>
+#include <linux/swap.h>
+#include <mmlab/cpu.h>
+#include <mmlab/random.h>
+
+#include "tap.h"
+
+#define FILE_PAGES	1024		/* 4 MiB: 64 order-4 folios */
+#define NR_MMS		2
+#define NR_TOUCHERS	2
+#define MAP_BASE	0x7f0000000000UL
+#define RUN_SECONDS	0.6
+
+static struct address_space mapping;
+static struct backing_file backing;
+static struct file file;
+static struct mm_struct *mms[NR_MMS];
+static int done;
+
+struct toucher {
+	uint64_t seed;
+	unsigned long touches, faults, fault_errors;
+};
+
+static void toucher_main(void *arg)
+{
+	struct toucher *t = arg;
+
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		uint64_t r = splitmix64_next(&t->seed);
+		struct mm_struct *mm = mms[r % NR_MMS];
+		unsigned long addr = MAP_BASE + (((r >> 8) % FILE_PAGES) << PAGE_SHIFT);
+
+		t->touches++;
+		if (mmu_access(mm, addr, false))
+			continue;
+		mmap_read_lock(mm);
+		if (handle_mm_fault(vma_lookup(mm, addr), addr, 0) & VM_FAULT_ERROR)
+			t->fault_errors++;
+		mmap_read_unlock(mm);
+		t->faults++;
+	}
+}
+
+static int make_file(void)
+{
+	static unsigned char buf[FILE_PAGES * 4096];
+	char path[] = "/tmp/mmlab-stress-reclaim.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)((i * 13) ^ (i >> 12));
+	if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static unsigned long bad_mapped_pages(void)
+{
+	unsigned char buf[4096];
+	unsigned long bad = 0;
+
+	for (int m = 0; m < NR_MMS; m++)
+		for (unsigned long n = 0; n < FILE_PAGES; n++) {
+			pmd_t *pmd = mm_find_pmd(mms[m], MAP_BASE + (n << PAGE_SHIFT));
+			pte_t pte;
+
+			if (!pmd || pmd_none(pmdp_get(pmd)))
+				continue;
+			pte = __ptep_get(pte_offset_map(pmd, MAP_BASE + (n << PAGE_SHIFT)));
+			if (!pte_present(pte))
+				continue;
+			if (pread(backing.fd, buf, sizeof(buf), (off_t)(n << PAGE_SHIFT)) != sizeof(buf) ||
+			    memcmp(buf, page_address(pte_page(pte)), sizeof(buf)))
+				bad++;
+		}
+	return bad;
+}
+
+static void stress(enum mmu_arch arch, const char *name)
+{
+	struct toucher touchers[NR_TOUCHERS] = { 0 };
+	void *args[NR_TOUCHERS];
+	struct lab_threads *t;
+	struct reclaim_stat stat;
+	unsigned long rounds = 0, reclaimed = 0, touches = 0, faults = 0, errors = 0;
+	struct address_space *maps[1] = { &mapping };
+	struct page_alloc_report rep;
+	char msg[256] = "";
+	double end;
+
+	mmu_arch = arch;
+	address_space_init(&mapping);
+	mapping.i_size = FILE_PAGES * PAGE_SIZE;
+	mapping.folio_order = 4;
+	mapping.backing = &backing;
+	file.f_mapping = &mapping;
+	for (int m = 0; m < NR_MMS; m++) {
+		mms[m] = mm_alloc();
+		do_mmap(mms[m], &file, MAP_BASE, FILE_PAGES * PAGE_SIZE, VM_READ, 0);
+	}
+	__atomic_store_n(&done, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < NR_TOUCHERS; i++) {
+		touchers[i].seed = 77 + i;
+		args[i] = &touchers[i];
+	}
+	t = lab_threads_start(NR_TOUCHERS, toucher_main, args);
+	ok(t != NULL, "%s: start %d touching CPUs", name, NR_TOUCHERS);
+	end = lab_now() + RUN_SECONDS;
+	while (lab_now() < end || rounds < 50) {
+		reclaimed += memory_reclaim(64, &stat);
+		rounds++;
+	}
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	lab_threads_join(t);
+	for (int i = 0; i < NR_TOUCHERS; i++) {
+		touches += touchers[i].touches;
+		faults += touchers[i].faults;
+		errors += touchers[i].fault_errors;
+	}
+	diag("%s %s: %lu reclaim rounds, %lu pages reclaimed, %lu touches, %lu faults",
+	     MM_KERNEL_NAME, name, rounds, reclaimed, touches, faults);
+	ok(reclaimed > 0 && faults > 0, "%s: reclaim and faults both made progress", name);
+	is_int(errors, 0, "%s: no fault failed", name);
+	ok(rmap_check(mms, NR_MMS, maps, 1, msg, sizeof(msg)) == 0, "%s: rmap census: %s", name, msg);
+	ok(lruvec_check(&node_lruvec, msg, sizeof(msg)) == 0, "%s: LRU: %s", name, msg);
+	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "%s: page cache: %s", name, msg);
+	is_int(bad_mapped_pages(), 0, "%s: every mapped page holds the file's bytes", name);
+
+	for (int m = 0; m < NR_MMS; m++)
+		mmput(mms[m]);
+	truncate_inode_pages(&mapping);
+	address_space_destroy(&mapping);
+	drain_all_pages(&contig_zone);
+	ok(page_alloc_check(&rep, msg, sizeof(msg)) == 0 && rep.allocated == 0,
+	   "%s: nothing leaked (%lu allocated) %s", name, rep.allocated, msg);
+	mmu_arch = MMU_X86_64;
+}
+
+int main(void)
+{
+	plan_no_plan();
+	lab_cpu_init();
+	backing.fd = make_file();
+	ok(backing.fd >= 0, "backing file");
+	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB");
+	stress(MMU_ARM64, "arm64 contpte");
+	stress(MMU_X86_64, "x86-64");
+	is_int(vm_warn_count, 0, "no VM_WARN fired");
+	mem_exit();
+	close(backing.fd);
+	return done_testing();
+}
