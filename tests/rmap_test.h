@@ -26,6 +26,13 @@
 #define RT_MUTANT	0
 #endif
 
+/* The mutant whose batches overrun their page table: debug checks fire on purpose. */
+#ifdef CONFIG_RMAP_MUTANT_PAST_PMD
+#define RT_PAST_PMD	1
+#else
+#define RT_PAST_PMD	0
+#endif
+
 #ifdef CONFIG_RMAP_BATCH_REFERENCED
 #define RT_BATCH_REFERENCED	1
 #else
@@ -133,6 +140,24 @@ static inline int rt_fault_range(struct mm_struct *mm, unsigned long addr, unsig
 			failed++;
 	}
 	return failed;
+}
+
+/*
+ * The common start of a scenario: a file of @nr_pages pages in folios of
+ * @order, mapped whole at RT_BASE read-only by a new mm under @arch, and
+ * faulted in.
+ */
+static inline struct mm_struct *rt_map_file(struct rt_file *f, enum mmu_arch arch,
+					    unsigned long nr_pages, unsigned int order)
+{
+	struct mm_struct *mm;
+
+	mmu_arch = arch;
+	rt_file_init(f, RT_PAGES(nr_pages), order);
+	mm = rt_mm_alloc();
+	rt_mmap(mm, f, RT_BASE, nr_pages, VM_READ, 0);
+	rt_fault_range(mm, RT_BASE, nr_pages);
+	return mm;
 }
 
 /* How many of @nr entries from @addr are present, young, cont, dirty (as stored). */

@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ static const char *arch_name(enum mmu_arch arch)
 {
 	return arch == MMU_ARM64 ? "arm64" : "x86";
 }
+
 
 /* The entry at @addr with its page table's lock held. */
 static pte_t *lock_pte(struct mm_struct *mm, unsigned long addr, spinlock_t **ptl)
@@ -276,10 +278,67 @@ static void test_contpte_young(void)
 }
 
 /*
+ * Two folios mapped as two adjacent arm64 blocks, A then B, both young.
+ * Aging through a mid-block entry of A (ptep_test_and_clear_young() on
+ * entry 3) must age A's block and nothing else; aging B through its entry
+ * 3 must flush B's block and nothing else.
+ *
+ * The regression: v3 of the series made ptep_test_and_clear_young() and
+ * ptep_clear_flush_young() hand contpte_*_young_ptes() a run of CONT_PTES
+ * entries from the caller's (possibly mid-block) entry, which ends up to
+ * 15 entries into the next block and ages it too.  No rmap path reaches it
+ * (folio_referenced() goes through clear_flush_young_ptes()).
+ */
+static void test_contpte_young_mid_block(void)
+{
+	unsigned long warns = vm_warn_count;
+	unsigned long addr_b = RT_BASE + RT_PAGES(16);
+	struct rt_counters cnt, d;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+	struct rt_file f;
+	spinlock_t *ptl;
+	pte_t *ptep;
+	int young;
+
+	mmu_arch = MMU_ARM64;
+	rt_file_init(&f, RT_PAGES(32), 4);
+	mm = rt_mm_alloc();
+	vma = rt_mmap(mm, &f, RT_BASE, 32, VM_READ, 0);
+	rt_fault_range(mm, RT_BASE, 32);
+	ok(rt_census(mm, RT_BASE, 32).cont == 32 && rt_census(mm, RT_BASE, 32).young == 32,
+	   "mid-block: two young blocks side by side");
+
+	ptep = lock_pte(mm, RT_BASE, &ptl);
+	rt_counters_start(&cnt);
+	young = ptep_test_and_clear_young(vma, RT_BASE + RT_PAGES(3), ptep + 3);
+	d = rt_counters_delta(&cnt);
+	pte_unmap_unlock(ptep, ptl);
+	ok(young, "mid-block: aging through A's entry 3 reports A young");
+	is_int(rt_census(mm, RT_BASE, 16).young, 0, "mid-block: A's block is old");
+	ok(rt_census(mm, addr_b, 16).young == 16,
+		"mid-block: B's block is left young (B has %d young entries)", rt_census(mm, addr_b, 16).young);
+	ok(d.rmw == 16, "mid-block: 16 entries tested (%lu)", d.rmw);
+
+	mmu_access(mm, addr_b + RT_PAGES(7), false);
+	ptep = lock_pte(mm, addr_b, &ptl);
+	rt_counters_start(&cnt);
+	young = ptep_clear_flush_young(vma, addr_b + RT_PAGES(3), ptep + 3);
+	d = rt_counters_delta(&cnt);
+	pte_unmap_unlock(ptep, ptl);
+	ok(young, "mid-block: aging through B's entry 3 sees B's access");
+	is_int(rt_census(mm, addr_b, 16).young, 0, "mid-block: B's block is old");
+	is_int(d.tlb.flushes, 1, "mid-block: one TLBI");
+	ok(d.tlb.pages == 16, "mid-block: over B's block only (%lu pages)", d.tlb.pages);
+	finish("contpte mid-block", &mm, 1, &f, warns, false);
+}
+
+/*
  * Clearing one entry of a block unfolds the block first: ptep_get_and_clear()
  * of entry 5 rewrites the other 15 without the hint, keeping their pfns and
  * the block's gathered young bit, after one synchronous flush of the block.
- * (The test puts the entry back by hand, as it was, so the counts hold.)
+ * The test then drops entry 5's mapping as zap does; a fault there finds the
+ * rest of the folio mapped and maps just that page again.
  */
 static void test_contpte_unfold(void)
 {
@@ -293,11 +352,7 @@ static void test_contpte_unfold(void)
 	spinlock_t *ptl;
 	pte_t *ptep, old;
 
-	mmu_arch = MMU_ARM64;
-	rt_file_init(&f, RT_PAGES(16), 4);
-	mm = rt_mm_alloc();
-	rt_mmap(mm, &f, RT_BASE, 16, VM_READ, 0);
-	rt_fault_range(mm, RT_BASE, 16);
+	mm = rt_map_file(&f, MMU_ARM64, 16, 4);
 	folio = folio_at(&f, 0);
 
 	/* Only entry 2 young: the unfold must spread it over the block. */
@@ -322,9 +377,20 @@ static void test_contpte_unfold(void)
 	is_int(d.tlb.syncs, 1, "unfold: one synchronous flush");
 	is_int(d.tlb.flushes, 1, "unfold: one flush request");
 	is_int(d.tlb.pages, 16, "unfold: covering the block");
-	set_pte(ptep + 5, old);
+	/* What zap_pte_range() does with the entry it cleared. */
+	add_mm_counter(mm, MM_FILEPAGES, -1);
+	folio_remove_rmap_ptes(folio, folio_page(folio, 5), 1, vma_lookup(mm, RT_BASE));
+	folio_put(folio);
 	pte_unmap_unlock(ptep, ptl);
-	is_int(rt_census(mm, RT_BASE, 16).present, 16, "unfold: entry 5 restored");
+	ok(rt_check(&mm, 1, &f) == 0, "unfold: 15 pages mapped, the counts agree");
+	is_int(folio_mapcount(folio), 15, "unfold: mapcount 15");
+
+	is_int(rt_fault(mm, addr5), 0, "unfold: fault at page 5");
+	c = rt_census(mm, RT_BASE, 16);
+	ok(c.present == 16 && c.consecutive && c.cont == 0, "unfold: page 5 mapped again alone, no block");
+	is_int(folio_mapcount(folio), 16, "unfold: mapcount 16");
+	is_int(folio_ref_count(folio), 32, "unfold: references 16 + 16");
+	is_int(get_mm_counter(mm, MM_FILEPAGES), 16, "unfold: MM_FILEPAGES 16");
 	finish("contpte unfold", &mm, 1, &f, warns, false);
 }
 
@@ -459,7 +525,7 @@ static void test_pmd_boundary(enum mmu_arch arch)
 #endif
 	rt_folio_unlock_put(folio);
 	finish(arch == MMU_ARM64 ? "PMD boundary (arm64)" : "PMD boundary (x86)", &mm, 1, &f, warns,
-	       RT_MUTANT);
+	       RT_PAST_PMD);
 }
 
 /*
@@ -634,11 +700,7 @@ static void test_referenced(enum mmu_arch arch)
 	struct folio *folio;
 	struct rt_file f;
 
-	mmu_arch = arch;
-	rt_file_init(&f, RT_PAGES(16), 4);
-	mm = rt_mm_alloc();
-	rt_mmap(mm, &f, RT_BASE, 16, VM_READ, 0);
-	rt_fault_range(mm, RT_BASE, 16);
+	mm = rt_map_file(&f, arch, 16, 4);
 	folio = rt_folio_get_lock(&f, 0);
 
 	rt_counters_start(&cnt);
@@ -766,6 +828,14 @@ static void test_referenced_mlocked(void)
 	folio = rt_folio_get_lock(&f, 0);
 	is_int(folio_referenced(folio, 1, NULL, &vm_flags), 0, "mlocked: no young VMA counted");
 	ok(vm_flags & VM_LOCKED, "mlocked: *vm_flags has VM_LOCKED");
+	try_to_unmap(folio, TTU_BATCH_FLUSH);
+	try_to_unmap_flush();
+	ok(folio_mapped(folio) && rt_census(mm, RT_BASE, 16).present == 16,
+	   "mlocked: try_to_unmap() leaves an mlocked mapping alone");
+	try_to_unmap(folio, TTU_BATCH_FLUSH | TTU_IGNORE_MLOCK);
+	try_to_unmap_flush();
+	ok(!folio_mapped(folio) && rt_census(mm, RT_BASE, 16).present == 0,
+	   "mlocked: ... unless told to ignore mlock");
 	rt_folio_unlock_put(folio);
 	finish("mlocked", &mm, 1, &f, warns, false);
 }
@@ -792,11 +862,7 @@ static void test_unmap(enum mmu_arch arch)
 	struct folio *folio;
 	struct rt_file f;
 
-	mmu_arch = arch;
-	rt_file_init(&f, RT_PAGES(16), 4);
-	mm = rt_mm_alloc();
-	rt_mmap(mm, &f, RT_BASE, 16, VM_READ, 0);
-	rt_fault_range(mm, RT_BASE, 16);
+	mm = rt_map_file(&f, arch, 16, 4);
 	folio = rt_folio_get_lock(&f, 0);
 	is_int(folio_ref_count(folio), 33, "%s unmap: 16 cache + 16 mapping + 1 caller references", a);
 
@@ -852,11 +918,7 @@ static void test_unmap_two_blocks(void)
 	struct folio *folio;
 	struct rt_file f;
 
-	mmu_arch = MMU_ARM64;
-	rt_file_init(&f, RT_PAGES(32), 5);
-	mm = rt_mm_alloc();
-	rt_mmap(mm, &f, RT_BASE, 32, VM_READ, 0);
-	rt_fault_range(mm, RT_BASE, 32);
+	mm = rt_map_file(&f, MMU_ARM64, 32, 5);
 	is_int(rt_census(mm, RT_BASE, 32).cont, 32, "two blocks: mapped as two blocks");
 	folio = rt_folio_get_lock(&f, 0);
 	rt_counters_start(&cnt);
@@ -872,6 +934,73 @@ static void test_unmap_two_blocks(void)
 	is_int(folio_ref_count(folio), 33, "two blocks: 32 cache + 1 caller references left");
 	rt_folio_unlock_put(folio);
 	finish("unmap two blocks", &mm, 1, &f, warns, false);
+}
+
+/*
+ * Without TTU_BATCH_FLUSH each batch is flushed, and waited for, as it is
+ * cleared: vanilla once per entry (arm64 plus the unfold), the batched
+ * unmap once per folio.
+ */
+static void test_unmap_sync(enum mmu_arch arch)
+{
+	const char *a = arch_name(arch);
+	unsigned long warns = vm_warn_count;
+	bool arm = arch == MMU_ARM64;
+	struct rt_counters cnt, d;
+	struct mm_struct *mm;
+	struct folio *folio;
+	struct rt_file f;
+
+	mm = rt_map_file(&f, arch, 16, 4);
+	folio = rt_folio_get_lock(&f, 0);
+	rt_counters_start(&cnt);
+	try_to_unmap(folio, 0);
+	d = rt_counters_delta(&cnt);
+	ok(!folio_mapped(folio) && !tlb_ubc.flush_required, "%s sync unmap: unmapped, nothing deferred", a);
+	is_int(d.tlb.syncs, RT_BATCH_UNMAP ? 1 : arm ? 17 : 16, "%s sync unmap: waited flushes", a);
+	is_int(d.tlb.pages, RT_BATCH_UNMAP ? 16 : arm ? 32 : 16, "%s sync unmap: pages flushed", a);
+	rt_folio_unlock_put(folio);
+	finish(arm ? "sync unmap (arm64)" : "sync unmap (x86)", &mm, 1, &f, warns, false);
+}
+
+/*
+ * Small (order-0) folios take the one-entry path in every design: a fault
+ * maps one page, folio_referenced() and try_to_unmap() one entry each.
+ */
+static void test_small_folios(void)
+{
+	unsigned long warns = vm_warn_count;
+	struct rt_counters cnt, d;
+	unsigned long vm_flags;
+	struct mm_struct *mms[2];
+	struct folio *folio;
+	struct rt_file f;
+
+	mmu_arch = MMU_ARM64;
+	rt_file_init(&f, RT_PAGES(16), 0);
+	for (int i = 0; i < 2; i++) {
+		mms[i] = rt_mm_alloc();
+		rt_mmap(mms[i], &f, RT_BASE, 16, VM_READ, 0);
+		is_int(rt_fault(mms[i], RT_BASE + RT_PAGES(3)), 0, "small: fault in process %d", i);
+	}
+	is_int(rt_census(mms[0], RT_BASE, 16).present, 1, "small: one page mapped per fault");
+	is_int(rt_census(mms[0], RT_BASE, 16).cont, 0, "small: no block");
+	folio = rt_folio_get_lock(&f, 3);
+	ok(!folio_test_large(folio) && folio_mapcount(folio) == 2, "small: an order-0 folio, mapped twice");
+	rt_counters_start(&cnt);
+	is_int(folio_referenced(folio, 1, NULL, &vm_flags), 2, "small: young in both processes");
+	d = rt_counters_delta(&cnt);
+	is_int(d.batches, 2, "small: one step each");
+	is_int(d.rmw, 2, "small: one read-modify-write each");
+	rt_counters_start(&cnt);
+	try_to_unmap(folio, TTU_BATCH_FLUSH);
+	try_to_unmap_flush();
+	d = rt_counters_delta(&cnt);
+	ok(!folio_mapped(folio), "small: unmapped");
+	is_int(d.batches, 2, "small: one step each");
+	is_int(folio_ref_count(folio), 2, "small: cache + caller references left");
+	rt_folio_unlock_put(folio);
+	finish("small folios", mms, 2, &f, warns, false);
 }
 
 /* --- MMU notifiers --------------------------------------------------------------------------- */
@@ -987,11 +1116,7 @@ static void test_notify_referenced(void)
 	struct recorder rec;
 	struct rt_file f;
 
-	mmu_arch = MMU_ARM64;
-	rt_file_init(&f, RT_PAGES(16), 4);
-	mm = rt_mm_alloc();
-	rt_mmap(mm, &f, RT_BASE, 16, VM_READ, 0);
-	rt_fault_range(mm, RT_BASE, 16);
+	mm = rt_map_file(&f, MMU_ARM64, 16, 4);
 	recorder_register(&rec, mm);
 	folio = rt_folio_get_lock(&f, 0);
 	is_int(folio_referenced(folio, 1, NULL, &vm_flags), 1, "notify referenced: young");
@@ -1020,7 +1145,7 @@ static void test_notify_referenced(void)
 #endif
 	rt_folio_unlock_put(folio);
 	mmu_notifier_unregister(&rec.sub, mm);
-	finish("notify across tables", &mm, 1, &f, warns, RT_MUTANT);
+	finish("notify across tables", &mm, 1, &f, warns, RT_PAST_PMD);
 }
 
 int main(void)
@@ -1040,6 +1165,7 @@ int main(void)
 	test_fault_order5_two_blocks();
 	test_fault_unaligned_vma();
 	test_contpte_young();
+	test_contpte_young_mid_block();
 	test_contpte_unfold();
 
 	test_pte_batch_whole_folio(MMU_ARM64);
@@ -1060,6 +1186,9 @@ int main(void)
 	test_unmap(MMU_ARM64);
 	test_unmap(MMU_X86_64);
 	test_unmap_two_blocks();
+	test_unmap_sync(MMU_ARM64);
+	test_unmap_sync(MMU_X86_64);
+	test_small_folios();
 
 	test_notify_macro_nr();
 	test_notify_referenced();

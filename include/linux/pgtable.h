@@ -518,7 +518,12 @@ static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 {
 	if (likely(!pte_cont(__ptep_get(ptep))))
 		return __ptep_test_and_clear_young(vma, addr, ptep);
-	return contpte_test_and_clear_young_ptes(vma, addr, ptep, CONT_PTES);
+	/*
+	 * One entry, widened to its block by the contpte helper.  (v3 of the
+	 * series passed CONT_PTES here, which from a mid-block entry runs into
+	 * the next block; later versions pass 1.)
+	 */
+	return contpte_test_and_clear_young_ptes(vma, addr, ptep, 1);
 }
 
 int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep);
@@ -528,7 +533,7 @@ static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
 {
 	if (likely(!pte_cont(__ptep_get(ptep))))
 		return __ptep_clear_flush_young(vma, addr, ptep);
-	return contpte_clear_flush_young_ptes(vma, addr, ptep, CONT_PTES);
+	return contpte_clear_flush_young_ptes(vma, addr, ptep, 1);
 }
 
 /*
@@ -569,18 +574,14 @@ static inline pte_t ptep_get_and_clear(struct mm_struct *mm, unsigned long addr,
  * first one's old value with the dirty and young bits of all of them
  * gathered in.  arm64 unfolds only blocks the run covers in part.
  */
-static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-					    pte_t *ptep, unsigned int nr, int full)
+static inline pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+					      pte_t *ptep, unsigned int nr)
 {
-	pte_t pte, tmp;
+	pte_t pte = __ptep_get_and_clear(mm, addr, ptep);
 
-	VM_WARN_ON_ONCE(!nr || pte_index(addr) + nr > PTRS_PER_PTE);
-	if (likely(nr == 1))
-		return ptep_get_and_clear(mm, addr, ptep);
-	if (mmu_arch == MMU_ARM64)
-		return contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full);
-	pte = __ptep_get_and_clear(mm, addr, ptep);
 	while (--nr) {
+		pte_t tmp;
+
 		ptep++;
 		addr += PAGE_SIZE;
 		tmp = __ptep_get_and_clear(mm, addr, ptep);
@@ -590,6 +591,17 @@ static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long 
 			pte = pte_mkyoung(pte);
 	}
 	return pte;
+}
+
+static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+					    pte_t *ptep, unsigned int nr, int full)
+{
+	VM_WARN_ON_ONCE(!nr || pte_index(addr) + nr > PTRS_PER_PTE);
+	if (likely(nr == 1))
+		return ptep_get_and_clear(mm, addr, ptep);
+	if (mmu_arch == MMU_ARM64)
+		return contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	return __get_and_clear_full_ptes(mm, addr, ptep, nr);
 }
 
 /* Map @nr consecutive pages from @pte's pfn at consecutive entries. */

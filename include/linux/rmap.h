@@ -85,6 +85,21 @@ static inline unsigned long vma_address(const struct vm_area_struct *vma, pgoff_
 	return address;
 }
 
+/* Where the folio's mapping in the walk's VMA ends. */
+static inline unsigned long vma_address_end(const struct page_vma_mapped_walk *pvmw)
+{
+	const struct vm_area_struct *vma = pvmw->vma;
+	pgoff_t pgoff = pvmw->pgoff + pvmw->nr_pages;
+	unsigned long address;
+
+	if (pvmw->nr_pages == 1)
+		return pvmw->address + PAGE_SIZE;
+	address = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+	if (address < vma->vm_start || address > vma->vm_end)
+		address = vma->vm_end;
+	return address;
+}
+
 /* --- rmap walks (mm/rmap.c) ------------------------------------------------------------- */
 
 struct rmap_walk_control {

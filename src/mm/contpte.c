@@ -125,21 +125,9 @@ static void contpte_try_unfold_partial(struct mm_struct *mm, unsigned long addr,
 pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				      pte_t *ptep, unsigned int nr, int full)
 {
-	pte_t pte, tmp;
-
 	(void)full;
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
-	pte = __ptep_get_and_clear(mm, addr, ptep);
-	while (--nr) {
-		ptep++;
-		addr += PAGE_SIZE;
-		tmp = __ptep_get_and_clear(mm, addr, ptep);
-		if (pte_dirty(tmp))
-			pte = pte_mkdirty(pte);
-		if (pte_young(tmp))
-			pte = pte_mkyoung(pte);
-	}
-	return pte_mknoncont(pte);
+	return pte_mknoncont(__get_and_clear_full_ptes(mm, addr, ptep, nr));
 }
 
 void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,

@@ -7,21 +7,6 @@
  */
 #include <linux/rmap.h>
 
-/* Where the folio's mapping in this VMA ends. */
-static unsigned long vma_address_end(const struct page_vma_mapped_walk *pvmw)
-{
-	const struct vm_area_struct *vma = pvmw->vma;
-	pgoff_t pgoff = pvmw->pgoff + pvmw->nr_pages;
-	unsigned long address;
-
-	if (pvmw->nr_pages == 1)
-		return pvmw->address + PAGE_SIZE;
-	address = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
-	if (address < vma->vm_start || address > vma->vm_end)
-		address = vma->vm_end;
-	return address;
-}
-
 /* Does the current entry map a page of the folio? */
 static bool check_pte(struct page_vma_mapped_walk *pvmw)
 {

@@ -269,8 +269,7 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 	struct mmu_notifier_range range;
 	bool ret = true;
 
-	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, address,
-				min(vma->vm_end, address + folio_size(folio)));
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, address, vma_address_end(&pvmw));
 	mmu_notifier_invalidate_range_start(&range);
 	while (page_vma_mapped_walk(&pvmw)) {
 		pte_t pteval = ptep_get(pvmw.pte);
