@@ -165,6 +165,8 @@ enum rmap_event {
 	RMAP_REFERENCED_CALLS,	/* folio_referenced() calls */
 	RMAP_UNMAP_CALLS,	/* try_to_unmap() calls */
 	RMAP_BATCHES,		/* young-bit or unmap operations on a run of entries */
+	RMAP_REFERENCED_NS,	/* nanoseconds in folio_referenced() */
+	RMAP_UNMAP_NS,		/* nanoseconds in try_to_unmap() */
 	NR_RMAP_EVENTS,
 };
 
@@ -174,10 +176,29 @@ static inline void rmap_event(enum rmap_event e)
 {
 	rmap_events[e]++;
 }
+/* Where reclaim's time goes, in the event builds only. */
+unsigned long rmap_clock_ns(void);
+static inline unsigned long rmap_time_start(void)
+{
+	return rmap_clock_ns();
+}
+static inline void rmap_time_add(enum rmap_event e, unsigned long start)
+{
+	rmap_events[e] += rmap_clock_ns() - start;
+}
 #else
 static inline void rmap_event(enum rmap_event e)
 {
 	(void)e;
+}
+static inline unsigned long rmap_time_start(void)
+{
+	return 0;
+}
+static inline void rmap_time_add(enum rmap_event e, unsigned long start)
+{
+	(void)e;
+	(void)start;
 }
 #endif
 

@@ -112,6 +112,8 @@ enum rl_event {
 	RL_RMAP_VMAS,		/* VMAs those walks visited */
 	RL_PVMW_HITS,		/* entries page_vma_mapped_walk() stopped at */
 	RL_BATCHES,		/* young-bit or unmap operations, one per run of entries */
+	RL_REFERENCED_NS,	/* time in folio_referenced() (the event run's own clock) */
+	RL_UNMAP_NS,		/* time in try_to_unmap() */
 	NR_RL_EVENTS,
 };
 

@@ -270,6 +270,8 @@ static void rl_add_event_counters(struct sample *out, const struct rl_result *ev
 	sample_counter(out, "rmap_vmas", (double)ev->events[RL_RMAP_VMAS]);
 	sample_counter(out, "pvmw_hits", (double)ev->events[RL_PVMW_HITS]);
 	sample_counter(out, "batches", (double)ev->events[RL_BATCHES]);
+	sample_counter(out, "referenced_usec", ev->events[RL_REFERENCED_NS] / 1e3);
+	sample_counter(out, "unmap_usec", ev->events[RL_UNMAP_NS] / 1e3);
 }
 
 /* Every design, from the same state and seed, must leave the same pages and PTEs. */

@@ -19,6 +19,8 @@
  * not bounded by the folio's end), CONFIG_RMAP_MUTANT_NOTIFY_NR (the v3
  * notifier macro, linux/mmu_notifier.h).
  */
+#include <time.h>
+
 #include <linux/mmu_notifier.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
@@ -26,6 +28,14 @@
 atomic_long_t nr_file_mapped;
 #ifdef CONFIG_PAGEREF_EVENTS
 __thread unsigned long rmap_events[NR_RMAP_EVENTS];
+
+unsigned long rmap_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long)ts.tv_sec * 1000000000UL + (unsigned long)ts.tv_nsec;
+}
 #endif
 
 /* --- mapcounts -------------------------------------------------------------------------- */
@@ -226,12 +236,16 @@ int folio_referenced(struct folio *folio, int is_locked, void *memcg, unsigned l
 		.try_lock = true,
 	};
 
+	unsigned long t0;
+
 	(void)memcg;
 	VM_WARN_ON_ONCE_FOLIO(!is_locked, folio);	/* file folios: the caller locks */
 	*vm_flags = 0;
 	if (!pra.mapcount || !folio->mapping)
 		return 0;
+	t0 = rmap_time_start();
 	rmap_walk(folio, &rwc);
+	rmap_time_add(RMAP_REFERENCED_NS, t0);
 	*vm_flags = pra.vm_flags;
 	return rwc.contended ? -1 : pra.referenced;
 }
@@ -326,6 +340,8 @@ void try_to_unmap(struct folio *folio, enum ttu_flags flags)
 		.arg = (void *)(unsigned long)flags,
 		.done = folio_not_mapped,
 	};
+	unsigned long t0 = rmap_time_start();
 
 	rmap_walk(folio, &rwc);
+	rmap_time_add(RMAP_UNMAP_NS, t0);
 }

@@ -177,6 +177,8 @@ static void rl_events_collect(struct rl_result *r)
 	r->events[RL_RMAP_VMAS] = rmap_events[RMAP_VMAS];
 	r->events[RL_PVMW_HITS] = rmap_events[RMAP_PVMW_HITS];
 	r->events[RL_BATCHES] = rmap_events[RMAP_BATCHES];
+	r->events[RL_REFERENCED_NS] = rmap_events[RMAP_REFERENCED_NS];
+	r->events[RL_UNMAP_NS] = rmap_events[RMAP_UNMAP_NS];
 #else
 	(void)r;
 #endif
