@@ -436,13 +436,19 @@ static inline pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr)
 
 /* --- the arch's PTE operations ------------------------------------------------------- */
 
+/*
+ * Every access to a user entry below is one step of the interleaving
+ * checker (a no-op elsewhere), as the MMU's own accesses are.
+ */
 static inline pte_t __ptep_get(pte_t *ptep)
 {
+	__atomic_step();
 	return __pte(READ_ONCE(ptep->pte));
 }
 
 static inline void __set_pte(pte_t *ptep, pte_t pte)
 {
+	__atomic_step();
 	WRITE_ONCE(ptep->pte, pte_val(pte));
 }
 
@@ -469,6 +475,7 @@ static inline int __ptep_test_and_clear_young(struct vm_area_struct *vma,
 	(void)vma;
 	(void)addr;
 	count_pte_rmw(1);
+	__atomic_step();
 	return (__atomic_fetch_and(&ptep->pte, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) &
 		_PAGE_ACCESSED) != 0;
 }
@@ -478,6 +485,7 @@ static inline pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long add
 	(void)mm;
 	(void)addr;
 	count_pte_rmw(1);
+	__atomic_step();
 	return __pte(__atomic_exchange_n(&ptep->pte, 0, __ATOMIC_RELAXED));
 }
 

@@ -155,6 +155,7 @@ void *mmu_access(struct mm_struct *mm, unsigned long address, bool write)
 			return NULL;
 		if ((pte_val(pte) & bits) == bits)
 			break;
+		__atomic_step();
 	} while (!__atomic_compare_exchange_n(&ptep->pte, &pte.pte, pte_val(pte) | bits, false,
 					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return (char *)page_address(pte_page(pte)) + (address & ~PAGE_MASK);
