@@ -385,7 +385,16 @@ static void xas_shrink(struct xa_state *xas)
 			break;
 		xas->xa_node = XAS_BOUNDS;
 
-		RCU_INIT_POINTER(xa->xa_head, entry);
+		/*
+		 * The kernel may use RCU_INIT_POINTER(): the child was
+		 * published long ago, and address dependencies order a
+		 * reader's loads from it.  C11 (and ThreadSanitizer) order
+		 * them only through a release: a reader that reaches the
+		 * child through the new head must see the writes that
+		 * initialised it in another thread (under xa_lock, then
+		 * handed on by the lock to us).
+		 */
+		rcu_assign_pointer(xa->xa_head, entry);
 		node->count = 0;
 		node->nr_values = 0;
 		/*
