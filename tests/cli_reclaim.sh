@@ -29,6 +29,10 @@ ok $? "the reclaim error names both values"
 usage_error "mapping larger than the simulated memory" run reclaim-large --map-size 4G --mem 256M
 grep -q -- '--map-size 4G.*--mem 256M.*--map-size up to 186M' "$tmp/err"
 ok $? "the memory error names --map-size, --mem and the largest valid --map-size"
+usage_error "page tables of many processes beyond the simulated memory" \
+	run reclaim-large --processes 64 --map-size 1G --mem 1100M
+grep -q -- 'page tables of 63 more processes.*--mem 1100M.*--map-size up to' "$tmp/err"
+ok $? "the memory error counts every process's page tables"
 usage_error "mapping larger than the default memory" run reclaim-large --map-size 4G
 grep -q -- '--mem 1536M' "$tmp/err"
 ok $? "--mem defaults to 1536M at --scale default"

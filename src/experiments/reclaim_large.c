@@ -84,37 +84,53 @@ struct rl_ctx {
 	struct rl_digest digest[MAX_POINTS];
 };
 
-static unsigned long long rl_mem_needed(unsigned long long map_size)
+/*
+ * The file's pages, 1/32 more for the first process's page tables and the
+ * rest, a fixed part, and for every further process its own page tables
+ * (a PTE table per 2 MiB: 1/512, counted twice over for safety) and upper
+ * levels.
+ */
+#define RL_MEM_PER_MM	(64ULL << 10)
+
+static unsigned long long rl_mem_needed(unsigned long long map_size, int processes)
 {
-	return map_size + map_size / 32 + RL_MEM_FIXED;
+	unsigned long long more = (unsigned long long)(processes - 1);
+
+	return map_size + map_size / 32 + RL_MEM_FIXED + more * (map_size / 256 + RL_MEM_PER_MM);
 }
 
-/* The largest --map-size @mem holds, in whole RL_MAP_MIN; 0 if none. */
-static unsigned long long rl_max_map_size(unsigned long long mem)
+/* The largest --map-size @mem holds for @processes, in whole RL_MAP_MIN; 0 if none. */
+static unsigned long long rl_max_map_size(unsigned long long mem, int processes)
 {
-	if (mem < RL_MEM_FIXED)
+	unsigned long long more = (unsigned long long)(processes - 1);
+	unsigned long long fixed = RL_MEM_FIXED + more * RL_MEM_PER_MM;
+
+	if (mem < fixed)
 		return 0;
-	return (mem - RL_MEM_FIXED) / 33 * 32 / RL_MAP_MIN * RL_MAP_MIN;
+	return (mem - fixed) / (264 + more) * 256 / RL_MAP_MIN * RL_MAP_MIN;
 }
 
 static int rl_check_mem(const struct exp_ctx *ctx, const struct rl_params *p)
 {
-	unsigned long long max = rl_max_map_size(ctx->mem_bytes);
-	char need[64], mem[64], valid[96];
+	unsigned long long max = rl_max_map_size(ctx->mem_bytes, p->nr_processes);
+	char need[64], mem[64], valid[96], procs[64] = "";
 
-	if (rl_mem_needed(p->map_size) <= ctx->mem_bytes)
+	if (rl_mem_needed(p->map_size, p->nr_processes) <= ctx->mem_bytes)
 		return 0;
 	if (max >= RL_MAP_MIN) {
 		lab_format_size(need, sizeof(need), max);
 		snprintf(valid, sizeof(valid), "--map-size up to %s", need);
 	} else {
-		lab_format_size(need, sizeof(need), rl_mem_needed(RL_MAP_MIN));
+		lab_format_size(need, sizeof(need), rl_mem_needed(RL_MAP_MIN, p->nr_processes));
 		snprintf(valid, sizeof(valid), "none: --mem must be at least %s", need);
 	}
-	lab_format_size(need, sizeof(need), rl_mem_needed(p->map_size));
+	if (p->nr_processes > 1)
+		snprintf(procs, sizeof(procs), " + page tables of %d more processes", p->nr_processes - 1);
+	lab_format_size(need, sizeof(need), rl_mem_needed(p->map_size, p->nr_processes));
 	lab_format_size(mem, sizeof(mem), ctx->mem_bytes);
-	fprintf(stderr, "mmlab: --map-size %s needs --mem of at least %s (map-size + map-size/32 + 64M), "
-		"more than --mem %s; valid at this --mem: %s\n", exp_opt(ctx, "map-size")->text, need, mem, valid);
+	fprintf(stderr, "mmlab: --map-size %s needs --mem of at least %s (map-size + map-size/32 + 64M%s), "
+		"more than --mem %s; valid at this --mem: %s\n", exp_opt(ctx, "map-size")->text, need, procs,
+		mem, valid);
 	return -1;
 }
 
