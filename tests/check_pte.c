@@ -160,8 +160,6 @@ static void expect(const struct checker_scenario *sc, enum checker_status want)
 /* Map one order-4 folio writable and shared, and keep its entries, old and clean. */
 static int map_block(enum mmu_arch arch)
 {
-	pmd_t *pmd;
-
 	mmu_arch = arch;
 	address_space_init(&mapping);
 	mapping.i_size = 16 * PAGE_SIZE;
@@ -173,8 +171,9 @@ static int map_block(enum mmu_arch arch)
 	vma = vma_lookup(mm, BASE);
 	if (handle_mm_fault(vma, BASE, 0))
 		return -1;
-	pmd = mm_find_pmd(mm, BASE);
-	ptep0 = pte_offset_map(pmd, BASE);
+	ptep0 = mm_find_pte(mm, BASE);
+	if (!ptep0)
+		return -1;
 	for (int i = 0; i < CONT_PTES; i++)
 		saved[i] = pte_mkold(__pte(READ_ONCE(ptep0[i].pte)));
 	return 0;

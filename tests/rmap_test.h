@@ -108,20 +108,10 @@ static inline vm_fault_t rt_fault(struct mm_struct *mm, unsigned long addr)
 	return ret;
 }
 
-/* The entry for @addr, or NULL where no page table covers it. */
-static inline pte_t *rt_ptep(struct mm_struct *mm, unsigned long addr)
-{
-	pmd_t *pmd = mm_find_pmd(mm, addr);
-
-	if (!pmd || pmd_none(pmdp_get(pmd)))
-		return NULL;
-	return pte_offset_map(pmd, addr);
-}
-
 /* The entry for @addr as stored (no gathering over a block); none if no table. */
 static inline pte_t rt_pte(struct mm_struct *mm, unsigned long addr)
 {
-	pte_t *ptep = rt_ptep(mm, addr);
+	pte_t *ptep = mm_find_pte(mm, addr);
 
 	return ptep ? __ptep_get(ptep) : __pte(0);
 }

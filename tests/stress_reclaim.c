@@ -102,12 +102,9 @@ static unsigned long bad_mapped_pages(void)
 
 	for (int m = 0; m < NR_MMS; m++)
 		for (unsigned long n = 0; n < FILE_PAGES; n++) {
-			pmd_t *pmd = mm_find_pmd(mms[m], MAP_BASE + (n << PAGE_SHIFT));
-			pte_t pte;
+			pte_t *ptep = mm_find_pte(mms[m], MAP_BASE + (n << PAGE_SHIFT));
+			pte_t pte = ptep ? __ptep_get(ptep) : __pte(0);
 
-			if (!pmd || pmd_none(pmdp_get(pmd)))
-				continue;
-			pte = __ptep_get(pte_offset_map(pmd, MAP_BASE + (n << PAGE_SHIFT)));
 			if (!pte_present(pte))
 				continue;
 			if (pread(backing.fd, buf, sizeof(buf), (off_t)(n << PAGE_SHIFT)) != sizeof(buf) ||

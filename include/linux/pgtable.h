@@ -434,6 +434,19 @@ static inline pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr)
 	return pmd_offset(pud, addr);
 }
 
+/*
+ * The entry for @addr, or NULL where no PTE table covers it (the model's
+ * shortcut for a lockless walk: the hardware walker, checkers, tests).
+ */
+static inline pte_t *mm_find_pte(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+
+	if (!pmd || pmd_none(pmdp_get(pmd)))
+		return NULL;
+	return pte_offset_map(pmd, addr);
+}
+
 /* --- the arch's PTE operations ------------------------------------------------------- */
 
 /*

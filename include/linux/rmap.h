@@ -126,11 +126,8 @@ void rmap_walk(struct folio *folio, struct rmap_walk_control *rwc);
 int folio_referenced(struct folio *folio, int is_locked, void *memcg, unsigned long *vm_flags);
 
 enum ttu_flags {
-	TTU_SPLIT_HUGE_PMD	= 0x4,
 	TTU_IGNORE_MLOCK	= 0x8,
-	TTU_SYNC		= 0x10,
 	TTU_BATCH_FLUSH		= 0x40,	/* defer the TLB flush: try_to_unmap_flush() */
-	TTU_RMAP_LOCKED		= 0x80,
 };
 
 /* Unmap every entry mapping @folio (locked); afterwards check folio_mapped(). */
@@ -162,8 +159,6 @@ enum rmap_event {
 	RMAP_WALKS,		/* rmap_walk() calls */
 	RMAP_VMAS,		/* VMAs visited */
 	RMAP_PVMW_HITS,		/* entries page_vma_mapped_walk() stopped at */
-	RMAP_REFERENCED_CALLS,	/* folio_referenced() calls */
-	RMAP_UNMAP_CALLS,	/* try_to_unmap() calls */
 	RMAP_BATCHES,		/* young-bit or unmap operations on a run of entries */
 	RMAP_REFERENCED_NS,	/* nanoseconds in folio_referenced() */
 	RMAP_UNMAP_NS,		/* nanoseconds in try_to_unmap() */

@@ -48,9 +48,6 @@ void folio_add_lru(struct folio *folio);
  */
 void folio_lru_release(struct folio *folio);
 
-/* Mark a folio accessed by read(2) or a fault-around (the kernel's folio_mark_accessed). */
-void folio_mark_accessed(struct folio *folio);
-
 struct reclaim_stat {
 	unsigned long nr_scanned;	/* pages isolated and looked at */
 	unsigned long nr_reclaimed;	/* pages freed */
@@ -64,9 +61,8 @@ struct reclaim_stat {
 struct scan_control {
 	unsigned long nr_to_reclaim;
 	int priority;
-	unsigned long nr_scanned;
 	unsigned long nr_reclaimed;
-	struct reclaim_stat stat;
+	struct reclaim_stat *stat;	/* the caller's, added to */
 };
 
 /*

@@ -310,14 +310,20 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	const struct rl_impl *impl = v->impl;
 	struct rl_ctx *rc = ctx->priv;
 	struct rl_params params = rc->p;
+	struct rl_digest *digest = &rc->digest[p - ctx->points];
 	struct rl_result r, ev;
 	bool have_events = rep == 0 && rc->events;
 	int ret;
 
 	params.contpte = p->arg;
 	/* Event counters come from a separate, untimed run of the event build. */
-	if (have_events && rl_boot_run(ctx, v, impl->events, &params, &ev, out) < 0)
-		return -1;
+	if (have_events) {
+		ret = rl_boot_run(ctx, v, impl->events, &params, &ev, out);
+		if (ret < 0)
+			return -1;
+		if (!ret)
+			rl_check_digest(digest, v, &ev, out);
+	}
 	ret = rl_boot_run(ctx, v, impl->timed, &params, &r, out);
 	if (ret < 0)
 		return -1;
@@ -326,7 +332,7 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	if (have_events)
 		rl_add_event_counters(out, &ev);
 	if (!ret)
-		rl_check_digest(&rc->digest[p - ctx->points], v, &r, out);
+		rl_check_digest(digest, v, &r, out);
 	return 0;
 }
 

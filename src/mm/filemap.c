@@ -21,11 +21,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <unistd.h>
-
 #include <linux/pagemap.h>
 #include <linux/swap.h>
-#include <mmlab/spin.h>
+#include "internal.h"
 
 #ifdef MMLAB_CHECKER
 void checker_spin_wait(void);
@@ -278,23 +276,10 @@ static unsigned int filemap_create_order(struct address_space *mapping, pgoff_t 
 	return order;
 }
 
-/* Read a new folio from the backing store; past EOF reads as zeroes. */
+/* Read a new folio; with no backing store its contents are not modelled. */
 static bool filemap_read_folio(struct address_space *mapping, struct folio *folio)
 {
-	struct backing_file *bf = mapping->backing;
-	size_t size = folio_size(folio);
-	ssize_t got;
-
-	if (!bf)
-		return true;	/* no data behind the cache: the contents are not modelled */
-	got = pread(bf->fd, folio_address(folio), size, folio_pos(folio));
-	spin_loops(bf->latency_loops);
-	filemap_event(FILEMAP_READ_REQUESTS);
-	if (got < 0)
-		return false;
-	if ((size_t)got < size)
-		memset((char *)folio_address(folio) + got, 0, size - (size_t)got);
-	return true;
+	return !mapping->backing || backing_read_folios(mapping->backing, &folio, 1);
 }
 
 struct folio *__filemap_get_folio(struct address_space *mapping, pgoff_t index,

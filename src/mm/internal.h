@@ -39,7 +39,18 @@ static inline void set_page_refcounted(struct page *page)
 	init_page_count(page);
 }
 
+struct backing_file;
 struct vm_area_struct;
+
+/* The largest batch of folios read with one request. */
+#define RA_BATCH_MAX	1024
+
+/*
+ * Read @nr folios covering consecutive file offsets from the backing store
+ * with one request, charging the device latency; whatever lies past the
+ * end of the file reads as zeroes.  False on an I/O error.
+ */
+bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigned int nr);
 
 /*
  * Zap the entries of [start, end) of @vma (zap_pte_range() for file

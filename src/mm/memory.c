@@ -137,12 +137,10 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 void *mmu_access(struct mm_struct *mm, unsigned long address, bool write)
 {
 	pteval_t bits = _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
-	pmd_t *pmd = mm_find_pmd(mm, address);
-	pte_t *ptep, pte;
+	pte_t *ptep = mm_find_pte(mm, address), pte;
 
-	if (!pmd || pmd_none(pmdp_get(pmd)))
+	if (!ptep)
 		return NULL;
-	ptep = pte_offset_map(pmd, address);
 	pte = __ptep_get(ptep);
 	/*
 	 * The walker's locked update of the entry it used (x86's A/D

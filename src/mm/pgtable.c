@@ -93,25 +93,11 @@ int __pmd_alloc(struct mm_struct *mm, pud_t *pud, unsigned long addr)
 	return 0;
 }
 
-int __pte_alloc_kernel(pmd_t *pmd)
-{
-	pte_t *new = pagetable_alloc(&init_mm);
-
-	if (!new)
-		return -ENOMEM;
-	spin_lock(&init_mm.page_table_lock);
-	if (pmd_none(pmdp_get(pmd))) {
-		set_pmd(pmd, __pmd(((pmdval_t)table_pfn(new) << PAGE_SHIFT) | _KERNPG_TABLE));
-		new = NULL;
-	}
-	spin_unlock(&init_mm.page_table_lock);
-	if (new)
-		pagetable_free(&init_mm, new);
-	return 0;
-}
-
-/* A user PTE table: its split lock starts unlocked (page->private is 0). */
-int __pte_alloc(struct mm_struct *mm, pmd_t *pmd)
+/*
+ * Install a new PTE table under @pmd, with its split lock unlocked (a
+ * kernel table never takes it), as the kernel's pmd_install().
+ */
+static int pte_table_install(struct mm_struct *mm, pmd_t *pmd, pteval_t table_flags)
 {
 	pte_t *new = pagetable_alloc(mm);
 
@@ -120,13 +106,23 @@ int __pte_alloc(struct mm_struct *mm, pmd_t *pmd)
 	spin_lock_init(ptlock_ptr(virt_to_page(new)));
 	spin_lock(&mm->page_table_lock);
 	if (pmd_none(pmdp_get(pmd))) {
-		set_pmd(pmd, __pmd(((pmdval_t)table_pfn(new) << PAGE_SHIFT) | _PAGE_TABLE));
+		set_pmd(pmd, __pmd(((pmdval_t)table_pfn(new) << PAGE_SHIFT) | table_flags));
 		new = NULL;
 	}
 	spin_unlock(&mm->page_table_lock);
 	if (new)
 		pagetable_free(mm, new);
 	return 0;
+}
+
+int __pte_alloc_kernel(pmd_t *pmd)
+{
+	return pte_table_install(&init_mm, pmd, _KERNPG_TABLE);
+}
+
+int __pte_alloc(struct mm_struct *mm, pmd_t *pmd)
+{
+	return pte_table_install(mm, pmd, _PAGE_TABLE);
 }
 
 int pmd_free_pte_page(pmd_t *pmd, unsigned long addr)

@@ -30,9 +30,8 @@
 
 #include <linux/pagemap.h>
 #include <mmlab/spin.h>
+#include "internal.h"
 
-/* The largest batch of folios read with one request. */
-#define RA_BATCH_MAX	1024
 
 struct readahead_control {
 	struct address_space *mapping;
@@ -48,26 +47,25 @@ static void ractl_add(struct readahead_control *ractl, struct folio *folio)
 	ractl->_nr_pages += folio_nr_pages(folio);
 }
 
-/* One read request for the batch's contiguous folios; past EOF reads as zeroes. */
-static bool backing_read(struct backing_file *bf, struct readahead_control *ractl)
+bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigned int nr)
 {
 	struct iovec iov[RA_BATCH_MAX];
-	size_t want = 0;
+	size_t want = 0, start = 0;
 	ssize_t got;
 
-	for (unsigned int i = 0; i < ractl->_nr_folios; i++) {
-		iov[i].iov_base = folio_address(ractl->folios[i]);
-		iov[i].iov_len = folio_size(ractl->folios[i]);
+	VM_WARN_ON_ONCE(!nr || nr > RA_BATCH_MAX);
+	for (unsigned int i = 0; i < nr; i++) {
+		iov[i].iov_base = folio_address(folios[i]);
+		iov[i].iov_len = folio_size(folios[i]);
 		want += iov[i].iov_len;
 	}
-	got = preadv(bf->fd, iov, (int)ractl->_nr_folios, folio_pos(ractl->folios[0]));
+	got = preadv(bf->fd, iov, (int)nr, folio_pos(folios[0]));
 	spin_loops(bf->latency_loops);
 	filemap_event(FILEMAP_READ_REQUESTS);
 	if (got < 0)
 		return false;
 	/* Whatever lies past the end of the file reads as zeroes. */
-	for (unsigned int i = 0; i < ractl->_nr_folios && (size_t)got < want; i++) {
-		size_t start = (size_t)i * iov[0].iov_len;	/* order-0 folios: equal sizes */
+	for (unsigned int i = 0; i < nr && (size_t)got < want; start += iov[i++].iov_len) {
 		size_t valid = (size_t)got > start ? (size_t)got - start : 0;
 
 		if (valid < iov[i].iov_len)
@@ -83,7 +81,7 @@ static void read_pages(struct readahead_control *ractl)
 
 	if (!ractl->_nr_folios)
 		return;
-	ok = backing_read(ractl->mapping->backing, ractl);
+	ok = backing_read_folios(ractl->mapping->backing, ractl->folios, ractl->_nr_folios);
 	for (unsigned int i = 0; i < ractl->_nr_folios; i++) {
 		struct folio *folio = ractl->folios[i];
 

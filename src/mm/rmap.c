@@ -185,8 +185,10 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 	struct folio_referenced_arg *pra = arg;
 	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
 	int referenced = 0;
-	unsigned long ptes = 0;
 	unsigned int nr;
+#ifdef CONFIG_RMAP_BATCH_REFERENCED
+	unsigned long ptes = 0;
+#endif
 
 	while (page_vma_mapped_walk(&pvmw)) {
 		address = pvmw.address;
@@ -211,11 +213,13 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 		pvmw.pte += nr - 1;
 		pvmw.address += (nr - 1) * PAGE_SIZE;
 		pra->mapcount -= (int)nr;
+#ifdef CONFIG_RMAP_BATCH_REFERENCED
 		/* The whole folio in one run: no other entry of this VMA can map it. */
 		if (ptes == pvmw.nr_pages) {
 			page_vma_mapped_walk_done(&pvmw);
 			break;
 		}
+#endif
 	}
 	if (referenced) {
 		pra->referenced++;

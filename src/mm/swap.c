@@ -72,17 +72,6 @@ void folio_lru_release(struct folio *folio)
 	spin_unlock(&lruvec->lru_lock);
 }
 
-/*
- * A second access promotes: inactive,unreferenced -> inactive,referenced
- * -> active (the kernel moves it at once; the model leaves the move to the
- * next scan, which sees PG_referenced).
- */
-void folio_mark_accessed(struct folio *folio)
-{
-	if (!folio_test_referenced(folio))
-		folio_set_referenced(folio);
-}
-
 void __folio_put(struct folio *folio)
 {
 	VM_WARN_ON_ONCE_FOLIO(folio->mapping != NULL, folio);

@@ -37,7 +37,7 @@ static enum folio_references folio_check_references(struct folio *folio,
 	int referenced_ptes = folio_referenced(folio, 1, NULL, &vm_flags);
 	bool referenced_folio = folio_test_clear_referenced(folio);
 
-	sc->stat.nr_referenced_calls++;
+	sc->stat->nr_referenced_calls++;
 	if (vm_flags & VM_LOCKED)
 		return FOLIOREF_ACTIVATE;
 	/* The rmap lock was contended: try again on the next trip. */
@@ -88,7 +88,7 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 		list_del(&folio->lru);
 		if (!folio_trylock(folio))
 			goto keep;
-		sc->stat.nr_scanned += nr_pages;
+		sc->stat->nr_scanned += nr_pages;
 		switch (folio_check_references(folio, sc)) {
 		case FOLIOREF_ACTIVATE:
 			goto activate_locked;
@@ -99,10 +99,10 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 			break;
 		}
 		if (folio_mapped(folio)) {
-			sc->stat.nr_unmap_calls++;
+			sc->stat->nr_unmap_calls++;
 			try_to_unmap(folio, TTU_BATCH_FLUSH);
 			if (folio_mapped(folio)) {
-				sc->stat.nr_unmap_fail += nr_pages;
+				sc->stat->nr_unmap_fail += nr_pages;
 				goto activate_locked;
 			}
 		}
@@ -123,12 +123,12 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 activate_locked:
 		folio_set_active(folio);
 		folio_unlock(folio);
-		sc->stat.nr_activate += nr_pages;
+		sc->stat->nr_activate += nr_pages;
 		goto putback;
 keep_locked:
 		folio_unlock(folio);
 keep:
-		sc->stat.nr_keep += nr_pages;
+		sc->stat->nr_keep += nr_pages;
 putback:
 		list_add(&folio->lru, ret);
 	}
@@ -220,7 +220,7 @@ static void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 		if (folio_mapped(folio) && folio_trylock(folio)) {
 			int referenced = folio_referenced(folio, 1, NULL, &vm_flags);
 
-			sc->stat.nr_referenced_calls++;
+			sc->stat->nr_referenced_calls++;
 			folio_unlock(folio);
 			if (referenced > 0 && (vm_flags & VM_EXEC)) {
 				list_add(&folio->lru, &l_active);
@@ -276,6 +276,7 @@ static unsigned long try_to_free_pages(unsigned long nr_pages, struct reclaim_st
 	struct scan_control sc = {
 		.nr_to_reclaim = max(nr_pages, SWAP_CLUSTER_MAX),
 		.priority = DEF_PRIORITY,
+		.stat = stat,
 	};
 
 	do {
@@ -283,13 +284,6 @@ static unsigned long try_to_free_pages(unsigned long nr_pages, struct reclaim_st
 		if (sc.nr_reclaimed >= sc.nr_to_reclaim)
 			break;
 	} while (--sc.priority >= 0);
-
-	stat->nr_scanned += sc.stat.nr_scanned;
-	stat->nr_activate += sc.stat.nr_activate;
-	stat->nr_keep += sc.stat.nr_keep;
-	stat->nr_unmap_fail += sc.stat.nr_unmap_fail;
-	stat->nr_referenced_calls += sc.stat.nr_referenced_calls;
-	stat->nr_unmap_calls += sc.stat.nr_unmap_calls;
 	return sc.nr_reclaimed;
 }
 

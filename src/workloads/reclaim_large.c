@@ -48,11 +48,9 @@ static double now_usec(void)
 /* The entry mapping @addr, read without setting any bit; none if unmapped. */
 static pte_t rl_pte(struct mm_struct *mm, unsigned long addr)
 {
-	pmd_t *pmd = mm_find_pmd(mm, addr);
+	pte_t *ptep = mm_find_pte(mm, addr);
 
-	if (!pmd || pmd_none(pmdp_get(pmd)))
-		return __pte(0);
-	return __ptep_get(pte_offset_map(pmd, addr));
+	return ptep ? __ptep_get(ptep) : __pte(0);
 }
 
 /* Fault in and touch every page of every process's mapping. */
