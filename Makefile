@@ -3,136 +3,207 @@
 #   make          build build/mmlab and every test program
 #   make run      build, run every experiment at --scale default, write results/<run-id>/
 #   make check    build, run every test (unit, interleaving checker, stress, stress under TSan)
+#   make V=1      show full compiler command lines
 #
-# The model's "kernel" (src/mm, src/lib, src/workloads, src/kernel.c) is built
-# once per design under study, like building a kernel per .config.  Each build
-# is linked into one relocatable object whose symbols are made local, except
-# its descriptor `mm_kernel_<design>_<flavour>`, so all designs live in the
-# one mmlab binary and the runner picks one outside any measured loop.
-# Tests link one design's objects directly and call the kernel functions.
+# Layers, each a library of its own:
+#   kernel model  src/mm, src/lib, src/workloads, src/kernel.c   build/k/<design>/<flavour>/
+#   machine       src/machine (CPUs, clock, delays, the checker)  build/machine/<flavour>/
+#   runner        src/lab, src/experiments                       build/lab/<flavour>/
+# The kernel model sees only the machine (tools/check-layers.sh enforces it).
+#
+# The kernel model is built once per design under study, like building a kernel
+# per .config.  Each build is linked into one relocatable object whose symbols
+# are made local, except its descriptor `mm_kernel_<design>_<flavour>`, so all
+# designs live in the one mmlab binary and the runner picks one outside any
+# measured loop.  Tests link one design's objects and the machine directly.
 
-CC      ?= gcc
+# The compiler named is the one used: make's built-in default `cc` becomes gcc
+# (the one whose ThreadSanitizer runtime tools/install-deps.sh installs).
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
+ifeq ($(origin AR),default)
+AR      := ar
+endif
 LD      ?= ld
 OBJCOPY ?= objcopy
-AR      ?= ar
+
+# Parallel by default; an explicit -jN on the command line wins.
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
+MAKEFLAGS += -j$(NPROC) --no-print-directory
+
+ifeq ($(V),1)
+Q       :=
+msg     = @true
+else
+Q       := @
+msg     = @printf '  %-7s %s\n' '$(1)' '$(2)'
+endif
 
 BUILD   := build
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
-BASE_CFLAGS := -std=gnu11 -g -pthread -fno-strict-aliasing -fno-strict-overflow -Iinclude $(WARN) $(EXTRA_CFLAGS)
+BASE_CFLAGS := -std=gnu11 -g -pthread -fno-strict-aliasing -fno-strict-overflow -Iinclude $(WARN) \
+	       -MMD -MP $(EXTRA_CFLAGS)
 LIBS    := -lurcu-memb -lurcu-common -lm -pthread
 
-# --- designs (kernel configs) ----------------------------------------------
-KERNELS := vanilla frozen-bit cmpxchg-guess seqcount-read batched bulk chunk-prepare ra-batched \
-	   rmap-referenced rmap-batched
-# Deliberately broken designs, built only for the tests that must catch them.
-MUTANTS := frozen-bit-nocas contig-misaligned contig-free-referenced ra-skip-slot ra-bad-ref \
-	   rmap-past-pmd rmap-past-folio rmap-notify-nr
+# --- designs (kernel configs), named <series>-<design> ---------------------------
+#  seed 000  refcount-*     seed 001  contig-*     seed 002  ra-*     seed 004  rmap-*
+KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read \
+	   contig-batched contig-bulk contig-chunk-prepare ra-batched rmap-referenced rmap-batched
 
-KCFG_vanilla        :=
-KCFG_frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
-KCFG_cmpxchg-guess  := -DCONFIG_PAGEREF_CMPXCHG_GUESS
-KCFG_seqcount-read  := -DCONFIG_FILEMAP_SEQCOUNT_READ
-KCFG_batched        := -DCONFIG_FREE_CONTIG_BATCHED
-KCFG_bulk           := -DCONFIG_FREE_CONTIG_BULK
-KCFG_chunk-prepare  := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_CHUNK_PREPARE
-KCFG_ra-batched     := -DCONFIG_READAHEAD_BATCHED
-KCFG_ra-skip-slot   := -DCONFIG_READAHEAD_BATCHED -DCONFIG_READAHEAD_MUTANT_SKIP_SLOT
-KCFG_ra-bad-ref     := -DCONFIG_READAHEAD_BATCHED -DCONFIG_READAHEAD_MUTANT_BAD_REF
-KCFG_rmap-referenced := -DCONFIG_RMAP_BATCH_REFERENCED
-KCFG_rmap-batched   := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
-KCFG_rmap-past-pmd  := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_PMD
-KCFG_rmap-past-folio := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_FOLIO
-KCFG_rmap-notify-nr := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY_NR
-KCFG_frozen-bit-nocas := -DCONFIG_PAGEREF_FROZEN_BIT -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
-KCFG_contig-misaligned := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
-KCFG_contig-free-referenced := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
+KCFG_vanilla                 :=
+KCFG_refcount-frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
+KCFG_refcount-cmpxchg-guess  := -DCONFIG_PAGEREF_CMPXCHG_GUESS
+KCFG_refcount-seqcount-read  := -DCONFIG_FILEMAP_SEQCOUNT_READ
+KCFG_contig-batched          := -DCONFIG_FREE_CONTIG_BATCHED
+KCFG_contig-bulk             := -DCONFIG_FREE_CONTIG_BULK
+KCFG_contig-chunk-prepare    := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_CHUNK_PREPARE
+KCFG_ra-batched              := -DCONFIG_READAHEAD_BATCHED
+KCFG_rmap-referenced         := -DCONFIG_RMAP_BATCH_REFERENCED
+KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
+
+# Deliberately broken designs, each built only for the tests that must catch it.
+MUTANTS := refcount-frozen-bit-nocas contig-misaligned contig-free-referenced \
+	   ra-skip-slot ra-bad-ref rmap-past-pmd rmap-past-folio rmap-notify-nr
+
+KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
+KCFG_contig-misaligned       := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
+KCFG_contig-free-referenced  := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
+KCFG_ra-skip-slot            := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_SKIP_SLOT
+KCFG_ra-bad-ref              := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_BAD_REF
+KCFG_rmap-past-pmd           := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_PMD
+KCFG_rmap-past-folio         := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_FOLIO
+KCFG_rmap-notify-nr          := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY_NR
+
+# The tests that must catch each mutant (flavour/test).
+MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref
+MTESTS_contig-misaligned     := dbg/test_contig dbg/test_alloc_differential dbg/test_vmalloc
+MTESTS_contig-free-referenced := $(MTESTS_contig-misaligned)
+MTESTS_ra-skip-slot          := dbg/test_readahead
+MTESTS_ra-bad-ref            := dbg/test_readahead
+MTESTS_rmap-past-pmd         := dbg/test_rmap dbg/test_vmscan
+MTESTS_rmap-past-folio       := dbg/test_rmap dbg/test_vmscan
+MTESTS_rmap-notify-nr        := dbg/test_rmap dbg/test_vmscan
 
 # --- flavours of a build -----------------------------------------------------
-#  run   timed builds linked into mmlab
-#  ev    the same with page_ref event counters (never timed)
+#  run   timed builds linked into mmlab (frame pointers, for perf record -g)
+#  ev    the same with the model's own event counters (never timed)
 #  dbg   CONFIG_DEBUG_VM, for unit and stress tests
 #  tsan  CONFIG_DEBUG_VM under ThreadSanitizer
 #  chk   every atomic is a scheduling point of the interleaving checker
-FL_run  := -O2
-FL_ev   := -O2 -DCONFIG_PAGEREF_EVENTS
+FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+FL_run  := -O2 $(FRAMEPTR)
+FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_PAGEREF_EVENTS
 FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_PAGEREF_EVENTS
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_PAGEREF_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
 LDFL_tsan := -fsanitize=thread
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
+MACHSRCS := src/machine/host.c src/machine/delay.c
+CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c,$(LABSRCS))
-CHKSRCS := $(sort $(wildcard src/checker/*.c))
-HDRS    := $(shell find include -name '*.h')
 
 sym = $(subst -,_,$(1))
+kobjs = $(patsubst %.c,$(BUILD)/k/$(1)/$(2)/%.o,$(KSRCS))
 
 # kernel objects: build/k/<design>/<flavour>/<path>.o
 define KERNEL_BUILD
-$(BUILD)/k/$(1)/$(2)/%.o: %.c $(HDRS)
+$(BUILD)/k/$(1)/$(2)/%.o: %.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) $$(KCFG_$(1)) -fvisibility=hidden \
+	$$(call msg,CC,$(1)/$(2) $$<)
+	$$(Q)$$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) $$(KCFG_$(1)) -fvisibility=hidden \
 		-DMM_KERNEL_SYM=mm_kernel_$(call sym,$(1))_$(2) -DMM_KERNEL_NAME='"$(1)"' -c $$< -o $$@
-$(BUILD)/k/$(1)/$(2)/libmm.a: $(patsubst %.c,$(BUILD)/k/$(1)/$(2)/%.o,$(KSRCS))
+$(BUILD)/k/$(1)/$(2)/libmm.a: $(call kobjs,$(1),$(2))
+	$$(call msg,AR,$$@)
 	@rm -f $$@
-	$$(AR) rcs $$@ $$^
-$(BUILD)/k/$(1)/$(2)/kernel.o: $(patsubst %.c,$(BUILD)/k/$(1)/$(2)/%.o,$(KSRCS))
-	$$(LD) -r -o $$@.tmp $$^
-	$$(OBJCOPY) --localize-hidden $$@.tmp $$@
+	$$(Q)$$(AR) rcs $$@ $$^
+$(BUILD)/k/$(1)/$(2)/kernel.o: $(call kobjs,$(1),$(2))
+	$$(call msg,LD,$$@)
+	$$(Q)$$(LD) -r -o $$@.tmp $$^
+	$$(Q)$$(OBJCOPY) --localize-hidden $$@.tmp $$@
 	@rm -f $$@.tmp
+DEPFILES += $(patsubst %.o,%.d,$(call kobjs,$(1),$(2)))
 endef
-$(foreach k,$(KERNELS),$(foreach f,run ev dbg tsan chk,$(eval $(call KERNEL_BUILD,$(k),$(f)))))
-$(foreach k,$(MUTANTS),$(foreach f,dbg chk,$(eval $(call KERNEL_BUILD,$(k),$(f)))))
 
-# lab objects (runner, CLI, experiments): build/lab/<flavour>/<path>.o
-define LAB_BUILD
-$(BUILD)/lab/$(1)/%.o: %.c $(HDRS)
+# machine and runner objects: build/<layer>/<flavour>/<path>.o
+define LIB_BUILD
+# $(1) layer, $(2) flavour, $(3) sources
+$(BUILD)/$(1)/$(2)/%.o: %.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(FL_$(1)) -c $$< -o $$@
-$(BUILD)/lab/$(1)/liblab.a: $(patsubst %.c,$(BUILD)/lab/$(1)/%.o,$(LABLIB_SRCS) $(if $(filter chk,$(1)),$(CHKSRCS)))
+	$$(call msg,CC,$(1)/$(2) $$<)
+	$$(Q)$$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) -c $$< -o $$@
+$(BUILD)/$(1)/$(2)/lib$(1).a: $(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$(3))
+	$$(call msg,AR,$$@)
 	@rm -f $$@
-	$$(AR) rcs $$@ $$^
+	$$(Q)$$(AR) rcs $$@ $$^
+DEPFILES += $(patsubst %.c,$(BUILD)/$(1)/$(2)/%.d,$(3))
 endef
-$(foreach f,run dbg tsan chk,$(eval $(call LAB_BUILD,$(f))))
+
+FLAVOURS := run ev dbg tsan chk
+$(foreach k,$(KERNELS),$(foreach f,$(FLAVOURS),$(eval $(call KERNEL_BUILD,$(k),$(f)))))
+$(foreach k,$(MUTANTS),$(foreach f,$(sort $(dir $(MTESTS_$(k)))),$(eval $(call KERNEL_BUILD,$(k),$(f:/=)))))
+$(foreach f,run dbg tsan,$(eval $(call LIB_BUILD,machine,$(f),$(MACHSRCS))))
+$(eval $(call LIB_BUILD,machine,chk,$(MACHSRCS) $(CHKSRCS)))
+$(foreach f,run dbg,$(eval $(call LIB_BUILD,lab,$(f),$(LABLIB_SRCS))))
+DEPFILES += $(BUILD)/lab/run/src/lab/main.d
 
 RUN_KOBJS := $(foreach k,$(KERNELS),$(BUILD)/k/$(k)/run/kernel.o $(BUILD)/k/$(k)/ev/kernel.o)
 
-$(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/liblab.a $(RUN_KOBJS)
-	$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/liblab.a $(RUN_KOBJS) \
+		$(BUILD)/machine/run/libmachine.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
 
 # --- tests ----------------------------------------------------------------------
 #  tests/test_*.c    unit tests, built against every design (dbg)
 #  tests/stress_*.c  multi-thread stress, against every design (dbg and tsan)
-#  tests/check_*.c   interleaving checker scenarios, every design and mutant (chk)
-#  tests/lab_*.c     tests of the runner itself, built once
+#  tests/check_*.c   interleaving checker scenarios, every design (chk)
+#  tests/lab_*.c     tests of the runner itself
 #  tests/*.sh        command-line tests of build/mmlab
+# A test in COMMON tests code no design changes: it is built once, against
+# vanilla, as build/tests/<flavour>/common/<name>.  Mutants get only the tests
+# in their MTESTS_ list.  Kernel tests link the kernel and the machine, never
+# the runner.
 UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-TESTHDRS := $(wildcard tests/*.h)
+COMMON  := test_rbtree test_xarray test_interval_tree check_sched stress_xarray stress_tsan_canary
 
 define TEST_BUILD
-# $(1) design, $(2) flavour, $(3) test name
-$(BUILD)/tests/$(2)/$(1)/$(3): tests/$(3).c $(TESTHDRS) $(BUILD)/k/$(1)/$(2)/libmm.a $(BUILD)/lab/$(2)/liblab.a
+# $(1) design, $(2) flavour, $(3) test name, $(4) directory (design or "common")
+$(BUILD)/tests/$(2)/$(4)/$(3): tests/$(3).c $(BUILD)/k/$(1)/$(2)/libmm.a $(BUILD)/machine/$(2)/libmachine.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) $$(KCFG_$(1)) -Itests -DMM_KERNEL_NAME='"$(1)"' -o $$@ $$< \
-		$(BUILD)/k/$(1)/$(2)/libmm.a $(BUILD)/lab/$(2)/liblab.a $$(LDFL_$(2)) $$(LIBS)
-TEST_BINS += $(BUILD)/tests/$(2)/$(1)/$(3)
+	$$(call msg,CC,$(2)/$(4) $$<)
+	$$(Q)$$(CC) $$(BASE_CFLAGS) -MF $$@.d $$(FL_$(2)) $$(KCFG_$(1)) -Itests -DMM_KERNEL_NAME='"$(1)"' \
+		-o $$@ $$< $(BUILD)/k/$(1)/$(2)/libmm.a $(BUILD)/machine/$(2)/libmachine.a $$(LDFL_$(2)) $$(LIBS)
+TEST_BINS += $(BUILD)/tests/$(2)/$(4)/$(3)
+DEPFILES += $(BUILD)/tests/$(2)/$(4)/$(3).d
 endef
-$(foreach k,$(KERNELS) $(MUTANTS),$(foreach t,$(UNIT),$(eval $(call TEST_BUILD,$(k),dbg,$(t)))))
-$(foreach k,$(KERNELS),$(foreach t,$(STRESS),$(eval $(call TEST_BUILD,$(k),dbg,$(t)))))
-$(foreach k,$(KERNELS),$(foreach t,$(STRESS),$(eval $(call TEST_BUILD,$(k),tsan,$(t)))))
-$(foreach k,$(KERNELS) $(MUTANTS),$(foreach t,$(CHECKS),$(eval $(call TEST_BUILD,$(k),chk,$(t)))))
+per_design = $(filter-out $(COMMON),$(1))
+$(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(UNIT) $(STRESS)),$(eval $(call TEST_BUILD,$(k),dbg,$(t),$(k)))))
+$(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(STRESS)),$(eval $(call TEST_BUILD,$(k),tsan,$(t),$(k)))))
+$(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(CHECKS)),$(eval $(call TEST_BUILD,$(k),chk,$(t),$(k)))))
+$(foreach t,$(filter $(UNIT) $(STRESS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,dbg,$(t),common)))
+$(foreach t,$(filter $(STRESS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,tsan,$(t),common)))
+$(foreach t,$(filter $(CHECKS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,chk,$(t),common)))
+$(foreach k,$(MUTANTS),$(foreach ft,$(MTESTS_$(k)),\
+	$(eval $(call TEST_BUILD,$(k),$(patsubst %/,%,$(dir $(ft))),$(notdir $(ft)),$(k)))))
 
-$(BUILD)/tests/lab/%: tests/%.c $(TESTHDRS) $(BUILD)/lab/dbg/liblab.a
+$(BUILD)/tests/lab/%: tests/%.c $(BUILD)/lab/dbg/liblab.a $(BUILD)/machine/dbg/libmachine.a
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(FL_dbg) -Itests -o $@ $< $(BUILD)/lab/dbg/liblab.a $(LIBS)
+	$(call msg,CC,lab $<)
+	$(Q)$(CC) $(BASE_CFLAGS) -MF $@.d $(FL_dbg) -Itests -o $@ $< $(BUILD)/lab/dbg/liblab.a \
+		$(BUILD)/machine/dbg/libmachine.a $(LIBS)
 TEST_BINS += $(addprefix $(BUILD)/tests/lab/,$(LABT))
+DEPFILES += $(addsuffix .d,$(addprefix $(BUILD)/tests/lab/,$(LABT)))
+
+-include $(DEPFILES)
 
 # --- the two commands -------------------------------------------------------
-.PHONY: all deps run check clean venv
+.PHONY: all deps run check clean venv layers
 all: $(BUILD)/mmlab $(TEST_BINS)
 
 deps:
@@ -140,17 +211,18 @@ deps:
 
 VENV := $(BUILD)/venv
 $(VENV)/.stamp: requirements.txt
-	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(call msg,VENV,$(VENV))
+	$(Q)python3 -m venv $(VENV)
+	$(Q)$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $@
 venv: $(VENV)/.stamp
 
 run: deps
-	@$(MAKE) --no-print-directory $(BUILD)/mmlab $(VENV)/.stamp
+	@$(MAKE) $(BUILD)/mmlab $(VENV)/.stamp
 	@bash tools/run-all.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) all
 	@bash tools/run-tests.sh
 
 clean:

@@ -2,7 +2,7 @@
 /*
  * Exhaustive interleaving checks of the page refcount designs
  * (include/linux/page_ref.h), run on the real functions through the
- * deterministic scheduler of src/checker/sched.c.  Built once per design
+ * deterministic scheduler of src/machine/checker.c.  Built once per design
  * and mutant in the chk flavour.
  *
  * Memory model: every shim atomic is one indivisible step and the checked
@@ -48,7 +48,7 @@
 
 #include <linux/mm_types.h>
 #include <linux/page_ref.h>
-#include <mmlab/checker.h>
+#include <machine/checker.h>
 
 #include "tap.h"
 

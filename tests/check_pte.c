@@ -20,8 +20,8 @@
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/pgtable.h>
-#include <mmlab/checker.h>
-#include <mmlab/cpu.h>
+#include <machine/checker.h>
+#include <machine/machine.h>
 
 #include "tap.h"
 
@@ -203,7 +203,7 @@ static void run_all(enum mmu_arch arch)
 int main(void)
 {
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	vm_warn_quiet = true;
 	diag("MMU vs reclaim's entry primitives, design %s", MM_KERNEL_NAME);
 	ok(mem_init(16ULL << 20) == 0, "boot 16 MiB");

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of the interleaving checker's scheduler (src/checker/sched.c) on
+ * Tests of the interleaving checker's scheduler (src/machine/checker.c) on
  * small programs whose schedules can be counted by hand.
  */
 #include <string.h>
 
 #include <linux/atomic.h>
 #include <linux/spinlock.h>
-#include <mmlab/checker.h>
+#include <machine/checker.h>
 
 #include "tap.h"
 

@@ -14,7 +14,7 @@
 
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "tap.h"
 
@@ -101,7 +101,7 @@ static void remover_main(void *arg)
 	unsigned int seed = 42;
 
 	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < NR_READERS)
-		lab_sleep(0.001);
+		machine_sleep(0.001);
 	for (int i = 0; i < NR_REMOVALS; i++) {
 		pgoff_t index = rand_r(&seed) % NR_FILE_PAGES;
 		struct folio *folio = filemap_get_folio(&mapping, index);
@@ -139,13 +139,13 @@ int main(void)
 	struct reader readers[NR_READERS] = { 0 };
 	struct remover rm = { 0 };
 	void *args[NR_READERS];
-	struct lab_threads *t;
+	struct machine_threads *t;
 	struct page_alloc_report rep;
 	unsigned long reads = 0, short_reads = 0, bad = 0, retries = 0, failed = 0, fallbacks = 0;
 	char msg[200] = "ok";
 
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	ok(mem_init(16ULL << 20) == 0, "boot 16 MiB of simulated memory");
 	page_poisoning = true;
 	for (size_t i = 0; i < sizeof(contents); i++)
@@ -162,10 +162,10 @@ int main(void)
 		file_ra_state_init(&readers[i].file.f_ra);
 		args[i] = &readers[i];
 	}
-	t = lab_threads_start(NR_READERS, reader_main, args);
+	t = machine_threads_start(NR_READERS, reader_main, args);
 	ok(t != NULL, "start %d readers", NR_READERS);
 	remover_main(&rm);
-	lab_threads_join(t);
+	machine_threads_join(t);
 
 	for (int i = 0; i < NR_READERS; i++) {
 		reads += readers[i].reads;

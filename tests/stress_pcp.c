@@ -29,7 +29,7 @@
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
 #include <linux/spinlock.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -416,20 +416,20 @@ static int go, finished;
  */
 #define WATCHDOG_SECONDS	150
 
-static void join_or_fail(struct lab_threads *t, int n, const char *what)
+static void join_or_fail(struct machine_threads *t, int n, const char *what)
 {
-	double deadline = lab_now() + WATCHDOG_SECONDS;
+	double deadline = machine_now() + WATCHDOG_SECONDS;
 
 	while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < n) {
-		if (lab_now() > deadline) {
+		if (machine_now() > deadline) {
 			ok(0, "%s: the CPUs did not finish within %d s (a hang)", what, WATCHDOG_SECONDS);
 			done_testing();
 			fflush(stdout);
 			_exit(1);
 		}
-		lab_sleep(0.005);
+		machine_sleep(0.005);
 	}
-	lab_threads_join(t);
+	machine_threads_join(t);
 	__atomic_store_n(&finished, 0, __ATOMIC_RELAXED);
 }
 
@@ -514,7 +514,7 @@ static void handover_main(void *arg)
 static void test_cross_cpu_free(void)
 {
 	void *args[2] = { NULL, NULL };
-	struct lab_threads *t = lab_threads_start(2, handover_main, args);
+	struct machine_threads *t = machine_threads_start(2, handover_main, args);
 
 	ok(t != NULL, "start 2 CPUs");
 	if (!t)
@@ -529,15 +529,15 @@ static void test_cross_cpu_free(void)
 int main(void)
 {
 	void *args[NR_STRESS_CPUS];
-	struct lab_threads *t;
+	struct machine_threads *t;
 	struct page_alloc_report r;
 	unsigned long errors = 0, handed = 0, received = 0, leftover = 0;
 	char msg[200];
-	double t0 = lab_now();
+	double t0 = machine_now();
 	struct item it;
 
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	ok(mem_init(MEM) == 0, "boot %llu MiB", MEM >> 20);
 	page_poisoning = true;
 	for (int i = 0; i < NR_STRESS_CPUS; i++)
@@ -550,7 +550,7 @@ int main(void)
 		cpus[i].rng = 0x9e3779b97f4a7c15ULL * (i + 1);
 		args[i] = &cpus[i];
 	}
-	t = lab_threads_start(NR_STRESS_CPUS, cpu_main, args);
+	t = machine_threads_start(NR_STRESS_CPUS, cpu_main, args);
 	ok(t != NULL, "start %d CPUs", NR_STRESS_CPUS);
 	if (!t)
 		return done_testing();
@@ -592,7 +592,7 @@ int main(void)
 		handed += c->handed;
 		received += c->received;
 	}
-	diag("%lu items left queued at the end; %.2f s", leftover, lab_now() - t0);
+	diag("%lu items left queued at the end; %.2f s", leftover, machine_now() - t0);
 	ok(handed > 0 && received > 0, "pages changed CPUs: %lu handed over, %lu freed by another CPU",
 	   handed, received);
 	is_int(errors, 0, "every page kept its owner's tag and refcount until freed");

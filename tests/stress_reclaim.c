@@ -23,7 +23,7 @@
 #include <linux/mmzone.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 #include <mmlab/random.h>
 
 #include "tap.h"
@@ -73,7 +73,7 @@ static void toucher_main(void *arg)
 		if (!touch(mms[r % NR_MMS], (r >> 8) % HOT_PAGES, &t->faults))
 			t->fault_errors++;
 		if (++t->touches % BURST == 0)
-			lab_sleep(0.0002);
+			machine_sleep(0.0002);
 	}
 }
 
@@ -118,7 +118,7 @@ static void stress(enum mmu_arch arch, const char *name)
 {
 	struct toucher touchers[NR_TOUCHERS] = { 0 };
 	void *args[NR_TOUCHERS];
-	struct lab_threads *t;
+	struct machine_threads *t;
 	struct reclaim_stat stat;
 	unsigned long rounds = 0, reclaimed = 0, touches = 0, faults = 0, errors = 0;
 	struct address_space *maps[1] = { &mapping };
@@ -144,16 +144,16 @@ static void stress(enum mmu_arch arch, const char *name)
 		touchers[i].seed = 77 + i;
 		args[i] = &touchers[i];
 	}
-	t = lab_threads_start(NR_TOUCHERS, toucher_main, args);
+	t = machine_threads_start(NR_TOUCHERS, toucher_main, args);
 	ok(t != NULL, "%s: start %d touching CPUs", name, NR_TOUCHERS);
-	start = lab_now();
-	while (lab_now() < start + RUN_SECONDS || rounds < 50 ||
-	       (!reclaimed && lab_now() < start + MAX_SECONDS)) {
+	start = machine_now();
+	while (machine_now() < start + RUN_SECONDS || rounds < 50 ||
+	       (!reclaimed && machine_now() < start + MAX_SECONDS)) {
 		reclaimed += memory_reclaim(64, &stat);
 		rounds++;
 	}
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-	lab_threads_join(t);
+	machine_threads_join(t);
 	for (int i = 0; i < NR_TOUCHERS; i++) {
 		touches += touchers[i].touches;
 		faults += touchers[i].faults;
@@ -182,7 +182,7 @@ static void stress(enum mmu_arch arch, const char *name)
 int main(void)
 {
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	backing.fd = make_file();
 	ok(backing.fd >= 0, "backing file");
 	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB");

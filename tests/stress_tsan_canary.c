@@ -20,7 +20,7 @@
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
 #include <linux/rcupdate.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "tap.h"
 
@@ -40,22 +40,22 @@ static void reader(void *arg)
 static int child(bool grace_period)
 {
 	void *args[1] = { NULL };
-	struct lab_threads *t;
+	struct machine_threads *t;
 
-	lab_cpu_init();
+	machine_init();
 	if (mem_init(8ULL << 20))
 		return 3;
 	page_poisoning = true;
 	victim = alloc_pages(GFP_KERNEL, 0);
 	memset(page_address(victim), 1, PAGE_SIZE);
-	t = lab_threads_start(1, reader, args);
+	t = machine_threads_start(1, reader, args);
 	/* A relaxed flag orders nothing: only the grace period may. */
 	while (!__atomic_load_n(&reader_done, __ATOMIC_RELAXED))
 		;
 	if (grace_period)
 		synchronize_rcu();
 	__free_pages(victim, 0);
-	lab_threads_join(t);
+	machine_threads_join(t);
 	mem_exit();
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <linux/vmalloc.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -112,13 +112,13 @@ int main(void)
 {
 	static struct worker workers[NR_CPUS_USED];
 	void *args[NR_CPUS_USED];
-	struct lab_threads *t;
+	struct machine_threads *t;
 	struct page_alloc_report r;
 	unsigned long allocs = 0, nulls = 0, bad = 0;
 	char msg[256];
 
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	ok(mem_init(64ULL << 20) == 0 && vmalloc_init() == 0, "boot 64 MiB and vmalloc");
 	page_poisoning = true;
 	vmap_cont_pte_supported = true;
@@ -126,10 +126,10 @@ int main(void)
 		workers[i] = (struct worker){ .id = i, .seed = 1234u + (unsigned int)i };
 		args[i] = &workers[i];
 	}
-	t = lab_threads_start(NR_CPUS_USED, worker_main, args);
+	t = machine_threads_start(NR_CPUS_USED, worker_main, args);
 	ok(t != NULL, "%d CPUs started", NR_CPUS_USED);
 	if (t)
-		lab_threads_join(t);
+		machine_threads_join(t);
 	for (int i = 0; i < NR_CPUS_USED; i++) {
 		allocs += workers[i].allocs;
 		nulls += workers[i].nulls;

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include <linux/xarray.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "tap.h"
 
@@ -446,12 +446,12 @@ int main(void)
 	unsigned long stores = 0, erases = 0, marks = 0, far = 0, given_up = 0, bad_erase = 0;
 	unsigned long checks = 0, check_failed = 0, reads = 0, walked = 0, retries = 0, torn = 0, bad = 0;
 	unsigned long mismatches = 0;
-	struct lab_threads *t;
+	struct machine_threads *t;
 	char msg[200];
 	int rc;
 
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	for (unsigned int o = 0; o <= MAX_ORDER_T; o++)
 		for (unsigned long i = 0; i < (RANGE >> o); i++)
 			objs[o][i] = (struct xobj){ .index = i << o, .order = o };
@@ -467,9 +467,9 @@ int main(void)
 		workers[i].seed = 4242 + (unsigned int)i;
 		args[i] = &workers[i];
 	}
-	t = lab_threads_start(NR_WRITERS + NR_READERS, worker_main, args);
+	t = machine_threads_start(NR_WRITERS + NR_READERS, worker_main, args);
 	ok(t != NULL, "start %d writers and %d readers", NR_WRITERS, NR_READERS);
-	lab_threads_join(t);
+	machine_threads_join(t);
 
 	for (int i = 0; i < NR_WRITERS + NR_READERS; i++) {
 		struct worker *w = &workers[i];

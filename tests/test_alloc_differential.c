@@ -34,7 +34,7 @@
 
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -809,10 +809,10 @@ int main(void)
 {
 	struct page_alloc_report expected = { 0 };
 	unsigned long caught = 0;
-	double t0 = lab_now();
+	double t0 = machine_now();
 
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	diag("design %s: %zu seeds x %d operations on %llu MiB", MM_KERNEL_NAME, ARRAY_SIZE(seeds),
 	     NR_OPS, MEM >> 20);
 	expected.free_by_order[MAX_PAGE_ORDER] = (MEM >> PAGE_SHIFT) / MAX_ORDER_NR_PAGES;
@@ -861,7 +861,7 @@ int main(void)
 		diag("the mutant was caught in %lu of %zu seeds", caught, ARRAY_SIZE(seeds));
 	else
 		is_int(vm_warn_count, 0, "no debug check fired");
-	diag("%.2f s", lab_now() - t0);
+	diag("%.2f s", machine_now() - t0);
 	mem_exit();
 	free(shadow);
 	free(owned);

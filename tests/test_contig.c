@@ -21,7 +21,7 @@
 
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -842,7 +842,7 @@ static void test_section_boundary(void)
 int main(void)
 {
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	diag("design %s", MM_KERNEL_NAME);
 	test_split_block_whole(pageblock_order, GFP_KERNEL | __GFP_MOVABLE);
 	test_split_block_whole(pageblock_order, GFP_KERNEL);

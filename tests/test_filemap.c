@@ -8,7 +8,7 @@
 
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -136,7 +136,7 @@ int main(void)
 	char msg[200];
 
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	ok(mem_init(16ULL << 20) == 0, "boot");
 	address_space_init(&mapping);
 	test_add();

@@ -9,7 +9,7 @@
 
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -308,7 +308,7 @@ static void test_checker_catches_mutants(void)
 int main(void)
 {
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	vm_warn_quiet = true;
 	test_boot();
 	test_buddy_split_and_merge();

@@ -197,10 +197,10 @@ static void test_design(void)
 #endif
 	diag("design %s", name);
 	ok(!streq(name, "vanilla") || (!fb && !guess && !seq), "the vanilla build has no page_ref config");
-	ok(streq(name, "frozen-bit") == (fb && !mutant), "frozen-bit iff CONFIG_PAGEREF_FROZEN_BIT");
-	ok(streq(name, "frozen-bit-nocas") == mutant, "frozen-bit-nocas iff the mutant's config");
-	ok(streq(name, "cmpxchg-guess") == guess, "cmpxchg-guess iff CONFIG_PAGEREF_CMPXCHG_GUESS");
-	ok(streq(name, "seqcount-read") == seq, "seqcount-read iff CONFIG_FILEMAP_SEQCOUNT_READ");
+	ok(streq(name, "refcount-frozen-bit") == (fb && !mutant), "frozen-bit iff CONFIG_PAGEREF_FROZEN_BIT");
+	ok(streq(name, "refcount-frozen-bit-nocas") == mutant, "frozen-bit-nocas iff the mutant's config");
+	ok(streq(name, "refcount-cmpxchg-guess") == guess, "cmpxchg-guess iff CONFIG_PAGEREF_CMPXCHG_GUESS");
+	ok(streq(name, "refcount-seqcount-read") == seq, "seqcount-read iff CONFIG_FILEMAP_SEQCOUNT_READ");
 	ok(!streq(name, "unknown"), "the build names its design");
 
 	is_int(PAGEREF_FROZEN_VALUE, FROZEN_RAW, "PAGEREF_FROZEN_VALUE");

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <linux/pagemap.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -218,7 +218,7 @@ int main(void)
 	int fd;
 
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	vm_warn_quiet = true;
 	fd = make_backing_file();
 	ok(fd >= 0, "backing file created");

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include <linux/gfp.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "rmap_test.h"
 
@@ -1151,7 +1151,7 @@ static void test_notify_referenced(void)
 int main(void)
 {
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	/* Mutants fire debug checks on purpose: count them, do not print them. */
 	vm_warn_quiet = RT_MUTANT;
 	if (mem_init(64ULL << 20)) {

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include <linux/gfp.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "rmap_test.h"
 
@@ -501,7 +501,7 @@ static void __maybe_unused test_reclaim_exec(void)
 int main(void)
 {
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	vm_warn_quiet = RT_MUTANT;
 	if (mem_init(128ULL << 20)) {
 		printf("Bail out! mem_init failed\n");

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <linux/xarray.h>
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 
 #include "tap.h"
 
@@ -675,7 +675,7 @@ static void eraser_main(void *arg)
 static void test_rcu_free(void)
 {
 	XA_STATE(xas, &xa, 150);
-	struct lab_threads *t;
+	struct machine_threads *t;
 	void *args[1] = { NULL };
 	long freed;
 	void *entry;
@@ -688,15 +688,15 @@ static void test_rcu_free(void)
 	rcu_read_lock();
 	entry = xas_load(&xas);
 	ok(entry == xa_mk_value(150) && xas.xa_node, "a reader inside a leaf node");
-	t = lab_threads_start(1, eraser_main, args);
+	t = machine_threads_start(1, eraser_main, args);
 	ok(t != NULL, "another thread erases everything");
-	lab_sleep(0.05);
+	machine_sleep(0.05);
 	is_int(atomic_long_read(&xa_nodes_freed), freed, "no node is freed while the reader is inside");
 	entry = xas_reload(&xas);
 	ok(entry == NULL || entry == xa_mk_value(150) || xa_is_retry(entry),
 	   "the reader's node still reads sanely");
 	rcu_read_unlock();
-	lab_threads_join(t);
+	machine_threads_join(t);
 	ok(__atomic_load_n(&eraser_done, __ATOMIC_ACQUIRE) && xa_empty(&xa), "the array is empty");
 	is_int(live_nodes(), 0, "after the grace period every node is freed");
 }
@@ -830,7 +830,7 @@ static void test_mutants(void)
 int main(void)
 {
 	plan_no_plan();
-	lab_cpu_init();
+	machine_init();
 	test_basic();
 	test_shapes();
 	test_dense();

@@ -24,12 +24,9 @@
 
 #include <linux/compiler.h>
 
-#ifdef MMLAB_CHECKER
-void checker_sched_point(void);
-#define __atomic_step()	checker_sched_point()
-#else
-#define __atomic_step()	do { } while (0)
-#endif
+#include <machine/yield.h>
+
+#define __atomic_step()	machine_step()
 
 #if defined(__x86_64__) || defined(__i386__)
 #define __atomic_full_fence()	do { } while (0)

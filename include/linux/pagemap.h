@@ -17,7 +17,7 @@
 /*
  * The backing store: a real file of the host, read with pread(2) into the
  * folios' memory, and the modelled device latency charged per read request
- * (a calibrated busy loop, see include/mmlab/spin.h).
+ * (a calibrated busy loop, see include/linux/delay.h).
  */
 struct backing_file {
 	int fd;

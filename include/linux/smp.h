@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * "CPUs" of the model are worker threads, each pinned to a host processor
- * when there are enough.  smp_processor_id() is the worker's CPU id, set by
- * the lab's thread launcher (src/lab/cpu.c).
+ * smp_processor_id(): the model's CPUs are the machine's threads, each with
+ * its id in cpu_number (set by the machine's thread launcher).
  */
 #ifndef _LINUX_SMP_H
 #define _LINUX_SMP_H
 
-#define NR_CPUS	256
+#include <linux/cpumask.h>
 
-extern __thread int mmlab_cpu_id;
-extern int nr_cpu_ids;
+extern __thread int cpu_number;
 
 static inline int smp_processor_id(void)
 {
-	return mmlab_cpu_id;
+	return cpu_number;
 }
 
 #endif

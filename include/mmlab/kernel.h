@@ -151,7 +151,7 @@ struct rl_result {
 };
 
 struct mm_kernel {
-	const char *name;	/* the design: "vanilla", "frozen-bit", ... */
+	const char *name;	/* the build: "vanilla", "refcount-frozen-bit", ... */
 	bool events;		/* built with CONFIG_PAGEREF_EVENTS */
 
 	int (*mem_init)(unsigned long long bytes);
@@ -195,12 +195,12 @@ struct mm_kernel {
 	extern const struct mm_kernel mm_kernel_##design##_run, mm_kernel_##design##_ev
 
 DECLARE_KERNEL(vanilla);
-DECLARE_KERNEL(frozen_bit);
-DECLARE_KERNEL(cmpxchg_guess);
-DECLARE_KERNEL(seqcount_read);
-DECLARE_KERNEL(batched);
-DECLARE_KERNEL(bulk);
-DECLARE_KERNEL(chunk_prepare);
+DECLARE_KERNEL(refcount_frozen_bit);
+DECLARE_KERNEL(refcount_cmpxchg_guess);
+DECLARE_KERNEL(refcount_seqcount_read);
+DECLARE_KERNEL(contig_batched);
+DECLARE_KERNEL(contig_bulk);
+DECLARE_KERNEL(contig_chunk_prepare);
 DECLARE_KERNEL(ra_batched);
 DECLARE_KERNEL(rmap_referenced);
 DECLARE_KERNEL(rmap_batched);

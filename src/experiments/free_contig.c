@@ -19,11 +19,11 @@
 static const struct exp_variant fc_variants[] = {
 	{ "vanilla", "one __free_page() per order-0 page", &mm_kernel_vanilla_run },
 	{ "batched", "v1: per-page put and prepare, runs freed as aligned chunks up to pageblock order",
-	  &mm_kernel_batched_run },
+	  &mm_kernel_contig_batched_run },
 	{ "bulk", "merged design: chunks up to MAX_PAGE_ORDER, frozen ranges batched too, free_pages_bulk()",
-	  &mm_kernel_bulk_run },
+	  &mm_kernel_contig_bulk_run },
 	{ "chunk-prepare", "review's proposal: chunks prepared as a whole, one pass over their pages",
-	  &mm_kernel_chunk_prepare_run },
+	  &mm_kernel_contig_chunk_prepare_run },
 };
 
 static const struct exp_option fc_options[] = {

@@ -12,13 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 #include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/hist.h>
 #include <mmlab/kernel.h>
 #include <mmlab/record_sum.h>
-#include <mmlab/spin.h>
 
 struct rsq_impl {
 	const struct mm_kernel *timed;
@@ -114,7 +113,7 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	rc->p.file_size = (unsigned long long)exp_opt(ctx, "file-size")->i;
 	rc->p.value_size = (unsigned int)exp_opt(ctx, "value-size")->i;
 	rc->p.ra_pages = (unsigned int)exp_opt(ctx, "ra-pages")->i;
-	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 * spin_loops_per_ns());
+	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 * delay_loops_per_ns());
 	rc->events = exp_opt(ctx, "events")->choice == 0;
 	for (int i = 0; i < threads->nr_list; i++)
 		if (threads->list[i] > rc->max_threads)
@@ -187,7 +186,7 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 	struct rsq_ctx *rc = ctx->priv;
 	struct rsq_params p = rc->p;
 	struct rsq_run run = { .k = k };
-	struct lab_threads *threads;
+	struct machine_threads *threads;
 	void *argv[256];
 	char msg[256];
 	double t0;
@@ -212,7 +211,7 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
 		argv[i] = &args[i];
 	}
-	threads = lab_threads_start(nr, rsq_thread_main, argv);
+	threads = machine_threads_start(nr, rsq_thread_main, argv);
 	if (!threads) {
 		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr, strerror(errno));
 		k->rsq_teardown(run.state, msg, sizeof(msg));
@@ -220,11 +219,11 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 		return -1;
 	}
 	while (__atomic_load_n(&run.ready, __ATOMIC_ACQUIRE) < nr)
-		lab_sleep(0.0005);
-	t0 = lab_now();
+		machine_sleep(0.0005);
+	t0 = machine_now();
 	__atomic_store_n(&run.start, 1, __ATOMIC_RELEASE);
-	lab_threads_join(threads);
-	*elapsed = lab_now() - t0;
+	machine_threads_join(threads);
+	*elapsed = machine_now() - t0;
 	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", k->name, msg);
 	if (k->mem_check(msg, sizeof(msg)))

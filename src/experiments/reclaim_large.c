@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <machine/machine.h>
 #include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
-#include <mmlab/spin.h>
 
 #define RL_PAGE_SIZE	4096ULL
 /*
@@ -155,7 +155,7 @@ static int rl_check_sizes(const struct exp_ctx *ctx, const struct rl_params *p)
 
 static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 {
-	double loops_per_ns = spin_loops_per_ns();
+	double loops_per_ns = delay_loops_per_ns();
 
 	p->folio_order = (unsigned int)exp_opt(ctx, "folio-order")->i;
 	p->map_size = (unsigned long long)exp_opt(ctx, "map-size")->i;

@@ -15,10 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <mmlab/cpu.h>
+#include <machine/machine.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
-#include <mmlab/spin.h>
 
 #define RS_PAGE_SIZE	4096
 
@@ -28,9 +27,9 @@ struct rs_impl {
 };
 
 static const struct rs_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
-static const struct rs_impl impl_frozen_bit = { &mm_kernel_frozen_bit_run, &mm_kernel_frozen_bit_ev };
-static const struct rs_impl impl_cmpxchg_guess = { &mm_kernel_cmpxchg_guess_run, &mm_kernel_cmpxchg_guess_ev };
-static const struct rs_impl impl_seqcount_read = { &mm_kernel_seqcount_read_run, &mm_kernel_seqcount_read_ev };
+static const struct rs_impl impl_frozen_bit = { &mm_kernel_refcount_frozen_bit_run, &mm_kernel_refcount_frozen_bit_ev };
+static const struct rs_impl impl_cmpxchg_guess = { &mm_kernel_refcount_cmpxchg_guess_run, &mm_kernel_refcount_cmpxchg_guess_ev };
+static const struct rs_impl impl_seqcount_read = { &mm_kernel_refcount_seqcount_read_run, &mm_kernel_refcount_seqcount_read_ev };
 static const struct rs_impl impl_host_pread = { NULL, NULL };
 
 static const struct exp_variant rs_variants[] = {
@@ -74,7 +73,7 @@ static int rs_prepare(struct exp_ctx *ctx)
 	rc->params.nr_pages = (int)exp_opt(ctx, "pages")->i;
 	rc->params.seed = ctx->seed;
 	if (exp_opt(ctx, "syscall-ns")->i)
-		rc->params.syscall_loops = (unsigned long)(exp_opt(ctx, "syscall-ns")->i * spin_loops_per_ns());
+		rc->params.syscall_loops = (unsigned long)(exp_opt(ctx, "syscall-ns")->i * delay_loops_per_ns());
 
 	/* The file must fit in the simulated memory with room to spare. */
 	need = (unsigned long long)rc->params.nr_pages * RS_PAGE_SIZE;
@@ -156,24 +155,24 @@ static void rs_thread_main(void *p)
 static double rs_run_threads(struct rs_run *run, struct rs_worker_arg *args, double seconds)
 {
 	void *argv[1024];
-	struct lab_threads *threads;
+	struct machine_threads *threads;
 	double t0, t1;
 
 	for (int i = 0; i < run->nr_threads; i++) {
 		args[i] = (struct rs_worker_arg){ .run = run, .t = { .tid = i } };
 		argv[i] = &args[i];
 	}
-	threads = lab_threads_start(run->nr_threads, rs_thread_main, argv);
+	threads = machine_threads_start(run->nr_threads, rs_thread_main, argv);
 	if (!threads)
 		return -1;
 	while (__atomic_load_n(&run->ready, __ATOMIC_ACQUIRE) < run->nr_threads)
-		lab_sleep(0.0005);
-	t0 = lab_now();
+		machine_sleep(0.0005);
+	t0 = machine_now();
 	__atomic_store_n(&run->start, 1, __ATOMIC_RELEASE);
-	lab_sleep(seconds);
+	machine_sleep(seconds);
 	__atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED);
-	t1 = lab_now();
-	lab_threads_join(threads);
+	t1 = machine_now();
+	machine_threads_join(threads);
 	return t1 - t0;
 }
 

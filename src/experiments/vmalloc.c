@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include <linux/smp.h>
+#include <machine/machine.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
-#include <mmlab/spin.h>
 #include <mmlab/vmalloc_test.h>
 
 #define VM_PAGE_SIZE		4096ULL
@@ -32,11 +32,11 @@
 static const struct exp_variant vm_variants[] = {
 	{ "vanilla", "vfree: per page, statistics and __free_page()", &mm_kernel_vanilla_run },
 	{ "batched", "v1: vfree frees runs of consecutive pfns with __free_contig_range()",
-	  &mm_kernel_batched_run },
+	  &mm_kernel_contig_batched_run },
 	{ "bulk", "merged design: statistics first, then free_pages_bulk() over the page array",
-	  &mm_kernel_bulk_run },
+	  &mm_kernel_contig_bulk_run },
 	{ "chunk-prepare", "bulk, with each chunk prepared as a whole",
-	  &mm_kernel_chunk_prepare_run },
+	  &mm_kernel_contig_chunk_prepare_run },
 };
 
 /* --tests: the cases "all" runs, in the thread's table order, then the others. */
@@ -207,7 +207,7 @@ static int vm_prepare(struct exp_ctx *ctx)
 		return -1;
 	ctx->priv = vc;
 	vc->params.seed = ctx->seed;
-	vc->params.tlb_flush_loops = (unsigned long)(ns * spin_loops_per_ns());
+	vc->params.tlb_flush_loops = (unsigned long)(ns * delay_loops_per_ns());
 	vc->params.cont_pte = exp_opt(ctx, "arch")->choice == 0;
 	vc->params.prefault = true;
 

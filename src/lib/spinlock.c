@@ -3,34 +3,17 @@
  * The contended path of spin_lock(): see include/linux/spinlock.h for why
  * it yields.
  */
-#include <sched.h>
-
+#include <asm/processor.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 
-#ifdef MMLAB_CHECKER
-void checker_spin_wait(void);
-#endif
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	barrier();
-#endif
-}
-
+/* Under the checker, cpu_relax() is already a wait for another thread. */
 static void spin_wait(unsigned int *spins)
 {
-#ifdef MMLAB_CHECKER
-	(void)spins;
-	checker_spin_wait();
-#else
 	if (++*spins < SPIN_BEFORE_YIELD)
 		cpu_relax();
 	else
-		sched_yield();
-#endif
+		cond_resched();
 }
 
 void spin_lock_slowpath(spinlock_t *lock)

@@ -21,23 +21,17 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/ktime.h>
 #include <linux/pagemap.h>
+#include <linux/sched.h>
 #include <linux/swap.h>
 #include "internal.h"
 
-#ifdef MMLAB_CHECKER
-void checker_spin_wait(void);
-#endif
-
+/* The kernel sleeps in io_schedule(); the model yields until it gets the lock. */
 void folio_lock(struct folio *folio)
 {
-	while (!folio_trylock(folio)) {
-#ifdef MMLAB_CHECKER
-		checker_spin_wait();
-#else
-		sched_yield();
-#endif
-	}
+	while (!folio_trylock(folio))
+		cond_resched();
 }
 
 void address_space_init(struct address_space *mapping)
@@ -63,10 +57,7 @@ static __thread double xa_lock_taken_ns;
 
 static double filemap_event_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return ktime_get_ns();
 }
 #endif
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include <linux/pgtable.h>
-#include <mmlab/spin.h>
+#include <linux/delay.h>
 
 struct mm_struct init_mm = {
 	.page_table_lock = __SPIN_LOCK_UNLOCKED(init_mm.page_table_lock),
@@ -231,21 +231,21 @@ static void tlb_count(unsigned long start, unsigned long end, bool sync)
 void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 {
 	tlb_count(start, end, true);
-	spin_loops(tlb_flush_loops);
+	__delay(tlb_flush_loops);
 }
 
 void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
 	(void)vma;
 	tlb_count(start, end, true);
-	spin_loops(tlb_flush_loops);
+	__delay(tlb_flush_loops);
 }
 
 void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	(void)mm;
 	tlb_count(start, end, false);
-	spin_loops(tlbi_loops);
+	__delay(tlbi_loops);
 }
 
 /*
@@ -283,7 +283,7 @@ void try_to_unmap_flush(void)
 		/* One shootdown of the CPUs that ran the mms: a full flush. */
 		tlb_count(0, tlb_ubc.pending_pages << PAGE_SHIFT, true);
 	}
-	spin_loops(tlb_flush_loops);
+	__delay(tlb_flush_loops);
 	tlb_ubc.flush_required = false;
 	tlb_ubc.pending_pages = 0;
 }

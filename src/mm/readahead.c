@@ -29,7 +29,7 @@
 #include <sys/uio.h>
 
 #include <linux/pagemap.h>
-#include <mmlab/spin.h>
+#include <linux/delay.h>
 #include "internal.h"
 
 
@@ -60,7 +60,7 @@ bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigne
 		want += iov[i].iov_len;
 	}
 	got = preadv(bf->fd, iov, (int)nr, folio_pos(folios[0]));
-	spin_loops(bf->latency_loops);
+	__delay(bf->latency_loops);
 	filemap_event(FILEMAP_READ_REQUESTS);
 	if (got < 0)
 		return false;

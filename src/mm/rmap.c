@@ -21,6 +21,7 @@
  */
 #include <time.h>
 
+#include <linux/ktime.h>
 #include <linux/mmu_notifier.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
@@ -31,10 +32,7 @@ __thread unsigned long rmap_events[NR_RMAP_EVENTS];
 
 unsigned long rmap_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long)ts.tv_sec * 1000000000UL + (unsigned long)ts.tv_nsec;
+	return ktime_get_ns();
 }
 #endif
 

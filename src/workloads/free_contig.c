@@ -16,16 +16,14 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <linux/ktime.h>
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
 #include "workloads.h"
 
 static double now_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	return ktime_get_ns() / 1e3;
 }
 
 static int fc_split_loop(const struct fc_params *p, struct fc_result *r)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <linux/ktime.h>
 #include <linux/pagemap.h>
 #include <mmlab/hist.h>
 #include <mmlab/record_sum.h>
@@ -49,10 +50,7 @@ struct rsq_state *readseq_setup(const struct rsq_params *p)
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return ktime_get_ns();
 }
 
 static void readseq_collect_events(struct rsq_thread *t)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/ktime.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
@@ -39,10 +40,7 @@ struct rl_run {
 
 static double now_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	return ktime_get_ns() / 1e3;
 }
 
 /* The entry mapping @addr, read without setting any bit; none if unmapped. */

@@ -17,7 +17,7 @@
 
 #include <linux/pagemap.h>
 #include <mmlab/random.h>
-#include <mmlab/spin.h>
+#include <linux/delay.h>
 #include "workloads.h"
 
 struct rs_state {
@@ -114,7 +114,7 @@ void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *s
 		if (unlikely(n != (ssize_t)size || memcmp(buf, expect, size)))
 			mismatches++;
 		ops++;
-		spin_loops(syscall_loops);
+		__delay(syscall_loops);
 	}
 	t->ops = ops;
 	t->mismatches = mismatches;

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <linux/ktime.h>
 #include <linux/mmzone.h>
 #include <linux/vmalloc.h>
 #include <mmlab/random.h>
@@ -263,10 +264,7 @@ static int (*const test_cases[NR_VMALLOC_TESTS])(struct vt_ctx *c) = {
 
 static double now_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	return ktime_get_ns() / 1e3;
 }
 
 /*

@@ -1,5 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Worker threads as the model's CPUs (include/mmlab/cpu.h).
+ * The host machine (include/machine/machine.h): CPU i is a thread pinned to
+ * host processor i % host_nr_cpus() (oversubscribed runs share processors),
+ * registered as an RCU reader, with smp_processor_id() == i.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/delay.h>
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
-#include <mmlab/cpu.h>
-#include <mmlab/spin.h>
+#include <machine/machine.h>
 
-__thread int mmlab_cpu_id;
+__thread int cpu_number;
 int nr_cpu_ids = 1;
 
 #ifdef __SANITIZE_THREAD__
@@ -22,16 +25,16 @@ int nr_cpu_ids = 1;
 char rcu_tsan_grace_period;
 #endif
 
-struct lab_cpu {
+struct machine_cpu {
 	pthread_t thread;
 	int id;
-	lab_thread_fn fn;
+	machine_thread_fn fn;
 	void *arg;
 };
 
-struct lab_threads {
+struct machine_threads {
 	int n;
-	struct lab_cpu cpu[];
+	struct machine_cpu cpu[];
 };
 
 int host_nr_cpus(void)
@@ -41,15 +44,23 @@ int host_nr_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
-void lab_cpu_init(void)
+void machine_init(void)
 {
 	static bool done;
 
 	if (done)
 		return;
 	done = true;
-	mmlab_cpu_id = 0;
+	cpu_number = 0;
 	rcu_register_thread();
+}
+
+int machine_set_nr_cpus(int nr_cpus)
+{
+	if (nr_cpus < 1 || nr_cpus > NR_CPUS)
+		return -1;
+	nr_cpu_ids = nr_cpus;
+	return 0;
 }
 
 static void pin_to_host_cpu(int id)
@@ -62,11 +73,11 @@ static void pin_to_host_cpu(int id)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-static void *lab_cpu_main(void *p)
+static void *machine_cpu_main(void *p)
 {
-	struct lab_cpu *c = p;
+	struct machine_cpu *c = p;
 
-	mmlab_cpu_id = c->id;
+	cpu_number = c->id;
 	pin_to_host_cpu(c->id);
 	rcu_register_thread();
 	c->fn(c->arg);
@@ -74,9 +85,9 @@ static void *lab_cpu_main(void *p)
 	return NULL;
 }
 
-struct lab_threads *lab_threads_start(int n, lab_thread_fn fn, void *const *args)
+struct machine_threads *machine_threads_start(int n, machine_thread_fn fn, void *const *args)
 {
-	struct lab_threads *t = calloc(1, sizeof(*t) + n * sizeof(t->cpu[0]));
+	struct machine_threads *t = calloc(1, sizeof(*t) + n * sizeof(t->cpu[0]));
 	int i, err;
 
 	if (!t)
@@ -87,10 +98,10 @@ struct lab_threads *lab_threads_start(int n, lab_thread_fn fn, void *const *args
 		t->cpu[i].id = i;
 		t->cpu[i].fn = fn;
 		t->cpu[i].arg = args[i];
-		err = pthread_create(&t->cpu[i].thread, NULL, lab_cpu_main, &t->cpu[i]);
+		err = pthread_create(&t->cpu[i].thread, NULL, machine_cpu_main, &t->cpu[i]);
 		if (err) {
 			t->n = i;
-			lab_threads_join(t);
+			machine_threads_join(t);
 			errno = err;
 			return NULL;
 		}
@@ -99,14 +110,14 @@ struct lab_threads *lab_threads_start(int n, lab_thread_fn fn, void *const *args
 	return t;
 }
 
-void lab_threads_join(struct lab_threads *t)
+void machine_threads_join(struct machine_threads *t)
 {
 	for (int i = 0; i < t->n; i++)
 		pthread_join(t->cpu[i].thread, NULL);
 	free(t);
 }
 
-double lab_now(void)
+double machine_now(void)
 {
 	struct timespec ts;
 
@@ -114,7 +125,7 @@ double lab_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void lab_sleep(double seconds)
+void machine_sleep(double seconds)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)seconds,
@@ -123,25 +134,4 @@ void lab_sleep(double seconds)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-double spin_loops_per_ns(void)
-{
-	static double per_ns;
-	const unsigned long loops = 20 * 1000 * 1000;
-	double best = 0;
-
-	if (per_ns)
-		return per_ns;
-	/* Best of a few runs: the fastest is the least disturbed. */
-	for (int i = 0; i < 5; i++) {
-		double t0 = lab_now(), t;
-
-		spin_loops(loops);
-		t = lab_now() - t0;
-		if (t > 0 && loops / (t * 1e9) > best)
-			best = loops / (t * 1e9);
-	}
-	per_ns = best;
-	return per_ns;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The interleaving checker's deterministic scheduler (see
- * include/mmlab/checker.h for the model and the API).
+ * include/machine/checker.h for the model and the API).
  *
  * Memory model: each shim atomic is one indivisible step and the explored
  * executions are sequentially consistent interleavings of those steps;
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mmlab/checker.h>
+#include <machine/checker.h>
 
 enum tstate {
 	T_IDLE,		/* not started in this execution (it can be chosen) */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The two points where the kernel model hands control to the machine.
+ *
+ *  machine_step()   before every shared-memory event the shims make (an
+ *                   atomic, a lock operation): the interleaving checker
+ *                   chooses there which CPU runs next.
+ *  machine_wait()   the CPU cannot make progress until another one takes
+ *                   a step (it polls a lock, a bit, a flag): the host
+ *                   yields its processor, the checker parks the thread
+ *                   until another thread has run.
+ *
+ * The kernel model calls these only through the kernel-named wrappers
+ * (atomic.h, cpu_relax(), cond_resched()).
+ */
+#ifndef MACHINE_YIELD_H
+#define MACHINE_YIELD_H
+
+#ifdef MMLAB_CHECKER
+
+void checker_sched_point(void);
+void checker_spin_wait(void);
+
+static inline void machine_step(void)
+{
+	checker_sched_point();
+}
+
+static inline void machine_wait(void)
+{
+	checker_spin_wait();
+}
+
+#else
+
+#include <sched.h>
+
+static inline void machine_step(void)
+{
+}
+
+static inline void machine_wait(void)
+{
+	sched_yield();
+}
+
+#endif
+
+#endif

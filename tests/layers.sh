@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The layering rule (tools/check-layers.sh) on every kernel build that
+# `make` produced, and two mutants it must catch: a kernel object that
+# calls the runner, and a kernel source that includes a runner header (TAP).
+set -u
+cd "$(dirname "$0")/.."
+. tests/cli_lib.bash
+
+runner=build/lab/run/liblab.a
+mapfile -t kernels < <(ls build/k/*/run/kernel.o build/k/*/dbg/libmm.a build/k/*/chk/libmm.a 2>/dev/null)
+[ ${#kernels[@]} -ge 10 ]
+ok $? "found the kernel builds to check (${#kernels[@]})"
+
+tools/check-layers.sh "${kernels[@]}" -- "$runner" >"$tmp/out" 2>&1
+ok $? "no kernel build references the runner, no kernel source includes a runner header$(head -c 300 "$tmp/out" | tr '\n' ' ')"
+
+# Mutant 1: a kernel object that calls a runner function.
+cat >"$tmp/bad.c" <<'C'
+int lab_parse_size(const char *text, unsigned long long *bytes);
+int mutant_size(void) { unsigned long long b; return lab_parse_size("4K", &b); }
+C
+gcc -c "$tmp/bad.c" -o "$tmp/bad.o"
+tools/check-layers.sh build/k/vanilla/dbg/libmm.a "$tmp/bad.o" -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.o: the kernel model references the runner's lab_parse_size" "$tmp/out"
+ok $? "a kernel object calling lab_parse_size is caught (exit $rc)"
+
+# Mutant 2: a kernel source that includes the runner's header.
+mkdir -p "$tmp/src"
+printf '#include <mmlab/lab.h>\n' >"$tmp/src/bad.c"
+KERNEL_SRC_DIRS="$tmp/src" tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.c:1:.*includes a runner header" "$tmp/out"
+ok $? "a kernel source including mmlab/lab.h is caught (exit $rc)"
+
+# The tests themselves link the kernel and the machine only.
+! grep -q 'liblab' <(make -n -B build/tests/dbg/vanilla/test_page_ref V=1 2>/dev/null | grep -- '-o build/tests/dbg/vanilla/test_page_ref')
+ok $? "kernel tests are linked without the runner"
+
+done_testing
