@@ -136,6 +136,62 @@ static void test_pcp_refill_and_spill(void)
 	reboot();
 }
 
+static int pcp_list_len(struct per_cpu_pages *pcp, unsigned int order)
+{
+	struct list_head *list = &pcp->lists[order_to_pindex(MIGRATE_MOVABLE, order)];
+	struct page *page;
+	int n = 0;
+
+	list_for_each_entry(page, list, lru)
+		n++;
+	return n;
+}
+
+/*
+ * A spill drains the list of the block just freed first: the kernel's
+ * free_pcppages_bulk() starts at the index it is given, then goes
+ * round-robin.  Here order-0 and order-1 movable lists both hold blocks;
+ * freeing one more order-0 page past high must take order-0 blocks only.
+ *
+ *   lists before:  order-0 movable  0000000000...   order-1 movable  11 11 11 ...
+ *   free one order-0 page past high
+ *   lists after:   order-0 movable  0000.......     order-1 movable  11 11 11 ... (unchanged)
+ */
+static void test_pcp_spill_drains_requested_list_first(void)
+{
+	struct per_cpu_pages *pcp = my_pcp();
+	struct page *small[64], *pairs[8];
+	int i, batch = pcp->batch, len0, len1, freed;
+
+	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB");
+	pcp = my_pcp();
+	batch = pcp->batch;
+	/* A fixed, roomy high: nothing spills while the lists fill. */
+	pcp->high = pcp->high_min = pcp->high_max = 4096;
+	for (i = 0; i < 8; i++)
+		pairs[i] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 1);
+	for (i = 0; i < 64; i++)
+		small[i] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	for (i = 0; i < 8; i++)
+		__free_pages(pairs[i], 1);
+	for (i = 0; i < 63; i++)
+		__free_pages(small[i], 0);
+	len0 = pcp_list_len(pcp, 0);
+	len1 = pcp_list_len(pcp, 1);
+	ok(len0 >= batch && len1 >= 8, "order-0 list holds %d blocks (batch %d), order-1 list %d",
+	   len0, batch, len1);
+
+	/* Now the next order-0 free reaches high and spills at least a batch. */
+	pcp->high = pcp->high_min = pcp->high_max = pcp->count + 1;
+	pcp->free_count = 0;
+	__free_pages(small[63], 0);
+	freed = len0 + 1 - pcp_list_len(pcp, 0);
+	ok(freed >= batch, "the spill took %d order-0 blocks (at least a batch of %d)", freed, batch);
+	is_int(pcp_list_len(pcp, 1), len1, "and no order-1 block: the requested list drains first");
+	drain_all_pages(&contig_zone);
+	reboot();
+}
+
 static void test_split_page(void)
 {
 	struct page *p = alloc_pages(GFP_KERNEL, 3);
@@ -313,6 +369,7 @@ int main(void)
 	test_boot();
 	test_buddy_split_and_merge();
 	test_pcp_refill_and_spill();
+	test_pcp_spill_drains_requested_list_first();
 	test_split_page();
 	test_migratetype_fallback();
 	test_extra_reference();

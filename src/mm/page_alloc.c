@@ -410,6 +410,8 @@ static void free_pcppages_bulk(struct zone *zone, int count,
 			       struct per_cpu_pages *pcp, int pindex)
 {
 	count = min(pcp->count, count);
+	/* The list the caller names is drained first, then round-robin. */
+	pindex = pindex - 1;
 	spin_lock(&zone->lock);
 	while (count > 0) {
 		struct list_head *list;
@@ -814,6 +816,23 @@ static const char *page_bad_reason(const struct page *page)
 	return NULL;
 }
 
+/*
+ * The kernel's check_pages_enabled static key: the bad-page checks at free
+ * time run with CONFIG_DEBUG_VM, or when a page debugging option (here,
+ * poisoning) turns them on at boot.  Timed builds follow that default.
+ */
+#ifdef CONFIG_DEBUG_VM
+static inline bool is_check_pages_enabled(void)
+{
+	return true;
+}
+#else
+static inline bool is_check_pages_enabled(void)
+{
+	return unlikely(page_poisoning);
+}
+#endif
+
 static void leak_pages(struct page *page, unsigned int order)
 {
 	for (unsigned long i = 0; i < (1UL << order); i++)
@@ -840,7 +859,7 @@ bool free_pages_prepare(struct page *page, unsigned int order)
 		}
 		destroy_compound_page(page, order);
 	}
-	for (unsigned long i = 0; i < (1UL << order); i++) {
+	for (unsigned long i = 0; is_check_pages_enabled() && i < (1UL << order); i++) {
 		reason = page_bad_reason(page + i);
 		if (unlikely(reason)) {
 			bad_page(page + i, reason);
@@ -871,7 +890,7 @@ bool free_pages_prepare_contig(struct page *page, unsigned int order)
 
 	for (unsigned long i = 0; i < nr; i++)
 		if (unlikely(PageHWPoison(page + i) || PageCompound(page + i) ||
-			     page_bad_reason(page + i)))
+			     (is_check_pages_enabled() && page_bad_reason(page + i))))
 			return false;
 	for (unsigned long i = 0; i < nr; i++)
 		page[i].flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
