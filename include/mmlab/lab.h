@@ -104,6 +104,20 @@ double lab_mann_whitney_p(const double *x, int nx, const double *y, int ny);
 /* Signed so that a positive result is always an improvement. */
 double lab_change_pct(double base, double cand, bool higher_is_better);
 
+#define LAB_CI_LEVEL	"95%"
+
+/*
+ * The 1 - @alpha interval of the ratio cand/base: the distribution-free
+ * interval of a scale factor that inverts the Mann-Whitney test (see
+ * stats.c for why).  Returns 0, or -1 with *lo = *hi = NAN when there is
+ * none: an empty sample, a value that is not positive, or too few samples
+ * for that level (fewer than 4 per side at alpha 0.05).
+ */
+int lab_ratio_ci(const double *base, int nb, const double *cand, int nc,
+		 double alpha, double *lo, double *hi);
+/* Half the interval's width at most @target_pct % of @ratio (false if there is none). */
+bool lab_ci_narrow(double ratio, double lo, double hi, double target_pct);
+
 /* --- a run's results (runner.c) ------------------------------------------- */
 
 /* One variant at one point, in one metric. */
@@ -126,6 +140,7 @@ struct lab_cmp {
 	double p_value;
 	bool significant;		/* p_value < LAB_ALPHA */
 	enum lab_verdict verdict;
+	double ci_low, ci_high;		/* the ratio's 95% interval, NAN if none */
 };
 
 struct lab_results {

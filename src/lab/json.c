@@ -313,6 +313,8 @@ static void write_comparison(struct jw *w, const struct exp_metric *m, const str
 	jw_string(w, "verdict", verdict_name(cmp->verdict));
 	jw_string(w, "test", LAB_TEST);
 	jw_number(w, "p_value", cmp->p_value);
+	jw_number(w, "ci95_low", cmp->ci_low);
+	jw_number(w, "ci95_high", cmp->ci_high);
 	jw_close(w, '}');
 }
 

@@ -222,6 +222,8 @@ static void compare(struct lab_cmp *cmp, const struct lab_cell *base,
 	cmp->p_value = lab_mann_whitney_p(base->values, base->nr_samples,
 					  cand->values, cand->nr_samples);
 	cmp->significant = cmp->p_value < LAB_ALPHA;
+	lab_ratio_ci(base->values, base->nr_samples, cand->values, cand->nr_samples,
+		     LAB_ALPHA, &cmp->ci_low, &cmp->ci_high);
 	cmp->verdict = VERDICT_NONE;
 	if (cmp->significant && better > 0)
 		cmp->verdict = VERDICT_IMPROVEMENT;

@@ -166,6 +166,42 @@ static void print_spread(FILE *f, const struct lab_results *r, int m)
 	free(g.cell);
 }
 
+/* "1.023 [1.011, 1.036]": the ratio to the baseline and its interval. */
+static void format_ratio(char *buf, size_t len, const struct lab_cmp *cmp)
+{
+	if (!isfinite(cmp->ratio))
+		snprintf(buf, len, "n/a");
+	else if (!isfinite(cmp->ci_low) || !isfinite(cmp->ci_high))
+		snprintf(buf, len, "%.3f [no interval]", cmp->ratio);
+	else
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", cmp->ratio, cmp->ci_low, cmp->ci_high);
+}
+
+static void print_ratios(FILE *f, const struct lab_results *r, int m)
+{
+	const char *header = r->exp->point_header ? r->exp->point_header : "point";
+	struct grid g;
+	int p, v, col;
+
+	if (!boost_cols(r) || grid_init(&g, r->nr_points + 1, 1 + boost_cols(r)))
+		return;
+	snprintf(grid_at(&g, 0, 0), CELL_LEN, "%s", header);
+	for (p = 0; p < r->nr_points; p++)
+		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->ctx->points[p].label);
+	for (v = 0, col = 1; v < r->nr_variants; v++) {
+		if (v == r->base)
+			continue;
+		snprintf(grid_at(&g, 0, col), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
+		for (p = 0; p < r->nr_points; p++)
+			format_ratio(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_cmp(r, m, p, v));
+		col++;
+	}
+	fprintf(f, "\nratio%s%s to %s [%s interval]\n", multi_metric(r) ? " of " : "",
+		multi_metric(r) ? lab_metric(r->exp, m).name : "", LAB_BASELINE, LAB_CI_LEVEL);
+	grid_print(f, &g);
+	free(g.cell);
+}
+
 /* --- mmtests-style rows ----------------------------------------------------------- */
 
 static double row_mean(const struct lab_results *r, int m, int p, int v)
@@ -256,6 +292,9 @@ static void print_footer(FILE *f, const struct lab_results *r)
 		fprintf(f, "boost and %% change vs %s: positive = better; %s = significant by %s "
 			"(exact for up to 20 samples per side)\n", LAB_BASELINE,
 			r->exp->mark_ri ? "(I)/(R) in the first table, * in the rows," : "*", LAB_TEST);
+		fprintf(f, "ratio: variant/%s of the medians, as measured; interval: distribution-free, "
+			"from the Mann-Whitney test (none with fewer than 4 samples per side)\n",
+			LAB_BASELINE);
 		if (repeat < 4)
 			fprintf(f, "note: with fewer than 4 samples per side no difference can reach p < %g\n",
 				LAB_ALPHA);
@@ -273,6 +312,7 @@ void lab_table_print(FILE *f, const struct lab_results *r)
 	for (m = 0; m < lab_nr_metrics(r->exp); m++) {
 		print_medians(f, r, m);
 		print_spread(f, r, m);
+		print_ratios(f, r, m);
 		print_mmtests(f, r, m);
 	}
 	print_footer(f, r);
