@@ -28,7 +28,7 @@ static const char json_check[] =
 	"def want(c, what):\n"
 	"    if not c: errs.append(what)\n"
 	"want(list(d) == ['mmlab', 'experiment', 'description', 'seed', 'machine', 'params',\n"
-	"                 'results', 'comparisons', 'checks'], 'top-level keys')\n"
+	"                 'points', 'results', 'comparisons', 'checks'], 'top-level keys')\n"
 	"want(d['mmlab']['version'] == '0.1.0' and isinstance(d['mmlab']['git'], str), 'mmlab')\n"
 	"want(d['experiment'] == ('synth' if higher else 'synth-lower'), 'experiment')\n"
 	"want(d['seed'] == '999_synthetic.txt', 'seed file')\n"

@@ -14,7 +14,8 @@
 
 #include <mmlab/lab.h>
 
-enum global_opt { G_VARIANT, G_SCALE, G_REPEAT, G_SEED, G_JSON, G_MEM, NR_GLOBALS };
+enum global_opt { G_VARIANT, G_SCALE, G_REPEAT, G_SEED, G_JSON, G_MEM, G_CI_TARGET, G_SHARD,
+		  NR_GLOBALS };
 
 struct global_desc {
 	const char *name, *metavar, *help;
@@ -23,10 +24,16 @@ struct global_desc {
 static const struct global_desc globals[NR_GLOBALS] = {
 	[G_VARIANT] = { "variant", "LIST", "comma-separated variant names, or all" },
 	[G_SCALE]   = { "scale", "tiny|default|full", "preset of every option's default" },
-	[G_REPEAT]  = { "repeat", "R", "samples per variant and point, interleaved across variants" },
+	[G_REPEAT]  = { "repeat", "R|auto[:S]", "samples per variant and point, interleaved across variants; "
+			"auto[:S]: until every ratio's 95% interval is within --ci-target, "
+			"for at most S seconds (default 60)" },
 	[G_SEED]    = { "seed", "S", "seed of every random choice" },
 	[G_JSON]    = { "json", "FILE", "also write the results as JSON to FILE" },
 	[G_MEM]     = { "mem", "SIZE", "memory of the simulated machine" },
+	[G_CI_TARGET] = { "ci-target", "PCT", "with --repeat auto: the widest half-width of a ratio's "
+			  "interval, in % of the ratio" },
+	[G_SHARD]   = { "shard", "I/N", "run only the points whose index % N is I (merge the shards "
+			"with mmlab merge)" },
 };
 
 static const char *const scale_names[NR_SCALES] = {
@@ -478,7 +485,16 @@ static void describe_global(int g, const struct experiment *exp,
 		snprintf(buf, len, "one of tiny|default|full");
 		break;
 	case G_REPEAT:
-		snprintf(buf, len, "an integer in 1..%d", LAB_MAX_REPEAT);
+		snprintf(buf, len, "an integer in 1..%d, or auto, or auto:SECONDS with SECONDS in 1..%d "
+			 "(auto: %d to %d repetitions)", LAB_MAX_REPEAT, LAB_AUTO_MAX_SECONDS,
+			 LAB_AUTO_MIN_REPEAT, LAB_AUTO_MAX_REPEAT);
+		break;
+	case G_CI_TARGET:
+		snprintf(buf, len, "a percentage in %g..%g, with --repeat auto only",
+			 LAB_CI_TARGET_MIN, LAB_CI_TARGET_MAX);
+		break;
+	case G_SHARD:
+		snprintf(buf, len, "I/N with N in 1..%d and I in 0..N-1", LAB_MAX_SHARDS);
 		break;
 	case G_SEED:
 		snprintf(buf, len, "an integer in 0..%llu", (unsigned long long)UINT64_MAX);
@@ -645,15 +661,80 @@ static int resolve_variants(struct lab_config *cfg, const struct given *g,
 	return ret;
 }
 
+/* "auto" or "auto:SECONDS"; 1 if @text is neither, 0 parsed, -1 error. */
+static int resolve_auto(struct lab_config *cfg, const char *text,
+			const struct lab_machine *m, char *err, size_t len)
+{
+	long long secs = LAB_AUTO_SECONDS;
+
+	if (strncmp(text, "auto", 4) || (text[4] && text[4] != ':'))
+		return 1;
+	if (text[4] && parse_ll(text + 5, &secs))
+		return global_error(err, len, G_REPEAT, text, "SECONDS is not an integer", cfg->exp, m);
+	if (secs < 1 || secs > LAB_AUTO_MAX_SECONDS)
+		return global_error(err, len, G_REPEAT, text, "SECONDS out of range", cfg->exp, m);
+	cfg->repeat_auto = true;
+	cfg->auto_seconds = secs;
+	cfg->repeat = LAB_AUTO_MAX_REPEAT;
+	return 0;
+}
+
+static int resolve_ci_target(struct lab_config *cfg, const struct given *g,
+			     const struct lab_machine *m, char *err, size_t len)
+{
+	const char *text = g->global[G_CI_TARGET];
+	char *end;
+	double t;
+
+	cfg->ci_target_pct = LAB_CI_TARGET_PCT;
+	if (!text)
+		return 0;
+	if (!cfg->repeat_auto)
+		return global_error(err, len, G_CI_TARGET, text, "without --repeat auto", cfg->exp, m);
+	errno = 0;
+	t = strtod(text, &end);
+	if (!*text || isspace((unsigned char)*text) || *end || errno || !isfinite(t))
+		return global_error(err, len, G_CI_TARGET, text, "not a number", cfg->exp, m);
+	if (t < LAB_CI_TARGET_MIN || t > LAB_CI_TARGET_MAX)
+		return global_error(err, len, G_CI_TARGET, text, "out of range", cfg->exp, m);
+	cfg->ci_target_pct = t;
+	return 0;
+}
+
+static int resolve_shard(struct lab_config *cfg, const struct given *g,
+			 const struct lab_machine *m, char *err, size_t len)
+{
+	const char *text = g->global[G_SHARD], *end;
+	long long i, n;
+
+	if (!text)
+		return 0;
+	if (scan_ll(text, &i, &end) || *end != '/' || parse_ll(end + 1, &n))
+		return global_error(err, len, G_SHARD, text, "not I/N", cfg->exp, m);
+	if (n < 1 || n > LAB_MAX_SHARDS)
+		return global_error(err, len, G_SHARD, text, "N out of range", cfg->exp, m);
+	if (i < 0 || i >= n)
+		return global_error(err, len, G_SHARD, text, "I out of range", cfg->exp, m);
+	cfg->shard_index = (int)i;
+	cfg->shard_count = (int)n;
+	return 0;
+}
+
 static int resolve_numbers(struct lab_config *cfg, const struct given *g,
 			   const struct lab_machine *m, char *err, size_t len)
 {
 	const struct experiment *exp = cfg->exp;
 	const char *text;
 	long long repeat;
+	int ret;
 
-	if (g->global[G_REPEAT]) {
-		text = g->global[G_REPEAT];
+	text = g->global[G_REPEAT];
+	ret = text ? resolve_auto(cfg, text, m, err, len) : 1;
+	if (ret < 0)
+		return -1;
+	if (!ret) {
+		repeat = cfg->repeat;
+	} else if (text) {
 		if (parse_ll(text, &repeat))
 			return global_error(err, len, G_REPEAT, text, "not an integer", exp, m);
 	} else {
@@ -668,7 +749,7 @@ static int resolve_numbers(struct lab_config *cfg, const struct given *g,
 	text = g->global[G_SEED];
 	if (text && parse_u64(text, &cfg->seed))
 		return global_error(err, len, G_SEED, text, "not an unsigned 64-bit integer", exp, m);
-	return 0;
+	return resolve_ci_target(cfg, g, m, err, len) || resolve_shard(cfg, g, m, err, len) ? -1 : 0;
 }
 
 static int resolve_mem(struct lab_config *cfg, const struct given *g,
@@ -830,6 +911,8 @@ static void print_globals(FILE *f, const struct experiment *exp, const struct la
 		case G_SCALE:	snprintf(def, sizeof(def), "default"); break;
 		case G_SEED:	snprintf(def, sizeof(def), "1"); break;
 		case G_JSON:	snprintf(def, sizeof(def), "none"); break;
+		case G_CI_TARGET: snprintf(def, sizeof(def), "%g", LAB_CI_TARGET_PCT); break;
+		case G_SHARD:	snprintf(def, sizeof(def), "none (every point)"); break;
 		case G_MEM:
 			used = snprintf(def, sizeof(def), "%s", default_mem(exp, SCALE_DEFAULT));
 			for (s = 0; s < NR_SCALES && used < sizeof(def); s++)
