@@ -39,8 +39,10 @@ static void test_values(void)
 	   "a number keeps its text (a 64-bit seed survives)");
 	ok(json_get(j, "missing") == NULL && json_get_type(j, "a", JSON_OBJECT) == NULL,
 	   "missing key and wrong type: NULL");
-	json_compact(json_get(j, "o"), buf, sizeof(buf));
+	json_compact(json_get(j, "o"), false, buf, sizeof(buf));
 	ok(!strcmp(buf, "{\"n\":18446744073709551615}"), "compact text: %s", buf);
+	json_compact(j, true, buf, sizeof(buf));
+	ok(!strncmp(buf, "{\"a\": [1, -2.5e3, 0, true, false, null], \"s\": ", 44), "spaced text: %s", buf);
 	json_free(j);
 }
 

@@ -34,7 +34,10 @@ const struct json *json_get(const struct json *j, const char *key);
 const struct json *json_get_type(const struct json *j, const char *key, enum json_type type);
 /* Same structure and values (object members in the same order). */
 bool json_equal(const struct json *a, const struct json *b);
-/* Compact text of @j ({"n":1}); truncated to @len. */
-void json_compact(const struct json *j, char *buf, size_t len);
+/*
+ * The text of @j on one line: {"n":1}, or with @spaced {"n": 1, "m": 2}
+ * as mmlab writes points; truncated to @len.
+ */
+void json_compact(const struct json *j, bool spaced, char *buf, size_t len);
 
 #endif

@@ -93,6 +93,16 @@ static void jw_number(struct jw *w, const char *key, double d)
 		fputs("null", w->f);
 }
 
+/* A sample: 17 digits, so that reading it back (compare, merge) gives the same double. */
+static void jw_number_exact(struct jw *w, const char *key, double d)
+{
+	jw_sep(w, key);
+	if (isfinite(d))
+		fprintf(w->f, "%.17g", d);
+	else
+		fputs("null", w->f);
+}
+
 static void jw_integer(struct jw *w, const char *key, long long i)
 {
 	jw_sep(w, key);
@@ -360,7 +370,7 @@ static void write_result(struct jw *w, const struct exp_metric *m, const struct 
 	jw_bool(w, "higher_is_better", m->higher_is_better);
 	jw_open(w, "samples", '[', true);
 	for (i = 0; i < c->nr_samples; i++)
-		jw_number(w, NULL, c->values[i]);
+		jw_number_exact(w, NULL, c->values[i]);
 	jw_close(w, ']');
 	jw_number(w, "median", c->sum.median);
 	jw_number(w, "min", c->sum.min);

@@ -490,7 +490,22 @@ static void __attribute__((format(printf, 2, 3))) sput(struct sbuf *s, const cha
 	s->used = n < 0 ? s->len : s->used + n;
 }
 
-static void compact(struct sbuf *s, const struct json *j)
+static void compact_string(struct sbuf *s, const char *t)
+{
+	const unsigned char *p = (const unsigned char *)t;
+
+	sput(s, "\"");
+	for (; *p; p++)
+		if (*p == '"' || *p == '\\')
+			sput(s, "\\%c", *p);
+		else if (*p < 0x20)
+			sput(s, "\\u%04x", *p);
+		else
+			sput(s, "%c", *p);
+	sput(s, "\"");
+}
+
+static void compact(struct sbuf *s, const struct json *j, bool spaced)
 {
 	const struct json *m;
 
@@ -498,28 +513,30 @@ static void compact(struct sbuf *s, const struct json *j)
 	case JSON_NULL:		sput(s, "null"); break;
 	case JSON_BOOL:		sput(s, j->num ? "true" : "false"); break;
 	case JSON_NUMBER:	sput(s, "%s", j->text); break;
-	case JSON_STRING:	sput(s, "\"%s\"", j->text); break;
+	case JSON_STRING:	compact_string(s, j->text); break;
 	case JSON_ARRAY:
 	case JSON_OBJECT:
 		sput(s, j->type == JSON_ARRAY ? "[" : "{");
 		for (m = j->child; m; m = m->next) {
-			if (j->type == JSON_OBJECT)
-				sput(s, "\"%s\":", m->key);
-			compact(s, m);
+			if (j->type == JSON_OBJECT) {
+				compact_string(s, m->key);
+				sput(s, spaced ? ": " : ":");
+			}
+			compact(s, m, spaced);
 			if (m->next)
-				sput(s, ",");
+				sput(s, spaced ? ", " : ",");
 		}
 		sput(s, j->type == JSON_ARRAY ? "]" : "}");
 		break;
 	}
 }
 
-void json_compact(const struct json *j, char *buf, size_t len)
+void json_compact(const struct json *j, bool spaced, char *buf, size_t len)
 {
 	struct sbuf s = { buf, len, 0 };
 
 	if (len)
 		buf[0] = '\0';
 	if (j)
-		compact(&s, j);
+		compact(&s, j, spaced);
 }
