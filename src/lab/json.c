@@ -1,5 +1,5 @@
 /*
- * The JSON record of one run, in the shape of shared/CONTRACT.md, written
+ * The JSON record of one run, in the shape of docs/INTERFACE.md, written
  * through a small emitter that owns commas and indentation so the output
  * is valid whatever the path through it.
  */
