@@ -3,6 +3,7 @@
  * the per-sample deltas and flags, and the sums over a cell.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
@@ -73,11 +74,55 @@ static void test_host(void)
 	ok(probe.perf_fd == -1, "probe closed");
 }
 
+static const struct exp_variant variants[] = { { "vanilla" }, { "other" } };
+static const struct experiment noisy_exp = {
+	.name = "noisy", .variants = variants, .nr_variants = 2, .metric = "usec",
+	.unit = "usec", .point_header = "#n",
+};
+
+/* The table marks a flagged cell's median with '!' and explains it once. */
+static char *table_of(int flagged)
+{
+	static const struct exp_point point = { "{\"n\": 1}", "1" };
+	const struct exp_point *points[] = { &point };
+	double a[4] = { 10, 11, 12, 13 }, b[4] = { 20, 21, 22, 23 };
+	struct lab_cell cells[2] = {
+		{ &variants[0], &point, 4, NULL, a }, { &variants[1], &point, 4, NULL, b },
+	};
+	struct lab_cmp cmps[2];
+	struct lab_results r = {
+		.exp = &noisy_exp, .nr_points = 1, .nr_variants = 2, .cells = cells, .cmps = cmps,
+		.points = points,
+	};
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	lab_results_analyze(&r);
+	cells[1].noise_sum.flagged_samples = flagged;
+	lab_table_print(f, &r);
+	fclose(f);
+	return text;
+}
+
+static void test_table_mark(void)
+{
+	char *quiet = table_of(0), *noisy = table_of(1);
+
+	ok(!strchr(quiet, '!'), "no flagged sample: no mark");
+	ok(strstr(noisy, "| 21.5! |") && strstr(noisy, "\n!: a sample of this median ran while the host "
+						      "stole >= 10% of the CPU time"),
+	   "a flagged sample: its median marked, the mark explained");
+	free(quiet);
+	free(noisy);
+}
+
 int main(void)
 {
 	plan_no_plan();
 	test_parse();
 	test_delta();
 	test_host();
+	test_table_mark();
 	return done_testing();
 }
