@@ -51,7 +51,7 @@ void lab_machine_probe(struct lab_machine *m);
 /* `git rev-parse --short HEAD` of the working directory, or "unknown". */
 void lab_git_rev(char *buf, size_t len);
 
-/* --- options (options.c) -------------------------------------------------- */
+/* --- options (opt_global.c, opt_value.c, opt_help.c) --------------------- */
 
 struct lab_config {
 	const struct experiment *exp;
@@ -95,9 +95,8 @@ int lab_parse_size(const char *text, unsigned long long *bytes);
 void lab_format_size(char *buf, size_t len, unsigned long long bytes);
 
 const char *lab_scale_name(enum scale s);
-/* The `run NAME --help` text. */
-void lab_print_help(FILE *f, const struct experiment *exp,
-		    const struct lab_machine *m);
+/* The `run NAME --help` text: lab_print_help(). */
+#include <mmlab/opt_help.h>
 
 /* --- statistics (stats.c) ------------------------------------------------- */
 
