@@ -39,7 +39,6 @@ const char *lab_scale_name(enum scale s)
 	return s < NR_SCALES ? lab_scale_names[s] : "?";
 }
 
-
 /* --- the command line ------------------------------------------------------- */
 
 struct given {

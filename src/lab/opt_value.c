@@ -24,7 +24,6 @@ int opt_fail(char *buf, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-
 /* --- numbers and sizes ------------------------------------------------------ */
 
 /* A decimal integer at the start of @s; *end is set past it. */
