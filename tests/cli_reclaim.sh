@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line tests of `mmlab run reclaim-large` against ../shared/CONTRACT.md (TAP).
+# Command-line tests of `mmlab run reclaim-large` against docs/INTERFACE.md (TAP).
 set -u
 cd "$(dirname "$0")/.."
 . tests/cli_lib.bash

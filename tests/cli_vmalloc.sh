@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line tests of `mmlab run vmalloc` against ../shared/CONTRACT.md (TAP).
+# Command-line tests of `mmlab run vmalloc` against docs/INTERFACE.md (TAP).
 set -u
 cd "$(dirname "$0")/.."
 . tests/cli_lib.bash

@@ -198,6 +198,37 @@ static void test_errors(void)
 	expect_error((const char *[]){ "--threads", "2", NULL }, "--threads", "synth", "--count");
 	expect_error((const char *[]){ "stray", NULL }, "stray", "synth", "--NAME VALUE");
 	expect_error((const char *[]){ "-x", NULL }, "-x", "synth", "--NAME VALUE");
+	expect_error((const char *[]){ "--repeat", "auto:0", NULL }, "--repeat", "auto:0", "1..86400");
+	expect_error((const char *[]){ "--repeat", "auto:86401", NULL }, "--repeat", "auto:86401", "1..86400");
+	expect_error((const char *[]){ "--repeat", "auto:x", NULL }, "--repeat", "auto:x", "1..86400");
+	expect_error((const char *[]){ "--repeat", "autox", NULL }, "--repeat", "autox", "1..1000");
+	expect_error((const char *[]){ "--ci-target", "5", NULL }, "--ci-target", "without --repeat auto",
+		     "0.1..50");
+	expect_error((const char *[]){ "--repeat", "auto", "--ci-target", "0", NULL }, "--ci-target",
+		     "'0'", "0.1..50");
+	expect_error((const char *[]){ "--repeat", "auto", "--ci-target", "1x", NULL }, "--ci-target",
+		     "1x", "0.1..50");
+	expect_error((const char *[]){ "--shard", "2/2", NULL }, "--shard", "2/2", "I in 0..N-1");
+	expect_error((const char *[]){ "--shard", "0/0", NULL }, "--shard", "0/0", "N in 1..1024");
+	expect_error((const char *[]){ "--shard", "-1/2", NULL }, "--shard", "-1/2", "I in 0..N-1");
+	expect_error((const char *[]){ "--shard", "1", NULL }, "--shard", "'1'", "I/N");
+	expect_error((const char *[]){ "--shard", "1/2x", NULL }, "--shard", "1/2x", "I/N");
+}
+
+static void test_auto_and_shard(void)
+{
+	const char *args[] = { "--repeat", "auto:30", "--ci-target", "1.5", "--shard", "1/3", NULL };
+	const char *plain[] = { "--repeat", "auto", NULL };
+	struct lab_config cfg;
+
+	ok(!parse(&cfg, args) && cfg.repeat_auto && cfg.auto_seconds == 30 &&
+	   cfg.ci_target_pct == 1.5 && cfg.repeat == LAB_AUTO_MAX_REPEAT &&
+	   cfg.shard_index == 1 && cfg.shard_count == 3, "--repeat auto:30 --ci-target 1.5 --shard 1/3 (%s)", err);
+	lab_config_free(&cfg);
+	ok(!parse(&cfg, plain) && cfg.repeat_auto && cfg.auto_seconds == LAB_AUTO_SECONDS &&
+	   cfg.ci_target_pct == LAB_CI_TARGET_PCT && cfg.shard_count == 0,
+	   "--repeat auto: the default bound and target, no shard");
+	lab_config_free(&cfg);
 }
 
 /* An experiment's own --mem defaults: taken when --mem is not given, shown by --help. */
@@ -256,6 +287,7 @@ int main(void)
 	test_defaults_and_scales();
 	test_globals();
 	test_errors();
+	test_auto_and_shard();
 	test_default_mem();
 	return done_testing();
 }

@@ -4,6 +4,7 @@
 #   NAME.json   mmlab run --json
 #   NAME.txt    the table printed on stdout
 #   report.md   and NAME.png, by tools/report.py
+# and ends with the `mmlab compare` command against the previous run, if any.
 # Every experiment runs even if one fails; the exit status is non-zero if
 # any experiment or the report failed.
 set -uo pipefail
@@ -41,6 +42,17 @@ if ! "$PYTHON" tools/report.py "$dir"; then
 fi
 
 echo "results: $dir/ (report: $dir/report.md)"
+# the newest earlier run (run ids sort by time) with a result of its own
+prev=
+for d in results/*/; do
+	d=${d%/}
+	[ "$d" \< "$dir" ] && compgen -G "$d/*.json" >/dev/null && prev=$d
+done
+if [ -n "$prev" ]; then
+	echo "compare with the previous run: $MMLAB compare $prev $dir"
+else
+	echo "no earlier run under results/ to compare with"
+fi
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "run-all: failed: ${failed[*]}" >&2
 	exit 1

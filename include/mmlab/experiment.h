@@ -7,7 +7,7 @@
  * every experiment: option parsing and range checks (exit 2 with a
  * one-line error), the --scale presets, repetitions interleaved across
  * variants (A B A B ...), medians and spread, the significance test, the
- * tables, and the JSON of ../shared/CONTRACT.md.
+ * tables, and the JSON of docs/INTERFACE.md.
  */
 #ifndef MMLAB_EXPERIMENT_H
 #define MMLAB_EXPERIMENT_H

@@ -13,12 +13,26 @@
 #include <stdio.h>
 
 #include <mmlab/experiment.h>
+#include <mmlab/json_read.h>
 
 #define LAB_VERSION	"0.1.0"
 #define LAB_BASELINE	"vanilla"
 #define LAB_ERR_LEN	512		/* size of every error buffer */
 #define LAB_MAX_LIST	1024		/* items in one OPT_INT_LIST */
 #define LAB_MAX_REPEAT	1000
+/*
+ * --repeat auto[:SECONDS]: at least LAB_AUTO_MIN_REPEAT repetitions, then
+ * more until every comparison's interval is narrow (--ci-target), until
+ * SECONDS of sampling have passed, or LAB_AUTO_MAX_REPEAT repetitions.
+ */
+#define LAB_AUTO_MIN_REPEAT	3
+#define LAB_AUTO_MAX_REPEAT	200
+#define LAB_AUTO_SECONDS	60
+#define LAB_AUTO_MAX_SECONDS	86400
+#define LAB_CI_TARGET_PCT	2.0
+#define LAB_CI_TARGET_MIN	0.1
+#define LAB_CI_TARGET_MAX	50.0
+#define LAB_MAX_SHARDS		1024
 #define LAB_MIN_MEM	(4ULL << 20)
 #define LAB_DEFAULT_MEM	"256M"		/* unless the experiment has its default_mem */
 
@@ -37,12 +51,16 @@ void lab_machine_probe(struct lab_machine *m);
 /* `git rev-parse --short HEAD` of the working directory, or "unknown". */
 void lab_git_rev(char *buf, size_t len);
 
-/* --- options (options.c) -------------------------------------------------- */
+/* --- options (opt_global.c, opt_value.c, opt_help.c) --------------------- */
 
 struct lab_config {
 	const struct experiment *exp;
 	enum scale scale;
-	int repeat;
+	int repeat;			/* with repeat_auto: the most repetitions */
+	bool repeat_auto;		/* --repeat auto[:SECONDS] */
+	double auto_seconds;		/* its time bound */
+	double ci_target_pct;		/* --ci-target: half-width of the interval, % of the ratio */
+	int shard_index, shard_count;	/* --shard I/N; 0/0 when not sharded */
 	uint64_t seed;
 	unsigned long long mem_bytes;
 	const char *json_path;		/* NULL: no JSON */
@@ -77,9 +95,8 @@ int lab_parse_size(const char *text, unsigned long long *bytes);
 void lab_format_size(char *buf, size_t len, unsigned long long bytes);
 
 const char *lab_scale_name(enum scale s);
-/* The `run NAME --help` text. */
-void lab_print_help(FILE *f, const struct experiment *exp,
-		    const struct lab_machine *m);
+/* The `run NAME --help` text: lab_print_help(). */
+#include <mmlab/opt_help.h>
 
 /* --- statistics (stats.c) ------------------------------------------------- */
 
@@ -104,6 +121,71 @@ double lab_mann_whitney_p(const double *x, int nx, const double *y, int ny);
 /* Signed so that a positive result is always an improvement. */
 double lab_change_pct(double base, double cand, bool higher_is_better);
 
+#define LAB_CI_LEVEL	"95%"
+
+/*
+ * The 1 - @alpha interval of the ratio cand/base: the distribution-free
+ * interval of a scale factor that inverts the Mann-Whitney test (see
+ * stats.c for why).  Returns 0, or -1 with *lo = *hi = NAN when there is
+ * none: an empty sample, a value that is not positive, or too few samples
+ * for that level (fewer than 4 per side at alpha 0.05).
+ */
+int lab_ratio_ci(const double *base, int nb, const double *cand, int nc,
+		 double alpha, double *lo, double *hi);
+/* Half the interval's width at most @target_pct % of @ratio (false if there is none). */
+bool lab_ci_narrow(double ratio, double lo, double hi, double target_pct);
+
+/* --- host noise (noise.c) ------------------------------------------------- */
+
+/*
+ * A sample is flagged when the host stole at least this share of the
+ * machine's CPU time while it ran (a hypervisor running other guests).
+ */
+#define LAB_STEAL_FLAG_PCT	10.0
+
+struct lab_cpu_times {
+	unsigned long long total, steal;	/* ticks, all CPUs together */
+};
+
+/* The first line of /proc/stat ("cpu  user nice system idle ... steal ..."); 0 or -1. */
+int lab_parse_proc_stat(const char *text, struct lab_cpu_times *t);
+
+struct lab_noise_probe {
+	int perf_fd;			/* CPU migrations counter, -1 if not permitted */
+};
+
+struct lab_noise_mark {
+	struct lab_cpu_times cpu;
+	bool cpu_ok;
+	long nivcsw;			/* -1: unknown */
+	long long migrations;		/* -1: unavailable */
+};
+
+/* What the host did during one sample. */
+struct lab_sample_noise {
+	double steal_pct;		/* NAN: /proc/stat unreadable */
+	unsigned long long steal_ticks, total_ticks;
+	long nivcsw;			/* -1: unknown */
+	long long cpu_migrations;	/* -1: unavailable */
+	bool flagged;			/* steal_pct >= LAB_STEAL_FLAG_PCT */
+};
+
+/* Over a cell's samples: the JSON "host_noise" object. */
+struct lab_noise {
+	double steal_pct;		/* all its samples' ticks together */
+	double max_steal_pct;		/* the worst sample */
+	long nivcsw;			/* summed; -1 unknown */
+	long long cpu_migrations;	/* summed; -1 unavailable */
+	int flagged_samples;
+};
+
+void lab_noise_open(struct lab_noise_probe *probe);
+void lab_noise_close(struct lab_noise_probe *probe);
+void lab_noise_mark(const struct lab_noise_probe *probe, struct lab_noise_mark *m);
+void lab_noise_delta(const struct lab_noise_mark *before, const struct lab_noise_mark *after,
+		     struct lab_sample_noise *n);
+void lab_noise_sum(const struct lab_sample_noise *s, int nr, struct lab_noise *sum);
+
 /* --- a run's results (runner.c) ------------------------------------------- */
 
 /* One variant at one point, in one metric. */
@@ -114,6 +196,10 @@ struct lab_cell {
 	struct sample *samples;		/* shared by the point's cells of every metric */
 	double *values;			/* samples[i].value, or the metric's value in it */
 	struct lab_summary sum;
+	/* Host noise of each sample (shared by the point's cells); NULL when merged. */
+	struct lab_sample_noise *noise;
+	struct lab_noise noise_sum;
+	const struct json *counters;	/* merged: the shard's counters object, as is */
 };
 
 enum lab_verdict { VERDICT_NONE, VERDICT_IMPROVEMENT, VERDICT_REGRESSION };
@@ -126,6 +212,7 @@ struct lab_cmp {
 	double p_value;
 	bool significant;		/* p_value < LAB_ALPHA */
 	enum lab_verdict verdict;
+	double ci_low, ci_high;		/* the ratio's 95% interval, NAN if none */
 };
 
 struct lab_results {
@@ -134,6 +221,16 @@ struct lab_results {
 	const struct exp_ctx *ctx;
 	struct lab_machine machine;
 	int nr_points, nr_variants;
+	/* The points measured (a shard's share), each one's index among all of them. */
+	const struct exp_point **points;
+	int *point_index;
+	const struct exp_point *all_points;
+	int nr_all_points;
+	int shard_index, shard_count;	/* 0/0: not sharded */
+	int capacity;			/* samples each cell has room for */
+	int min_samples, max_samples;	/* over the cells, set by lab_results_analyze() */
+	struct lab_noise_probe probe;
+	const struct json *params;	/* merged: the shards' params, instead of cfg's */
 	/*
 	 * [(metric * nr_points + point) * nr_variants + variant], metric in
 	 * 0..lab_nr_metrics(exp)-1: the first metric's cells come first, so
@@ -194,6 +291,13 @@ int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
 
 /* Fill every cell's summary and every comparison, in every metric (after the samples). */
 void lab_results_analyze(struct lab_results *r);
+/*
+ * Cells for r->points / nr_points / nr_variants / exp, @capacity samples
+ * each (with struct sample and noise storage if @samples); cell variants
+ * are left to the caller.  Returns 0 or -1; free with lab_results_free().
+ */
+int lab_results_alloc(struct lab_results *r, int capacity, bool samples);
+void lab_results_free(struct lab_results *r);
 
 /* --- output (table.c, json.c) ---------------------------------------------- */
 
@@ -206,6 +310,14 @@ void lab_format_point(char *buf, size_t len, const struct experiment *exp,
 		      const struct exp_point *p);
 /* Returns 0, or -1 if writing failed. */
 int lab_json_write(FILE *f, const struct lab_results *r, const char *git);
+
+/* --- comparing and merging result files (compare.c, merge.c) ------------------ */
+
+/* `mmlab compare A B`: files or results/<run-id>/ directories; the exit status. */
+int lab_compare(const char *a, const char *b, FILE *out, FILE *err);
+/* `mmlab merge OUT SHARD...`: the exit status (2 usage or unreadable, 1 inconsistent). */
+int lab_merge(const char *out_path, int nr, char **shards,
+	      const struct experiment *const *exps, FILE *out, FILE *err);
 
 /* --- the command line (cli.c) ---------------------------------------------- */
 

@@ -6,6 +6,8 @@
 
 #include <mmlab/lab.h>
 
+#define COMMANDS	"list, run NAME [options], compare A B, merge OUT SHARD..., --help"
+
 static void names_of(char *buf, size_t len, const struct experiment *const *exps)
 {
 	size_t used = 0;
@@ -43,9 +45,13 @@ static void usage(FILE *f, const struct experiment *const *exps)
 {
 	fprintf(f, "usage: mmlab list                  the experiments, one a line\n"
 		   "       mmlab run NAME [options]    run one, print its table\n"
-		   "       mmlab run NAME --help       its variants and options\n\n"
+		   "       mmlab run NAME --help       its variants and options\n"
+		   "       mmlab compare A B           two runs side by side, A the baseline: two JSON\n"
+		   "                                   result files, or two results/<run-id>/ directories\n"
+		   "       mmlab merge OUT SHARD...    merge the JSON of mmlab run --shard I/N into OUT\n\n"
 		   "options of every experiment: --variant LIST|all, --scale tiny|default|full,\n"
-		   "  --repeat R, --seed S, --json FILE, --mem SIZE; VALUE may follow as --opt=VALUE\n"
+		   "  --repeat R|auto[:SECONDS], --ci-target PCT, --shard I/N, --seed S, --json FILE,\n"
+		   "  --mem SIZE; VALUE may follow as --opt=VALUE\n"
 		   "exit status: 0 success, 1 a check failed, 2 bad usage\n\n"
 		   "experiments:\n");
 	list_experiments(f, exps);
@@ -96,7 +102,7 @@ int lab_main(int argc, char **argv, const struct experiment *const *exps,
 	     FILE *out, FILE *err)
 {
 	if (argc < 2) {
-		fprintf(err, "mmlab: missing command; valid: list, run NAME [options], --help\n");
+		fprintf(err, "mmlab: missing command; valid: %s\n", COMMANDS);
 		return 2;
 	}
 	if (is_help(argv[1])) {
@@ -113,6 +119,22 @@ int lab_main(int argc, char **argv, const struct experiment *const *exps,
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2, exps, out, err);
-	fprintf(err, "mmlab: unknown command '%s'; valid: list, run NAME [options], --help\n", argv[1]);
+	if (!strcmp(argv[1], "compare")) {
+		if (argc != 4) {
+			fprintf(err, "mmlab: compare: takes 2 arguments (A B: result files or "
+				"results/<run-id>/ directories), got %d\n", argc - 2);
+			return 2;
+		}
+		return lab_compare(argv[2], argv[3], out, err);
+	}
+	if (!strcmp(argv[1], "merge")) {
+		if (argc < 4) {
+			fprintf(err, "mmlab: merge: takes OUT.json and at least 1 shard file, got %d "
+				"argument%s\n", argc - 2, argc == 3 ? "" : "s");
+			return 2;
+		}
+		return lab_merge(argv[2], argc - 3, argv + 3, exps, out, err);
+	}
+	fprintf(err, "mmlab: unknown command '%s'; valid: %s\n", argv[1], COMMANDS);
 	return 2;
 }

@@ -1,5 +1,5 @@
 /*
- * The JSON record of one run, in the shape of shared/CONTRACT.md, written
+ * The JSON record of one run, in the shape of docs/INTERFACE.md, written
  * through a small emitter that owns commas and indentation so the output
  * is valid whatever the path through it.
  */
@@ -93,6 +93,16 @@ static void jw_number(struct jw *w, const char *key, double d)
 		fputs("null", w->f);
 }
 
+/* A sample: 17 digits, so that reading it back (compare, merge) gives the same double. */
+static void jw_number_exact(struct jw *w, const char *key, double d)
+{
+	jw_sep(w, key);
+	if (isfinite(d))
+		fprintf(w->f, "%.17g", d);
+	else
+		fputs("null", w->f);
+}
+
 static void jw_integer(struct jw *w, const char *key, long long i)
 {
 	jw_sep(w, key);
@@ -116,6 +126,34 @@ static void jw_raw(struct jw *w, const char *key, const char *json, const char *
 {
 	jw_sep(w, key);
 	fputs(json && json[0] ? json : empty, w->f);
+}
+
+/* A value read by json_read.c, written back as it was. */
+static void jw_node(struct jw *w, const char *key, const struct json *j)
+{
+	const struct json *m;
+
+	switch (j->type) {
+	case JSON_NULL:
+		jw_raw(w, key, "null", "null");
+		break;
+	case JSON_BOOL:
+		jw_bool(w, key, j->num != 0);
+		break;
+	case JSON_NUMBER:
+		jw_raw(w, key, j->text, "null");
+		break;
+	case JSON_STRING:
+		jw_string(w, key, j->text);
+		break;
+	case JSON_ARRAY:
+	case JSON_OBJECT:
+		jw_open(w, key, j->type == JSON_ARRAY ? '[' : '{', j->type == JSON_ARRAY);
+		for (m = j->child; m; m = m->next)
+			jw_node(w, m->key, m);
+		jw_close(w, j->type == JSON_ARRAY ? ']' : '}');
+		break;
+	}
 }
 
 /* --- sections ------------------------------------------------------------------- */
@@ -184,14 +222,41 @@ static void write_option(struct jw *w, const struct opt_value *v)
 	}
 }
 
+/* Merged: the shards' params, with the repetitions the merged cells have. */
+static void write_merged_params(struct jw *w, const struct lab_results *r)
+{
+	const struct json *m;
+
+	jw_open(w, "params", '{', false);
+	for (m = r->params->child; m; m = m->next)
+		if (!strcmp(m->key, "repeat"))
+			jw_integer(w, "repeat", r->max_samples);
+		else
+			jw_node(w, m->key, m);
+	jw_close(w, '}');
+}
+
 static void write_params(struct jw *w, const struct lab_results *r)
 {
 	const struct lab_config *cfg = r->cfg;
 	int i;
 
+	if (r->params) {
+		write_merged_params(w, r);
+		return;
+	}
 	jw_open(w, "params", '{', false);
 	jw_string(w, "scale", lab_scale_name(cfg->scale));
-	jw_integer(w, "repeat", cfg->repeat);
+	/* with --repeat auto: the most any cell got (each result lists its own) */
+	jw_integer(w, "repeat", cfg->repeat_auto ? r->max_samples : cfg->repeat);
+	if (cfg->repeat_auto) {
+		jw_open(w, "repeat_auto", '{', true);
+		jw_number(w, "seconds", cfg->auto_seconds);
+		jw_number(w, "ci_target_pct", cfg->ci_target_pct);
+		jw_integer(w, "min", LAB_AUTO_MIN_REPEAT);
+		jw_integer(w, "max", cfg->repeat);
+		jw_close(w, '}');
+	}
 	jw_unsigned(w, "seed", cfg->seed);
 	jw_unsigned(w, "mem", cfg->mem_bytes);
 	jw_open(w, "variant", '[', true);
@@ -248,6 +313,10 @@ static void write_counters(struct jw *w, const struct lab_cell *c)
 	const char **names = NULL;
 	int nr = 0, cap = 0, i, k;
 
+	if (c->counters) {
+		jw_node(w, "counters", c->counters);
+		return;
+	}
 	jw_open(w, "counters", '{', true);
 	for (i = 0; i < c->nr_samples; i++)
 		for (k = 0; k < c->samples[i].nr_counters; k++) {
@@ -268,6 +337,26 @@ static void write_counters(struct jw *w, const struct lab_cell *c)
 	free(names);
 }
 
+static void jw_count(struct jw *w, const char *key, long long n)
+{
+	if (n < 0)
+		jw_raw(w, key, "null", "null");
+	else
+		jw_integer(w, key, n);
+}
+
+static void write_noise(struct jw *w, const struct lab_noise *n)
+{
+	jw_open(w, "host_noise", '{', true);
+	jw_number(w, "steal_pct", n->steal_pct);
+	jw_number(w, "max_steal_pct", n->max_steal_pct);
+	jw_count(w, "nivcsw", n->nivcsw);
+	jw_count(w, "cpu_migrations", n->cpu_migrations);
+	jw_integer(w, "flagged_samples", n->flagged_samples);
+	jw_number(w, "flag_steal_pct", LAB_STEAL_FLAG_PCT);
+	jw_close(w, '}');
+}
+
 /* One variant at one point in one metric; every metric's result carries the counters. */
 static void write_result(struct jw *w, const struct exp_metric *m, const struct lab_cell *c)
 {
@@ -281,12 +370,13 @@ static void write_result(struct jw *w, const struct exp_metric *m, const struct 
 	jw_bool(w, "higher_is_better", m->higher_is_better);
 	jw_open(w, "samples", '[', true);
 	for (i = 0; i < c->nr_samples; i++)
-		jw_number(w, NULL, c->values[i]);
+		jw_number_exact(w, NULL, c->values[i]);
 	jw_close(w, ']');
 	jw_number(w, "median", c->sum.median);
 	jw_number(w, "min", c->sum.min);
 	jw_number(w, "max", c->sum.max);
 	write_counters(w, c);
+	write_noise(w, &c->noise_sum);
 	jw_close(w, '}');
 }
 
@@ -313,6 +403,8 @@ static void write_comparison(struct jw *w, const struct exp_metric *m, const str
 	jw_string(w, "verdict", verdict_name(cmp->verdict));
 	jw_string(w, "test", LAB_TEST);
 	jw_number(w, "p_value", cmp->p_value);
+	jw_number(w, "ci95_low", cmp->ci_low);
+	jw_number(w, "ci95_high", cmp->ci_high);
 	jw_close(w, '}');
 }
 
@@ -342,6 +434,32 @@ static void write_results(struct jw *w, const struct lab_results *r)
 	jw_close(w, ']');
 }
 
+static void write_shard(struct jw *w, const struct lab_results *r)
+{
+	if (!r->shard_count)
+		return;
+	jw_open(w, "shard", '{', true);
+	jw_integer(w, "index", r->shard_index);
+	jw_integer(w, "count", r->shard_count);
+	jw_close(w, '}');
+}
+
+/* Every point of the run, measured here or in another shard. */
+static void write_points(struct jw *w, const struct lab_results *r)
+{
+	int i;
+
+	jw_open(w, "points", '[', false);
+	for (i = 0; i < r->nr_all_points; i++) {
+		jw_open(w, NULL, '{', true);
+		jw_integer(w, "index", i);
+		jw_string(w, "label", r->all_points[i].label);
+		jw_raw(w, "point", r->all_points[i].json, "{}");
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
 static void write_checks(struct jw *w, const struct lab_results *r)
 {
 	jw_open(w, "checks", '{', true);
@@ -357,6 +475,8 @@ int lab_json_write(FILE *f, const struct lab_results *r, const char *git)
 	jw_open(&w, NULL, '{', false);
 	write_header(&w, r, git);
 	write_params(&w, r);
+	write_shard(&w, r);
+	write_points(&w, r);
 	write_results(&w, r);
 	write_checks(&w, r);
 	jw_close(&w, '}');

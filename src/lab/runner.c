@@ -13,6 +13,60 @@
 
 #include <mmlab/lab.h>
 
+/* The points of shard I of N: index % N == I, every variant of a point together. */
+static int select_points(struct lab_results *r, const struct lab_config *cfg,
+			 const struct exp_ctx *ctx)
+{
+	int i;
+
+	r->all_points = ctx->points;
+	r->nr_all_points = ctx->nr_points;
+	r->shard_index = cfg->shard_index;
+	r->shard_count = cfg->shard_count;
+	r->points = calloc(ctx->nr_points, sizeof(*r->points));
+	r->point_index = calloc(ctx->nr_points, sizeof(*r->point_index));
+	if (!r->points || !r->point_index)
+		return -1;
+	for (i = 0; i < ctx->nr_points; i++) {
+		if (cfg->shard_count && i % cfg->shard_count != cfg->shard_index)
+			continue;
+		r->point_index[r->nr_points] = i;
+		r->points[r->nr_points++] = &ctx->points[i];
+	}
+	return 0;
+}
+
+int lab_results_alloc(struct lab_results *r, int capacity, bool samples)
+{
+	int per_metric = r->nr_points * r->nr_variants;
+	int nr_cells = lab_nr_metrics(r->exp) * per_metric, i;
+
+	r->capacity = capacity;
+	r->cells = calloc(nr_cells + 1, sizeof(*r->cells));
+	r->cmps = calloc(nr_cells + 1, sizeof(*r->cmps));
+	if (!r->cells || !r->cmps)
+		return -1;
+	for (i = 0; i < nr_cells; i++) {
+		struct lab_cell *c = &r->cells[i];
+		int in_metric = i % per_metric;
+
+		c->point = r->points[in_metric / r->nr_variants];
+		if (i >= per_metric) {
+			c->samples = r->cells[in_metric].samples;
+			c->noise = r->cells[in_metric].noise;
+		} else if (samples) {
+			c->samples = calloc(capacity, sizeof(*c->samples));
+			c->noise = calloc(capacity, sizeof(*c->noise));
+			if (!c->samples || !c->noise)
+				return -1;
+		}
+		c->values = calloc(capacity + 1, sizeof(*c->values));
+		if (!c->values)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Cells of every metric; a point's cells share the first metric's samples
  * and have values of their own.
@@ -20,39 +74,25 @@
 static int results_init(struct lab_results *r, const struct lab_config *cfg,
 			const struct exp_ctx *ctx, const struct lab_machine *m)
 {
-	int per_metric = ctx->nr_points * cfg->nr_variants;
-	int nr_cells = lab_nr_metrics(cfg->exp) * per_metric, i;
+	int per_metric, i;
 
 	memset(r, 0, sizeof(*r));
 	r->exp = cfg->exp;
 	r->cfg = cfg;
 	r->ctx = ctx;
 	r->machine = *m;
-	r->nr_points = ctx->nr_points;
 	r->nr_variants = cfg->nr_variants;
 	r->base = -1;
-	r->cells = calloc(nr_cells, sizeof(*r->cells));
-	r->cmps = calloc(nr_cells, sizeof(*r->cmps));
-	if (!r->cells || !r->cmps)
+	r->probe.perf_fd = -1;
+	if (select_points(r, cfg, ctx) || lab_results_alloc(r, cfg->repeat, true))
 		return -1;
-	for (i = 0; i < nr_cells; i++) {
-		struct lab_cell *c = &r->cells[i];
-		int in_metric = i % per_metric;
-
-		c->variant = cfg->variants[in_metric % r->nr_variants];
-		c->point = &ctx->points[in_metric / r->nr_variants];
-		if (i < per_metric)
-			c->samples = calloc(cfg->repeat, sizeof(*c->samples));
-		else
-			c->samples = r->cells[in_metric].samples;
-		c->values = calloc(cfg->repeat, sizeof(*c->values));
-		if (!c->samples || !c->values)
-			return -1;
-	}
+	per_metric = r->nr_points * r->nr_variants;
+	for (i = 0; i < lab_nr_metrics(r->exp) * per_metric; i++)
+		r->cells[i].variant = cfg->variants[i % per_metric % r->nr_variants];
 	return 0;
 }
 
-static void results_free(struct lab_results *r)
+void lab_results_free(struct lab_results *r)
 {
 	int per_metric = r->nr_points * r->nr_variants, i, j, k;
 
@@ -62,15 +102,20 @@ static void results_free(struct lab_results *r)
 		free(c->values);
 		if (i >= per_metric)
 			continue;
-		for (j = 0; c->samples && j < r->cfg->repeat; j++)
+		for (j = 0; c->samples && j < r->capacity; j++)
 			for (k = 0; k < c->samples[j].nr_counters; k++)
 				free(c->samples[j].counters[k].json);
 		free(c->samples);
+		free(c->noise);
 	}
 	free(r->cells);
 	free(r->cmps);
+	free(r->points);
+	free(r->point_index);
 	r->cells = NULL;
 	r->cmps = NULL;
+	r->points = NULL;
+	r->point_index = NULL;
 }
 
 static const char *check_name(bool invariants, bool data)
@@ -137,15 +182,34 @@ static int take_metrics(struct lab_results *r, int point, int variant, int rep, 
 	return 0;
 }
 
+static void warn_noise(const struct lab_results *r, const struct lab_cell *c, int rep,
+		       const struct lab_sample_noise *n, FILE *err)
+{
+	char point[96];
+
+	lab_format_point(point, sizeof(point), r->exp, c->point);
+	fprintf(err, "mmlab: warning: %s: %s at %s, rep %d: the host stole %.1f%% of the CPU time "
+		"(flagged at >= %g%%); the sample may be disturbed\n", r->exp->name,
+		c->variant->name, point, rep, n->steal_pct, LAB_STEAL_FLAG_PCT);
+}
+
 static int run_sample(struct lab_results *r, struct exp_ctx *ctx, int point, int variant,
 		      int rep, FILE *progress, FILE *err)
 {
 	struct lab_cell *c = lab_cell(r, point, variant);
 	struct sample *s = &c->samples[rep];
+	struct lab_noise_mark before, after;
+	int ret;
 	char buf[64];
 
 	memset(s, 0, sizeof(*s));
-	if (r->exp->run_one(ctx, c->variant, &ctx->points[point], rep, s)) {
+	lab_noise_mark(&r->probe, &before);
+	ret = r->exp->run_one(ctx, c->variant, (struct exp_point *)c->point, rep, s);
+	lab_noise_mark(&r->probe, &after);
+	lab_noise_delta(&before, &after, &c->noise[rep]);
+	if (c->noise[rep].flagged)
+		warn_noise(r, c, rep, &c->noise[rep], err);
+	if (ret) {
 		lab_format_point(buf, sizeof(buf), r->exp, c->point);
 		fprintf(err, "mmlab: %s: %s could not run at %s, rep %d\n",
 			r->exp->name, c->variant->name, buf, rep);
@@ -173,30 +237,131 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int collect_samples(struct lab_results *r, struct exp_ctx *ctx, FILE *progress, FILE *err)
+/* One repetition of every variant at point @p, in order: A B C ... */
+static int run_round(struct lab_results *r, struct exp_ctx *ctx, int p, int rep,
+		     const char *step, FILE *progress, FILE *err)
 {
-	int repeat = r->cfg->repeat, step = 0, steps = r->nr_points * repeat;
-	double start = now();
-	char point[96];
-	int p, rep, v;
+	char point[96], of[16] = "";
+	int v;
 
-	for (p = 0; p < r->nr_points; p++) {
-		lab_format_point(point, sizeof(point), r->exp, &ctx->points[p]);
+	lab_format_point(point, sizeof(point), r->exp, r->points[p]);
+	if (!r->cfg->repeat_auto)
+		snprintf(of, sizeof(of), "/%d", r->cfg->repeat);
+	if (progress)
+		fprintf(progress, "%s [%s] %s, rep %d%s:", r->exp->name, step, point, rep + 1, of);
+	for (v = 0; v < r->nr_variants; v++)
+		if (run_sample(r, ctx, p, v, rep, progress, err))
+			return -1;
+	if (progress)
+		fprintf(progress, " %s\n", r->exp->unit);
+	return 0;
+}
+
+static int collect_fixed(struct lab_results *r, struct exp_ctx *ctx, FILE *progress, FILE *err)
+{
+	int repeat = r->cfg->repeat, step = 0, steps = r->nr_points * repeat, p, rep;
+	char buf[32];
+
+	for (p = 0; p < r->nr_points; p++)
 		for (rep = 0; rep < repeat; rep++) {
-			if (progress)
-				fprintf(progress, "%s [%d/%d] %s, rep %d/%d:", r->exp->name,
-					++step, steps, point, rep + 1, repeat);
-			for (v = 0; v < r->nr_variants; v++)
-				if (run_sample(r, ctx, p, v, rep, progress, err))
-					return -1;
-			if (progress)
-				fprintf(progress, " %s\n", r->exp->unit);
+			snprintf(buf, sizeof(buf), "%d/%d", ++step, steps);
+			if (run_round(r, ctx, p, rep, buf, progress, err))
+				return -1;
+		}
+	return 0;
+}
+
+/* Every comparison at point @p, in every metric, has a narrow interval. */
+static bool point_narrow(struct lab_results *r, int p, double target_pct)
+{
+	int nr = lab_nr_metrics(r->exp), m, v;
+
+	if (r->base < 0)
+		return true;
+	for (m = 0; m < nr; m++)
+		for (v = 0; v < r->nr_variants; v++) {
+			struct lab_cell *b = lab_metric_cell(r, m, p, r->base);
+			struct lab_cell *c = lab_metric_cell(r, m, p, v);
+			double lo, hi, ratio;
+
+			if (v == r->base)
+				continue;
+			ratio = lab_median(c->values, c->nr_samples) /
+				lab_median(b->values, b->nr_samples);
+			lab_ratio_ci(b->values, b->nr_samples, c->values, c->nr_samples,
+				     LAB_ALPHA, &lo, &hi);
+			if (!lab_ci_narrow(ratio, lo, hi, target_pct))
+				return false;
+		}
+	return true;
+}
+
+static int find_baseline(const struct lab_results *r);
+
+/*
+ * --repeat auto: rounds over the points not yet narrow, each round one
+ * repetition of every variant (still interleaved), until every point's
+ * intervals are narrow, the time is up or LAB_AUTO_MAX_REPEAT is reached;
+ * never fewer than LAB_AUTO_MIN_REPEAT.  The intervals are computed
+ * between rounds, outside any sample.
+ */
+static int collect_auto(struct lab_results *r, struct exp_ctx *ctx, FILE *progress, FILE *err)
+{
+	const struct lab_config *cfg = r->cfg;
+	double start = now();
+	bool *done = calloc(r->nr_points + 1, sizeof(*done));
+	int rep, p, left = r->nr_points;
+	char buf[48];
+	const char *why = "every interval is narrow";
+
+	if (!done)
+		return -1;
+	r->base = find_baseline(r);
+	for (rep = 0; left; rep++) {
+		if (rep >= LAB_AUTO_MIN_REPEAT && now() - start >= cfg->auto_seconds) {
+			why = "the time bound was reached";
+			break;
+		}
+		if (rep >= cfg->repeat) {
+			why = "the repetition bound was reached";
+			break;
+		}
+		for (p = 0; p < r->nr_points; p++) {
+			if (done[p])
+				continue;
+			snprintf(buf, sizeof(buf), "auto, round %d", rep + 1);
+			if (run_round(r, ctx, p, rep, buf, progress, err)) {
+				free(done);
+				return -1;
+			}
+			if (rep + 1 >= LAB_AUTO_MIN_REPEAT && point_narrow(r, p, cfg->ci_target_pct)) {
+				done[p] = true;
+				left--;
+			}
 		}
 	}
 	if (progress)
-		fprintf(progress, "%s: %d samples in %.1f s\n", r->exp->name,
-			steps * r->nr_variants, now() - start);
+		fprintf(progress, "%s: --repeat auto stopped after %d round%s: %s\n", r->exp->name,
+			rep, rep == 1 ? "" : "s", why);
+	free(done);
 	return 0;
+}
+
+static int collect_samples(struct lab_results *r, struct exp_ctx *ctx, FILE *progress, FILE *err)
+{
+	double start = now();
+	int ret, p, v, n = 0;
+
+	if (r->cfg->repeat_auto)
+		ret = collect_auto(r, ctx, progress, err);
+	else
+		ret = collect_fixed(r, ctx, progress, err);
+	for (p = 0; p < r->nr_points; p++)
+		for (v = 0; v < r->nr_variants; v++)
+			n += lab_cell(r, p, v)->nr_samples;
+	if (!ret && progress)
+		fprintf(progress, "%s: %d samples in %.1f s\n", r->exp->name, n, now() - start);
+	return ret;
 }
 
 static int find_baseline(const struct lab_results *r)
@@ -222,6 +387,8 @@ static void compare(struct lab_cmp *cmp, const struct lab_cell *base,
 	cmp->p_value = lab_mann_whitney_p(base->values, base->nr_samples,
 					  cand->values, cand->nr_samples);
 	cmp->significant = cmp->p_value < LAB_ALPHA;
+	lab_ratio_ci(base->values, base->nr_samples, cand->values, cand->nr_samples,
+		     LAB_ALPHA, &cmp->ci_low, &cmp->ci_high);
 	cmp->verdict = VERDICT_NONE;
 	if (cmp->significant && better > 0)
 		cmp->verdict = VERDICT_IMPROVEMENT;
@@ -233,12 +400,19 @@ void lab_results_analyze(struct lab_results *r)
 {
 	int nr = lab_nr_metrics(r->exp), m, p, v;
 
+	r->min_samples = r->max_samples = 0;
 	for (m = 0; m < nr; m++)
 		for (p = 0; p < r->nr_points; p++)
 			for (v = 0; v < r->nr_variants; v++) {
 				struct lab_cell *c = lab_metric_cell(r, m, p, v);
 
 				lab_summarize(c->values, c->nr_samples, &c->sum);
+				if (c->noise)
+					lab_noise_sum(c->noise, c->nr_samples, &c->noise_sum);
+				if (!r->max_samples || c->nr_samples < r->min_samples)
+					r->min_samples = c->nr_samples;
+				if (c->nr_samples > r->max_samples)
+					r->max_samples = c->nr_samples;
 			}
 	r->base = r->nr_points ? find_baseline(r) : -1;
 	if (r->base < 0)
@@ -351,6 +525,7 @@ static int measure(const struct lab_config *cfg, const struct lab_machine *m,
 		status = 1;
 		goto out;
 	}
+	lab_noise_open(&r.probe);
 	if (collect_samples(&r, ctx, cfg->quiet ? NULL : err, err)) {
 		status = 1;
 		goto out;
@@ -370,7 +545,8 @@ static int measure(const struct lab_config *cfg, const struct lab_machine *m,
 	}
 out:
 	discard_json(json, cfg);
-	results_free(&r);
+	lab_noise_close(&r.probe);
+	lab_results_free(&r);
 	return status;
 }
 

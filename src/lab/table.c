@@ -98,6 +98,29 @@ static void format_spread(char *buf, size_t len, const struct lab_summary *s)
 	snprintf(buf, len, "%+.*f..%+.*f", prec, lo, prec, hi);
 }
 
+/* The median, marked '!' if a sample of the cell ran under heavy steal. */
+static void format_median(char *buf, size_t len, const struct lab_results *r,
+			  int m, int p, int v)
+{
+	size_t n;
+
+	lab_format_value(buf, len, lab_metric_cell(r, m, p, v)->sum.median);
+	n = strlen(buf);
+	if (lab_cell(r, p, v)->noise_sum.flagged_samples && n + 1 < len)
+		snprintf(buf + n, len - n, "!");
+}
+
+static bool any_flagged(const struct lab_results *r)
+{
+	int p, v;
+
+	for (p = 0; p < r->nr_points; p++)
+		for (v = 0; v < r->nr_variants; v++)
+			if (lab_cell(r, p, v)->noise_sum.flagged_samples)
+				return true;
+	return false;
+}
+
 static int boost_cols(const struct lab_results *r)
 {
 	return r->base >= 0 ? r->nr_variants - 1 : 0;
@@ -119,12 +142,11 @@ static void print_medians(FILE *f, const struct lab_results *r, int m)
 		return;
 	snprintf(grid_at(&g, 0, 0), CELL_LEN, "%s", header);
 	for (p = 0; p < r->nr_points; p++)
-		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->ctx->points[p].label);
+		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->points[p]->label);
 	for (v = 0, col = 1; v < r->nr_variants; v++) {
 		snprintf(grid_at(&g, 0, col), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
 		for (p = 0; p < r->nr_points; p++)
-			lab_format_value(grid_at(&g, p + 1, col), CELL_LEN,
-					 lab_metric_cell(r, m, p, v)->sum.median);
+			format_median(grid_at(&g, p + 1, col), CELL_LEN, r, m, p, v);
 		col++;
 		if (r->base < 0 || v == r->base)
 			continue;
@@ -150,7 +172,7 @@ static void print_spread(FILE *f, const struct lab_results *r, int m)
 		return;
 	snprintf(grid_at(&g, 0, 0), CELL_LEN, "%s", header);
 	for (p = 0; p < r->nr_points; p++)
-		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->ctx->points[p].label);
+		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->points[p]->label);
 	for (v = 0; v < r->nr_variants; v++) {
 		snprintf(grid_at(&g, 0, v + 1), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
 		for (p = 0; p < r->nr_points; p++)
@@ -162,6 +184,42 @@ static void print_spread(FILE *f, const struct lab_results *r, int m)
 			lab_metric(r->exp, m).name);
 	else
 		fprintf(f, "\nspread: min..max of the samples, %% of the median\n");
+	grid_print(f, &g);
+	free(g.cell);
+}
+
+/* "1.023 [1.011, 1.036]": the ratio to the baseline and its interval. */
+static void format_ratio(char *buf, size_t len, const struct lab_cmp *cmp)
+{
+	if (!isfinite(cmp->ratio))
+		snprintf(buf, len, "n/a");
+	else if (!isfinite(cmp->ci_low) || !isfinite(cmp->ci_high))
+		snprintf(buf, len, "%.3f [no interval]", cmp->ratio);
+	else
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", cmp->ratio, cmp->ci_low, cmp->ci_high);
+}
+
+static void print_ratios(FILE *f, const struct lab_results *r, int m)
+{
+	const char *header = r->exp->point_header ? r->exp->point_header : "point";
+	struct grid g;
+	int p, v, col;
+
+	if (!boost_cols(r) || grid_init(&g, r->nr_points + 1, 1 + boost_cols(r)))
+		return;
+	snprintf(grid_at(&g, 0, 0), CELL_LEN, "%s", header);
+	for (p = 0; p < r->nr_points; p++)
+		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->points[p]->label);
+	for (v = 0, col = 1; v < r->nr_variants; v++) {
+		if (v == r->base)
+			continue;
+		snprintf(grid_at(&g, 0, col), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
+		for (p = 0; p < r->nr_points; p++)
+			format_ratio(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_cmp(r, m, p, v));
+		col++;
+	}
+	fprintf(f, "\nratio%s%s to %s [%s interval]\n", multi_metric(r) ? " of " : "",
+		multi_metric(r) ? lab_metric(r->exp, m).name : "", LAB_BASELINE, LAB_CI_LEVEL);
 	grid_print(f, &g);
 	free(g.cell);
 }
@@ -184,7 +242,7 @@ static void mm_label(char *buf, size_t len, const struct lab_results *r, int m, 
 	snprintf(buf, len, "%s %s-", me.higher_is_better ? "Hmean" : "Amean",
 		 multi_metric(r) ? me.name : me.unit);
 	start = strlen(buf);
-	snprintf(buf + start, len - start, "%s", r->ctx->points[p].label);
+	snprintf(buf + start, len - start, "%s", r->points[p]->label);
 	for (i = start; buf[i]; i++)
 		if (buf[i] == ' ')
 			buf[i] = '_';
@@ -245,21 +303,32 @@ static void print_mmtests(FILE *f, const struct lab_results *r, int m)
 
 static void print_footer(FILE *f, const struct lab_results *r)
 {
-	int repeat = r->cfg->repeat;
+	int repeat = r->min_samples;
+	char count[32];
 
-	fprintf(f, "\n%d sample%s per variant and point, variants interleaved; "
+	if (r->min_samples == r->max_samples)
+		snprintf(count, sizeof(count), "%d", repeat);
+	else
+		snprintf(count, sizeof(count), "%d to %d", r->min_samples, r->max_samples);
+	fprintf(f, "\n%s sample%s per variant and point, variants interleaved; "
 		"first table%s: medians; Hmean/Amean rows: means of the samples\n",
-		repeat, repeat == 1 ? "" : "s", multi_metric(r) ? " of each metric" : "");
+		count, r->max_samples == 1 ? "" : "s", multi_metric(r) ? " of each metric" : "");
 	if (r->base < 0) {
 		fprintf(f, "no comparisons: %s was not run\n", LAB_BASELINE);
 	} else {
 		fprintf(f, "boost and %% change vs %s: positive = better; %s = significant by %s "
 			"(exact for up to 20 samples per side)\n", LAB_BASELINE,
 			r->exp->mark_ri ? "(I)/(R) in the first table, * in the rows," : "*", LAB_TEST);
+		fprintf(f, "ratio: variant/%s of the medians, as measured; interval: distribution-free, "
+			"from the Mann-Whitney test (none with fewer than 4 samples per side)\n",
+			LAB_BASELINE);
 		if (repeat < 4)
 			fprintf(f, "note: with fewer than 4 samples per side no difference can reach p < %g\n",
 				LAB_ALPHA);
 	}
+	if (any_flagged(r))
+		fprintf(f, "!: a sample of this median ran while the host stole >= %g%% of the CPU time "
+			"(host_noise in the JSON)\n", LAB_STEAL_FLAG_PCT);
 	fprintf(f, "checks: invariants %s, data %s\n",
 		r->invariants_failed ? "FAILED" : "passed", r->data_failed ? "FAILED" : "passed");
 }
@@ -268,11 +337,15 @@ void lab_table_print(FILE *f, const struct lab_results *r)
 {
 	int m;
 
+	if (!r->nr_points && r->shard_count)
+		fprintf(f, "%s: shard %d/%d has none of the %d points\n", r->exp->name,
+			r->shard_index, r->shard_count, r->nr_all_points);
 	if (!r->nr_points || !r->nr_variants)
 		return;
 	for (m = 0; m < lab_nr_metrics(r->exp); m++) {
 		print_medians(f, r, m);
 		print_spread(f, r, m);
+		print_ratios(f, r, m);
 		print_mmtests(f, r, m);
 	}
 	print_footer(f, r);

@@ -1,0 +1,250 @@
+/*
+ * `mmlab compare A B`: two runs of the same experiments (two commits, two
+ * machines) side by side in the mmtests-compare layout.  A is the
+ * baseline: for every variant, point and metric both have, A's median,
+ * B's median, the change (positive = better) starred when Mann-Whitney
+ * over the two sets of samples says it is significant, and the ratio B/A
+ * with its 95% interval.  A and B are two result files, or two
+ * results/<run-id>/ directories whose files are paired by name.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <mmlab/lab.h>
+#include <mmlab/result_file.h>
+
+#define ROW_LEN	96
+
+struct row {
+	char variant[64], label[ROW_LEN];
+	double a, b, change, ratio, lo, hi;
+	bool significant, noisy_a, noisy_b;
+};
+
+static bool noisy(const struct json *result)
+{
+	const struct json *n = json_get_type(json_get(result, "host_noise"), "flagged_samples",
+					      JSON_NUMBER);
+
+	return n && n->num > 0;
+}
+
+static void fill_row(struct row *row, const struct result_file *fa, const struct json *a,
+		     const struct json *b)
+{
+	bool higher = json_get(a, "higher_is_better")->num != 0;
+	double *va, *vb;
+	int na = result_samples(a, &va), nb = result_samples(b, &vb);
+	char point[ROW_LEN / 2];
+
+	result_point_label(fa, json_get(a, "point"), point, sizeof(point));
+	snprintf(row->variant, sizeof(row->variant), "%s", json_get(a, "variant")->text);
+	snprintf(row->label, sizeof(row->label), "Median %s-%s", json_get(a, "unit")->text, point);
+	row->a = lab_median(va, na);
+	row->b = lab_median(vb, nb);
+	row->change = lab_change_pct(row->a, row->b, higher);
+	row->ratio = row->a != 0 ? row->b / row->a : NAN;
+	row->significant = lab_mann_whitney_p(va, na, vb, nb) < LAB_ALPHA;
+	lab_ratio_ci(va, na, vb, nb, LAB_ALPHA, &row->lo, &row->hi);
+	row->noisy_a = noisy(a);
+	row->noisy_b = noisy(b);
+	free(va);
+	free(vb);
+}
+
+static void print_row(FILE *f, const struct row *r, int vw, int lw)
+{
+	char ci[64];
+
+	if (isfinite(r->lo))
+		snprintf(ci, sizeof(ci), "%.3f [%.3f, %.3f]", r->ratio, r->lo, r->hi);
+	else
+		snprintf(ci, sizeof(ci), "%.3f [no interval]", r->ratio);
+	fprintf(f, "%-*s  %-*s  %12.2f%c %12.2f%c %c%7.2f%%%c  %s\n", vw, r->variant, lw, r->label,
+		r->a, r->noisy_a ? '!' : ' ', r->b, r->noisy_b ? '!' : ' ',
+		r->significant ? '*' : '(', r->change, r->significant ? '*' : ')', ci);
+}
+
+static const struct json *find_cell(const struct result_file *f, const struct json *like)
+{
+	const struct json *r;
+
+	for (r = f->results->child; r; r = r->next)
+		if (result_same_cell(r, like))
+			return r;
+	return NULL;
+}
+
+/* The rows of one metric, in A's order; returns how many. */
+static int print_metric(FILE *out, const struct result_file *fa, const struct result_file *fb,
+			const char *metric)
+{
+	const struct json *a, *b, *first = NULL;
+	struct row *rows = calloc(fa->results->nr + 1, sizeof(*rows));
+	int n = 0, i, vw = 7, lw = 6;
+
+	if (!rows)
+		abort();
+	for (a = fa->results->child; a; a = a->next) {
+		if (strcmp(json_get(a, "metric")->text, metric) || !(b = find_cell(fb, a)))
+			continue;
+		first = first ? first : a;
+		fill_row(&rows[n], fa, a, b);
+		if ((int)strlen(rows[n].variant) > vw)
+			vw = strlen(rows[n].variant);
+		if ((int)strlen(rows[n].label) > lw)
+			lw = strlen(rows[n].label);
+		n++;
+	}
+	if (n) {
+		fprintf(out, "\n%s (%s), %s is better\n", metric, json_get(first, "unit")->text,
+			json_get(first, "higher_is_better")->num ? "higher" : "lower");
+		fprintf(out, "%-*s  %-*s  %12s  %12s  %9s  %s\n", vw, "variant", lw, "", "A", "B",
+			"change", "ratio B/A [95% interval]");
+		for (i = 0; i < n; i++)
+			print_row(out, &rows[i], vw, lw);
+	}
+	free(rows);
+	return n;
+}
+
+static int count_unpaired(const struct result_file *f, const struct result_file *other)
+{
+	const struct json *r;
+	int n = 0;
+
+	for (r = f->results->child; r; r = r->next)
+		n += !find_cell(other, r);
+	return n;
+}
+
+static const char *git_of(const struct result_file *f)
+{
+	const struct json *g = json_get_type(json_get(f->root, "mmlab"), "git", JSON_STRING);
+
+	return g ? g->text : "unknown";
+}
+
+/* Metric by metric, in the order A first names them. */
+static int compare_pair(const struct result_file *fa, const struct result_file *fb, FILE *out)
+{
+	const struct json *a, *seen;
+	int rows = 0, only_a, only_b;
+
+	fprintf(out, "compare %s\n  A: %s (git %s)\n  B: %s (git %s)\n", fa->experiment, fa->path,
+		git_of(fa), fb->path, git_of(fb));
+	for (a = fa->results->child; a; a = a->next) {
+		const char *metric = json_get(a, "metric")->text;
+
+		for (seen = fa->results->child; seen != a; seen = seen->next)
+			if (!strcmp(json_get(seen, "metric")->text, metric))
+				break;
+		if (seen == a)
+			rows += print_metric(out, fa, fb, metric);
+	}
+	only_a = count_unpaired(fa, fb);
+	only_b = count_unpaired(fb, fa);
+	fprintf(out, "\nA is the baseline: change is B's median against A's, positive = better; "
+		"* = significant by %s over the two runs' samples\n", LAB_TEST);
+	fprintf(out, "ratio: B/A of the medians with its %s interval (none with fewer than 4 samples a side); "
+		"! = a sample ran under heavy steal\n", LAB_CI_LEVEL);
+	if (only_a || only_b)
+		fprintf(out, "not compared: %d result%s only in A, %d only in B\n", only_a,
+			only_a == 1 ? "" : "s", only_b);
+	return rows;
+}
+
+static int compare_files(const char *pa, const char *pb, FILE *out, FILE *err)
+{
+	struct result_file fa, fb;
+	char msg[LAB_ERR_LEN];
+	int status = 2;
+
+	if (result_file_load(&fa, pa, msg, sizeof(msg))) {
+		fprintf(err, "mmlab: compare: %s\n", msg);
+		return 2;
+	}
+	if (result_file_load(&fb, pb, msg, sizeof(msg))) {
+		fprintf(err, "mmlab: compare: %s\n", msg);
+		result_file_free(&fa);
+		return 2;
+	}
+	if (strcmp(fa.experiment, fb.experiment))
+		fprintf(err, "mmlab: compare: '%s' is %s but '%s' is %s; compare runs of the same experiment\n",
+			pa, fa.experiment, pb, fb.experiment);
+	else if (!compare_pair(&fa, &fb, out))
+		fprintf(err, "mmlab: compare: '%s' and '%s' have no variant, point and metric in common\n",
+			pa, pb);
+	else
+		status = 0;
+	result_file_free(&fa);
+	result_file_free(&fb);
+	return status;
+}
+
+static int is_json_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 5 && !strcmp(d->d_name + n - 5, ".json");
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Two results/<run-id>/ directories: the experiments' files paired by name. */
+static int compare_dirs(const char *da, const char *db, FILE *out, FILE *err)
+{
+	struct dirent **names;
+	char pa[4096], pb[4096];
+	int n = scandir(da, &names, is_json_name, alphasort), i, pairs = 0, status = 0;
+
+	if (n < 0) {
+		fprintf(err, "mmlab: compare: cannot read directory '%s': %s\n", da, strerror(errno));
+		return 2;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(pa, sizeof(pa), "%s/%s", da, names[i]->d_name);
+		snprintf(pb, sizeof(pb), "%s/%s", db, names[i]->d_name);
+		if (!status && exists(pb)) {
+			if (pairs++)
+				fprintf(out, "\n");
+			status = compare_files(pa, pb, out, err);
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (!status && !pairs) {
+		fprintf(err, "mmlab: compare: '%s' and '%s' have no result file (NAME.json) in common\n",
+			da, db);
+		status = 2;
+	}
+	return status;
+}
+
+int lab_compare(const char *a, const char *b, FILE *out, FILE *err)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb)) {
+		fprintf(err, "mmlab: compare: cannot read '%s': %s\n", stat(a, &sa) ? a : b,
+			strerror(errno));
+		return 2;
+	}
+	if (S_ISDIR(sa.st_mode) != S_ISDIR(sb.st_mode)) {
+		fprintf(err, "mmlab: compare: '%s' and '%s' must be two result files or two "
+			"results/<run-id>/ directories\n", a, b);
+		return 2;
+	}
+	if (S_ISDIR(sa.st_mode))
+		return compare_dirs(a, b, out, err);
+	return compare_files(a, b, out, err);
+}
