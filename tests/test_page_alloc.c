@@ -9,6 +9,7 @@
 
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
+#include <linux/vmstat.h>
 #include <machine/machine.h>
 
 #include "mm_test.h"
@@ -192,6 +193,47 @@ static void test_pcp_spill_drains_requested_list_first(void)
 	reboot();
 }
 
+/*
+ * NR_FREE_PAGES is kept the kernel's way: the buddy's add and delete of a
+ * block change this CPU's small difference, which reaches the zone's atomic
+ * only past the threshold.  A block's merges count once, not per step.
+ */
+static void test_free_pages_per_cpu_diff(void)
+{
+	struct per_cpu_zonestat *pz;
+	struct page *p;
+	long folded;
+	int t;
+
+	reboot();
+	pz = &contig_zone.per_cpu_zonestats[smp_processor_id()];
+	is_int(pz->stat_threshold, 2 * fls((unsigned)nr_cpu_ids) * (1 + fls(2048 >> 15)),
+	       "stat threshold: 2 * fls(cpus) * (1 + fls(zone size in 128 MiB units))");
+	/* A larger machine's threshold, so that a 16-page change stays per CPU. */
+	t = 100;
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		contig_zone.per_cpu_zonestats[cpu].stat_threshold = (s8)t;
+	folded = (long)zone_page_state(&contig_zone, NR_FREE_PAGES);
+	is_int(nr_free_pages(), 2048, "snapshot: all 2048 pages free");
+
+	/* An order-0 block from the buddy: 1024 -> ... -> 1, ten merges undone. */
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 4);
+	ok(p != NULL, "order-4 block from the buddy");
+	is_int(pz->vm_stat_diff[NR_FREE_PAGES], -16, "this CPU's difference took -16");
+	is_int((long)zone_page_state(&contig_zone, NR_FREE_PAGES), folded, "the zone's atomic was not touched");
+	is_int(nr_free_pages(), 2048 - 16, "the snapshot adds the difference");
+	__free_pages(p, 4);
+	is_int(pz->vm_stat_diff[NR_FREE_PAGES], 0, "freeing it back (four merges) adds 16 once");
+
+	/* Past the threshold the difference is folded into the atomic. */
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 7);
+	ok(p != NULL, "order-7 block (128 pages > threshold %d)", t);
+	is_int(pz->vm_stat_diff[NR_FREE_PAGES], 0, "a change past the threshold leaves no difference");
+	is_int((long)zone_page_state(&contig_zone, NR_FREE_PAGES), folded - 128, "it went to the zone's atomic");
+	__free_pages(p, 7);
+	reboot();
+}
+
 static void test_split_page(void)
 {
 	struct page *p = alloc_pages(GFP_KERNEL, 3);
@@ -296,7 +338,7 @@ static void fake_buddy(struct page *p, unsigned int order, int mt)
 	p->private = order;
 	list_add(&p->lru, &contig_zone.free_area[order].free_list[mt]);
 	contig_zone.free_area[order].nr_free++;
-	atomic_long_add(1L << order, &contig_zone.free_pages);
+	__mod_zone_page_state(&contig_zone, NR_FREE_PAGES, 1L << order);
 }
 
 /* Each mutant of the allocator's state must be caught by the checker. */
@@ -331,7 +373,7 @@ static void test_checker_catches_mutants(void)
 	ok(check(&r) != 0 && strstr(msg, "pageblock"), "mutant: block on the wrong migratetype list is caught");
 	reboot();
 
-	atomic_long_add(5, &contig_zone.free_pages);
+	atomic_long_add(5, &contig_zone.vm_stat[NR_FREE_PAGES]);
 	ok(check(&r) != 0 && strstr(msg, "free pages"), "mutant: wrong free count is caught");
 	reboot();
 
@@ -370,6 +412,7 @@ int main(void)
 	test_buddy_split_and_merge();
 	test_pcp_refill_and_spill();
 	test_pcp_spill_drains_requested_list_first();
+	test_free_pages_per_cpu_diff();
 	test_split_page();
 	test_migratetype_fallback();
 	test_extra_reference();

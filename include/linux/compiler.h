@@ -40,6 +40,7 @@
 
 #define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
 
+typedef int8_t s8;
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;

@@ -27,6 +27,21 @@ static inline bool is_migrate_isolate(int mt)
 	return mt == MIGRATE_ISOLATE;
 }
 
+/*
+ * Zone statistics, kept as the kernel keeps them: a global atomic per item,
+ * and per CPU a small signed difference that is folded into it only when it
+ * passes the CPU's threshold (include/linux/vmstat.h).
+ */
+enum zone_stat_item {
+	NR_FREE_PAGES,		/* buddy pages, isolated pageblocks excluded */
+	NR_VM_ZONE_STAT_ITEMS
+};
+
+struct per_cpu_zonestat {
+	s8 vm_stat_diff[NR_VM_ZONE_STAT_ITEMS];
+	s8 stat_threshold;
+} __cacheline_aligned;
+
 struct free_area {
 	struct list_head free_list[MIGRATE_TYPES];
 	unsigned long nr_free;		/* blocks of this order, all types */
@@ -65,11 +80,12 @@ struct zone {
 	unsigned long spanned_pages;
 	unsigned long managed_pages;
 	unsigned long watermark_min, watermark_low, watermark_high;
-	atomic_long_t free_pages;	/* NR_FREE_PAGES: buddy only, as the kernel counts */
+	atomic_long_t vm_stat[NR_VM_ZONE_STAT_ITEMS];
 	atomic_long_t leaked_pages;	/* bad pages taken out of use */
 	unsigned char *pageblock_mt;	/* migratetype per pageblock */
 	struct free_area free_area[NR_PAGE_ORDERS];
 	struct per_cpu_pages per_cpu_pageset[NR_CPUS];
+	struct per_cpu_zonestat per_cpu_zonestats[NR_CPUS];
 } __cacheline_aligned;
 
 extern struct zone contig_zone;
@@ -122,6 +138,7 @@ void drain_all_pages(struct zone *zone);
 /* What the allocator's checker found (mm/page_alloc_check.c). */
 struct page_alloc_report {
 	unsigned long free;		/* pages in buddy free blocks */
+	unsigned long isolated;		/* of which on MIGRATE_ISOLATE lists */
 	unsigned long pcp;		/* pages on per-CPU lists */
 	unsigned long allocated;	/* pages neither free nor leaked */
 	unsigned long leaked;		/* pages leaked by bad_page() */

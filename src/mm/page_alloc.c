@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <linux/math.h>
+#include <linux/vmstat.h>
 
 #include "internal.h"
 
@@ -68,6 +69,19 @@ static inline bool migratetype_is_mergeable(int mt)
 	return mt < MIGRATE_PCPTYPES;
 }
 
+/*
+ * NR_FREE_PAGES counts what can be allocated: blocks on isolated pageblocks
+ * are left out.  Like the kernel, the free-list helpers below do not
+ * account; their callers do, once per operation (one per freed block, not
+ * one per merge step).
+ */
+static inline void account_freepages(struct zone *zone, long nr_pages, int migratetype)
+{
+	if (is_migrate_isolate(migratetype))
+		return;
+	__mod_zone_page_state(zone, NR_FREE_PAGES, nr_pages);
+}
+
 static inline void __add_to_free_list(struct page *page, struct zone *zone,
 				      unsigned int order, int migratetype, bool tail)
 {
@@ -79,7 +93,6 @@ static inline void __add_to_free_list(struct page *page, struct zone *zone,
 	else
 		list_add(&page->lru, &area->free_list[migratetype]);
 	area->nr_free++;
-	atomic_long_add(1L << order, &zone->free_pages);
 }
 
 static inline void __del_page_from_free_list(struct page *page, struct zone *zone,
@@ -89,14 +102,22 @@ static inline void __del_page_from_free_list(struct page *page, struct zone *zon
 	__ClearPageBuddy(page);
 	page->private = 0;
 	zone->free_area[order].nr_free--;
-	atomic_long_sub(1L << order, &zone->free_pages);
+}
+
+static inline void del_page_from_free_list(struct page *page, struct zone *zone,
+					   unsigned int order, int migratetype)
+{
+	__del_page_from_free_list(page, zone, order);
+	account_freepages(zone, -(1L << order), migratetype);
 }
 
 /* Move a free block to another type's list, as the pageblock changes type. */
 static inline void move_to_free_list(struct page *page, struct zone *zone,
-				     unsigned int order, int new_mt)
+				     unsigned int order, int old_mt, int new_mt)
 {
 	list_move_tail(&page->lru, &zone->free_area[order].free_list[new_mt]);
+	account_freepages(zone, -(1L << order), old_mt);
+	account_freepages(zone, 1L << order, new_mt);
 }
 
 /*
@@ -124,6 +145,7 @@ static void __free_one_page(struct page *page, unsigned long pfn, struct zone *z
 {
 	bool to_tail;
 
+	account_freepages(zone, 1L << order, migratetype);
 	while (order < MAX_PAGE_ORDER) {
 		unsigned long buddy_pfn = __find_buddy_pfn(pfn, order);
 		struct page *buddy;
@@ -182,18 +204,34 @@ static void free_one_page(struct zone *zone, struct page *page, unsigned long pf
 	spin_unlock(&zone->lock);
 }
 
-/* Split a block of order @high down to @low, freeing the upper halves. */
-static void expand(struct zone *zone, struct page *page, unsigned int low,
-		   unsigned int high, int migratetype)
+/*
+ * Split a block of order @high down to @low, freeing the upper halves;
+ * returns the pages put back on free lists.
+ */
+static unsigned long expand(struct zone *zone, struct page *page, unsigned int low,
+			    unsigned int high, int migratetype)
 {
-	unsigned long size = 1UL << high;
+	unsigned long size = 1UL << high, nr_added = 0;
 
 	while (high > low) {
 		high--;
 		size >>= 1;
 		set_buddy_order(&page[size], high);
 		__add_to_free_list(&page[size], zone, high, migratetype, false);
+		nr_added += size;
 	}
+	return nr_added;
+}
+
+/* Take a block off its free list and split it: one accounting for both. */
+static void page_del_and_expand(struct zone *zone, struct page *page, unsigned int low,
+				unsigned int high, int migratetype)
+{
+	long nr_pages = 1L << high;
+
+	__del_page_from_free_list(page, zone, high);
+	nr_pages -= expand(zone, page, low, high, migratetype);
+	account_freepages(zone, -nr_pages, migratetype);
 }
 
 static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order,
@@ -206,8 +244,7 @@ static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order,
 		if (list_empty(list))
 			continue;
 		page = list_first_entry(list, struct page, lru);
-		__del_page_from_free_list(page, zone, current_order);
-		expand(zone, page, order, current_order, migratetype);
+		page_del_and_expand(zone, page, order, current_order, migratetype);
 		return page;
 	}
 	return NULL;
@@ -240,7 +277,8 @@ static bool should_try_claim_block(unsigned int order, int start_mt)
 	return start_mt == MIGRATE_RECLAIMABLE || start_mt == MIGRATE_UNMOVABLE;
 }
 
-static unsigned long move_freepages_block(struct zone *zone, unsigned long start, int new_mt)
+static unsigned long move_freepages_block(struct zone *zone, unsigned long start, int old_mt,
+					  int new_mt)
 {
 	unsigned long pfn = start, moved = 0;
 
@@ -248,7 +286,7 @@ static unsigned long move_freepages_block(struct zone *zone, unsigned long start
 		struct page *p = pfn_to_page(pfn);
 
 		if (PageBuddy(p)) {
-			move_to_free_list(p, zone, buddy_order(p), new_mt);
+			move_to_free_list(p, zone, buddy_order(p), old_mt, new_mt);
 			moved += 1UL << buddy_order(p);
 			pfn += 1UL << buddy_order(p);
 		} else {
@@ -273,10 +311,10 @@ static struct page *try_to_claim_block(struct zone *zone, struct page *page,
 	unsigned long start, free_pages = 0, alike;
 
 	if (current_order >= pageblock_order) {
-		__del_page_from_free_list(page, zone, current_order);
+		del_page_from_free_list(page, zone, current_order, block_mt);
 		for (unsigned long i = 0; i < (1UL << current_order); i += pageblock_nr_pages)
 			set_pageblock_migratetype(page + i, start_mt);
-		expand(zone, page, order, current_order, start_mt);
+		account_freepages(zone, expand(zone, page, order, current_order, start_mt), start_mt);
 		return page;
 	}
 	start = ALIGN_DOWN(page_to_pfn(page), pageblock_nr_pages);
@@ -294,7 +332,7 @@ static struct page *try_to_claim_block(struct zone *zone, struct page *page,
 		pageblock_nr_pages - free_pages : 0;
 	if (free_pages + alike < pageblock_nr_pages / 2)
 		return NULL;
-	move_freepages_block(zone, start, start_mt);
+	move_freepages_block(zone, start, block_mt, start_mt);
 	set_pageblock_migratetype(pfn_to_page(start), start_mt);
 	return __rmqueue_smallest(zone, order, start_mt);
 }
@@ -330,8 +368,7 @@ static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int s
 		if (fallback_mt < 0)
 			continue;
 		page = list_first_entry(&area->free_list[fallback_mt], struct page, lru);
-		__del_page_from_free_list(page, zone, current_order);
-		expand(zone, page, order, current_order, fallback_mt);
+		page_del_and_expand(zone, page, order, current_order, fallback_mt);
 		return page;
 	}
 	return NULL;
@@ -777,7 +814,7 @@ int alloc_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
 	for (p = pfn; p < end; p += MAX_ORDER_NR_PAGES) {
 		struct page *page = pfn_to_page(p);
 
-		__del_page_from_free_list(page, zone, MAX_PAGE_ORDER);
+		del_page_from_free_list(page, zone, MAX_PAGE_ORDER, get_pageblock_migratetype(page));
 		for (unsigned long i = 0; i < MAX_ORDER_NR_PAGES; i++) {
 			INIT_LIST_HEAD(&page[i].lru);
 			page[i].private = 0;
@@ -963,7 +1000,7 @@ void __free_pages(struct page *page, unsigned int order)
 
 unsigned long nr_free_pages(void)
 {
-	return (unsigned long)atomic_long_read(&contig_zone.free_pages);
+	return zone_page_state_snapshot(&contig_zone, NR_FREE_PAGES);
 }
 
 /* --- boot ----------------------------------------------------------------- */
@@ -1056,6 +1093,9 @@ void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
 	memset(zone->pageblock_mt, MIGRATE_MOVABLE, nr_blocks);
 	setup_zone_watermarks(zone);
 	setup_per_cpu_pageset(zone);
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
+		atomic_long_set(&vm_zone_stat[item], 0);
+	refresh_zone_stat_thresholds(zone);
 
 	spin_lock(&zone->lock);
 	for (unsigned long pfn = start_pfn; pfn < start_pfn + nr_pages; pfn += MAX_ORDER_NR_PAGES)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include <linux/mmzone.h>
+#include <linux/vmstat.h>
 
 enum { PFN_UNSEEN, PFN_BUDDY_HEAD, PFN_PCP };
 
@@ -72,6 +73,8 @@ static int check_free_lists(struct zone *zone, unsigned char *state,
 				if (state[pfn] != PFN_UNSEEN)
 					return check_fail(msg, len, "free block at pfn %lu is on a free list twice", pfn);
 				state[pfn] = PFN_BUDDY_HEAD;
+				if (is_migrate_isolate(mt))
+					r->isolated += 1UL << order;
 				if (++n > max_pfn)
 					return check_fail(msg, len, "order-%u free list is circular", order);
 			}
@@ -197,7 +200,7 @@ int page_alloc_check(struct page_alloc_report *r, char *msg, size_t len)
 		ret = check_pcp_lists(zone, state, r, msg, len);
 	if (!ret)
 		ret = check_memmap(state, r, msg, len);
-	free_pages = atomic_long_read(&zone->free_pages);
+	free_pages = zone_page_state_snapshot(zone, NR_FREE_PAGES);
 	leaked = atomic_long_read(&zone->leaked_pages);
 	spin_unlock(&zone->lock);
 	for (int cpu = NR_CPUS - 1; cpu >= 0; cpu--)
@@ -206,9 +209,9 @@ int page_alloc_check(struct page_alloc_report *r, char *msg, size_t len)
 	if (ret)
 		return ret;
 
-	if ((unsigned long)free_pages != r->free)
-		return check_fail(msg, len, "zone counts %ld free pages, the free lists hold %lu",
-				  free_pages, r->free);
+	if ((unsigned long)free_pages != r->free - r->isolated)
+		return check_fail(msg, len, "zone counts %ld free pages, the free lists hold %lu (%lu isolated)",
+				  free_pages, r->free, r->isolated);
 	if ((unsigned long)leaked != r->leaked)
 		return check_fail(msg, len, "zone counts %ld leaked pages, the memmap shows %lu",
 				  leaked, r->leaked);
