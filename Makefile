@@ -49,14 +49,14 @@ KCFG_contig-free-referenced := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_MU
 
 # --- flavours of a build -----------------------------------------------------
 #  run   timed builds linked into mmlab
-#  ev    the same with page_ref event counters (never timed)
+#  ev    the same with the model's vm event items (CONFIG_DEBUG_VM_EVENTS; never timed)
 #  dbg   CONFIG_DEBUG_VM, for unit and stress tests
 #  tsan  CONFIG_DEBUG_VM under ThreadSanitizer
 #  chk   every atomic is a scheduling point of the interleaving checker
 FL_run  := -O2
-FL_ev   := -O2 -DCONFIG_PAGEREF_EVENTS
-FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_PAGEREF_EVENTS
-FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_PAGEREF_EVENTS -fsanitize=thread -Wno-tsan
+FL_ev   := -O2 -DCONFIG_DEBUG_VM_EVENTS
+FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS
+FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
 LDFL_tsan := -fsanitize=thread
 

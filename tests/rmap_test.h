@@ -289,8 +289,7 @@ struct rt_counters {
 
 static inline void rt_counters_start(struct rt_counters *c)
 {
-	memset(rmap_events, 0, sizeof(rmap_events));
-	pte_rmw_events = 0;
+	reset_vm_events();
 	c->tlb = tlb_flush_stats;
 }
 
@@ -303,9 +302,9 @@ static inline struct rt_counters rt_counters_delta(const struct rt_counters *sta
 			.pages = tlb_flush_stats.pages - start->tlb.pages,
 			.syncs = tlb_flush_stats.syncs - start->tlb.syncs,
 		},
-		.rmw = pte_rmw_events,
-		.batches = rmap_events[RMAP_BATCHES],
-		.pvmw_hits = rmap_events[RMAP_PVMW_HITS],
+		.rmw = vm_event(PTE_RMW),
+		.batches = vm_event(RMAP_BATCHES),
+		.pvmw_hits = vm_event(RMAP_PVMW_HITS),
 	};
 	return d;
 }

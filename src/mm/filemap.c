@@ -58,7 +58,7 @@ void address_space_destroy(struct address_space *mapping)
 	destroy_rwsem(&mapping->i_mmap_rwsem);
 }
 
-#ifdef CONFIG_PAGEREF_EVENTS
+#ifdef CONFIG_DEBUG_VM_EVENTS
 static __thread double xa_lock_taken_ns;
 
 static double filemap_event_clock_ns(void)
@@ -67,6 +67,26 @@ static double filemap_event_clock_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The acquisitions of xa_lock for insertion, and the time it is held. */
+static inline void count_xa_lock_add(void)
+{
+	count_vm_event(FILEMAP_XA_LOCK_ADD);
+	xa_lock_taken_ns = filemap_event_clock_ns();
+}
+
+static inline void count_xa_unlock_add(void)
+{
+	count_vm_events(FILEMAP_XA_LOCK_NS, (long)(filemap_event_clock_ns() - xa_lock_taken_ns));
+}
+#else
+static inline void count_xa_lock_add(void)
+{
+}
+
+static inline void count_xa_unlock_add(void)
+{
 }
 #endif
 
@@ -78,17 +98,12 @@ static double filemap_event_clock_ns(void)
 static inline void filemap_xa_lock_add(struct address_space *mapping)
 {
 	xa_lock(&mapping->i_pages);
-#ifdef CONFIG_PAGEREF_EVENTS
-	filemap_event(FILEMAP_XA_LOCK_ADD);
-	xa_lock_taken_ns = filemap_event_clock_ns();
-#endif
+	count_xa_lock_add();
 }
 
 static inline void filemap_xa_unlock_add(struct address_space *mapping)
 {
-#ifdef CONFIG_PAGEREF_EVENTS
-	filemap_events[FILEMAP_XA_LOCK_NS] += (unsigned long)(filemap_event_clock_ns() - xa_lock_taken_ns);
-#endif
+	count_xa_unlock_add();
 	xa_unlock(&mapping->i_pages);
 }
 
@@ -147,7 +162,7 @@ static int __filemap_add_folio(struct address_space *mapping, struct folio *foli
 	if (xas_error(&xas))
 		return xas_error(&xas);
 	mapping->nrpages += nr;
-	filemap_event(FILEMAP_FOLIOS_ADDED);
+	count_debug_vm_event(FILEMAP_FOLIOS_ADDED);
 	return 0;
 }
 
@@ -455,7 +470,7 @@ static void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
 put_folio:
 		folio_put(folio);
 retry:
-		filemap_event(FILEMAP_GET_RETRY);
+		count_debug_vm_event(FILEMAP_GET_RETRY);
 		xas_reset(&xas);
 	}
 	rcu_read_unlock();
@@ -621,10 +636,10 @@ ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
 		ssize_t n = filemap_read_fast(mapping, pos, count, buf);
 
 		if (likely(n > 0)) {
-			filemap_event(FILEMAP_FAST_READ);
+			count_debug_vm_event(FILEMAP_FAST_READ);
 			return n;
 		}
-		filemap_event(FILEMAP_FAST_FALLBACK);
+		count_debug_vm_event(FILEMAP_FAST_FALLBACK);
 	}
 #endif
 

@@ -26,9 +26,7 @@
 #include <linux/swap.h>
 
 atomic_long_t nr_file_mapped;
-#ifdef CONFIG_PAGEREF_EVENTS
-__thread unsigned long rmap_events[NR_RMAP_EVENTS];
-
+#ifdef CONFIG_DEBUG_VM_EVENTS
 unsigned long rmap_clock_ns(void)
 {
 	struct timespec ts;
@@ -142,7 +140,7 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
 	VM_WARN_ON_ONCE_FOLIO(!folio_test_locked(folio), folio);
 	if (!mapping)
 		return;
-	rmap_event(RMAP_WALKS);
+	count_debug_vm_event(RMAP_WALKS);
 	if (rwc->try_lock) {
 		if (!i_mmap_trylock_read(mapping)) {
 			rwc->contended = true;
@@ -155,7 +153,7 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
 		unsigned long address = vma_address(vma, pgoff_start, folio_nr_pages(folio));
 
 		VM_WARN_ON_ONCE(address == (unsigned long)-EFAULT);
-		rmap_event(RMAP_VMAS);
+		count_debug_vm_event(RMAP_VMAS);
 		if (rwc->invalid_vma && rwc->invalid_vma(vma, rwc->arg))
 			continue;
 		if (!rwc->rmap_one(folio, vma, address, rwc->arg))
@@ -206,7 +204,7 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 					     batch_max_nr(vma, address));
 		ptes += nr;
 #endif
-		rmap_event(RMAP_BATCHES);
+		count_debug_vm_event(RMAP_BATCHES);
 		if (ptep_clear_flush_young_notify(vma, address, pvmw.pte, nr))
 			referenced++;
 		/* Step over the rest of the run: the walk moves one further. */
@@ -304,7 +302,7 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 		subpage = folio_page(folio, pte_pfn(pteval) - folio_pfn(folio));
 		nr_pages = folio_unmap_pte_batch(folio, &pvmw, flags, pteval);
 		end_addr = address + nr_pages * PAGE_SIZE;
-		rmap_event(RMAP_BATCHES);
+		count_debug_vm_event(RMAP_BATCHES);
 
 		pteval = get_and_clear_full_ptes(mm, address, pvmw.pte, nr_pages, 0);
 		/*

@@ -3,8 +3,8 @@
  * kernel's lib/test_vmalloc.c, run on a booted machine
  * (src/workloads/vmalloc_test.c), and what it reports.
  */
-#ifndef MMLAB_VMALLOC_TEST_H
-#define MMLAB_VMALLOC_TEST_H
+#ifndef MMLAB_WORKLOADS_VMALLOC_TEST_H
+#define MMLAB_WORKLOADS_VMALLOC_TEST_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vm event counters (mm/vmstat.c): one array of counts per CPU, bumped by
+ * the CPU that saw the event without a locked instruction, and summed over
+ * all CPUs only by whoever reads them.
+ */
+#ifndef _LINUX_VMSTAT_H
+#define _LINUX_VMSTAT_H
+
+#include <linux/compiler.h>
+#include <linux/smp.h>
+#include <linux/vm_event_item.h>
+
+struct vm_event_state {
+	unsigned long event[NR_VM_EVENT_ITEMS];
+} __cacheline_aligned;
+
+extern struct vm_event_state vm_event_states[NR_CPUS];
+
+/* The names /proc/vmstat gives the items, in item order. */
+extern const char *const vmstat_text[NR_VM_EVENT_ITEMS];
+
+/*
+ * this_cpu_add(): the kernel's is one instruction that preemption cannot
+ * split.  Here it is a single-copy-atomic load and store of this CPU's
+ * slot: never torn, never locked.  A test's main thread shares CPU 0 with
+ * its first worker, and the two may then lose an update, never tear one.
+ */
+static inline void __count_vm_events(enum vm_event_item item, long delta)
+{
+	unsigned long *counter = &vm_event_states[smp_processor_id()].event[item];
+
+	WRITE_ONCE(*counter, READ_ONCE(*counter) + delta);
+}
+
+static inline void __count_vm_event(enum vm_event_item item)
+{
+	__count_vm_events(item, 1);
+}
+
+/* The model has no preemption to disable: the same as the __ versions. */
+static inline void count_vm_events(enum vm_event_item item, long delta)
+{
+	__count_vm_events(item, delta);
+}
+
+static inline void count_vm_event(enum vm_event_item item)
+{
+	__count_vm_events(item, 1);
+}
+
+/* Every item summed over all CPUs into @ret[NR_VM_EVENT_ITEMS]. */
+void all_vm_events(unsigned long *ret);
+
+/* Zero every CPU's counts: a machine boot, or the start of a measurement. */
+void reset_vm_events(void);
+
+/*
+ * The model's instrumentation (CONFIG_DEBUG_VM_EVENTS items).  Without it
+ * the item and the delta are not even evaluated, so a timed build carries
+ * no trace of the counting.
+ */
+#ifdef CONFIG_DEBUG_VM_EVENTS
+#define count_debug_vm_event(x)		count_vm_event(x)
+#define count_debug_vm_events(x, y)	count_vm_events(x, y)
+#else
+#define count_debug_vm_event(x)		do { } while (0)
+#define count_debug_vm_events(x, y)	do { } while (0)
+#endif
+
+#endif /* _LINUX_VMSTAT_H */
