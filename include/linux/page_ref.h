@@ -50,18 +50,19 @@
 /* A failed try-get undoes the garbage of a frozen counter at this value. */
 #define PAGEREF_FROZEN_LIMIT	((unsigned int)(BIT(30) | BIT(31)))
 #define PAGEREF_FROZEN_VALUE	PAGEREF_FROZEN_BIT
-#else
-#define PAGEREF_FROZEN_VALUE	0
-#endif
 
 static inline bool __page_count_is_frozen(int count)
 {
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
 	return count & PAGEREF_FROZEN_BIT;
-#else
-	return count == 0;
-#endif
 }
+#else
+#define PAGEREF_FROZEN_VALUE	0
+
+static inline bool __page_count_is_frozen(int count)
+{
+	return count == 0;
+}
+#endif
 
 static inline bool __page_is_frozen(const struct page *page)
 {
@@ -197,17 +198,25 @@ static inline int folio_ref_dec_return(struct folio *folio)
  * from 0 to frozen owns the free; a racing try-get that got in first makes
  * this exchange fail, and then that getter's own put frees the page.
  */
+#if defined(CONFIG_PAGEREF_FROZEN_BIT) && !defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
 static inline bool page_ref_zero_to_frozen(struct page *page)
 {
-#if defined(CONFIG_PAGEREF_FROZEN_BIT) && !defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
 	if (atomic_cmpxchg_relaxed(&page->_refcount, 0, PAGEREF_FROZEN_BIT) != 0) {
 		count_debug_vm_event(PGREF_PUT_RACE);
 		return false;
 	}
-#endif
-	(void)page;
 	return true;
 }
+#else
+/*
+ * Zero is frozen already.  The frozen-bit mutant leaves the counter at
+ * zero, unfrozen: the bug its tests must catch.
+ */
+static inline bool page_ref_zero_to_frozen(struct page *page)
+{
+	return true;
+}
+#endif
 
 static inline bool page_ref_sub_and_test(struct page *page, int nr)
 {
