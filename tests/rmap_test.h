@@ -285,6 +285,7 @@ struct rt_counters {
 	unsigned long rmw;
 	unsigned long batches;
 	unsigned long pvmw_hits;
+	unsigned long pgscan, pgsteal;	/* pgscan_file, pgsteal_file */
 };
 
 static inline void rt_counters_start(struct rt_counters *c)
@@ -305,6 +306,8 @@ static inline struct rt_counters rt_counters_delta(const struct rt_counters *sta
 		.rmw = vm_event(PTE_RMW),
 		.batches = vm_event(RMAP_BATCHES),
 		.pvmw_hits = vm_event(RMAP_PVMW_HITS),
+		.pgscan = vm_event(PGSCAN_FILE),
+		.pgsteal = vm_event(PGSTEAL_FILE),
 	};
 	return d;
 }

@@ -15,6 +15,8 @@
 
 enum vm_event_item {
 	PGFAULT,
+	PGSCAN_FILE,		/* file pages reclaim looked at on the inactive list */
+	PGSTEAL_FILE,		/* ... and reclaimed */
 #ifdef CONFIG_DEBUG_VM_EVENTS
 	/* include/linux/page_ref.h */
 	PGREF_TRYGET,		/* calls of page_ref_add_unless_frozen */

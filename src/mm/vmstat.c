@@ -16,6 +16,8 @@ struct vm_event_state vm_event_states[NR_CPUS];
  */
 const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
 	[PGFAULT]		= "pgfault",
+	[PGSCAN_FILE]		= "pgscan_file",
+	[PGSTEAL_FILE]		= "pgsteal_file",
 #ifdef CONFIG_DEBUG_VM_EVENTS
 	[PGREF_TRYGET]		= "pgref_tryget",
 	[PGREF_TRYGET_FAIL]	= "pgref_tryget_fail",
