@@ -87,15 +87,15 @@ MTESTS_rmap-notify-nr        := dbg/test_rmap dbg/test_vmscan
 
 # --- flavours of a build -----------------------------------------------------
 #  run   timed builds linked into mmlab (frame pointers, for perf record -g)
-#  ev    the same with the model's own event counters (never timed)
+#  ev    the same with the model's vm event items (CONFIG_DEBUG_VM_EVENTS; never timed)
 #  dbg   CONFIG_DEBUG_VM, for unit and stress tests
 #  tsan  CONFIG_DEBUG_VM under ThreadSanitizer
 #  chk   every atomic is a scheduling point of the interleaving checker
 FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 FL_run  := -O2 $(FRAMEPTR)
-FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_PAGEREF_EVENTS
-FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_PAGEREF_EVENTS
-FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_PAGEREF_EVENTS -fsanitize=thread -Wno-tsan
+FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_DEBUG_VM_EVENTS
+FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS
+FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
 LDFL_tsan := -fsanitize=thread
 
@@ -170,7 +170,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_rbtree test_xarray test_interval_tree check_sched stress_xarray stress_tsan_canary
+COMMON  := test_rbtree test_xarray test_interval_tree test_vmstat check_sched stress_xarray stress_tsan_canary
 
 define TEST_BUILD
 # $(1) design, $(2) flavour, $(3) test name, $(4) directory (design or "common")

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <linux/mmzone.h>
+#include <linux/vmstat.h>
 #include <mmlab/kernel.h>
 #include "workloads/workloads.h"
 
@@ -29,9 +30,13 @@ static int kernel_mem_check(char *msg, size_t len)
 __attribute__((visibility("default")))
 const struct mm_kernel MM_KERNEL_SYM = {
 	.name = MM_KERNEL_NAME,
-#ifdef CONFIG_PAGEREF_EVENTS
+#ifdef CONFIG_DEBUG_VM_EVENTS
 	.events = true,
 #endif
+	.vm_event_names = vmstat_text,
+	.nr_vm_events = NR_VM_EVENT_ITEMS,
+	.all_vm_events = all_vm_events,
+	.reset_vm_events = reset_vm_events,
 	.mem_init = mem_init,
 	.mem_exit = mem_exit,
 	.mem_check = kernel_mem_check,

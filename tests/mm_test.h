@@ -5,6 +5,7 @@
 #define MMLAB_MM_TEST_H
 
 #include <linux/mmzone.h>
+#include <linux/vmstat.h>
 
 #include "tap.h"
 
@@ -17,6 +18,15 @@ static inline unsigned long free_pages_all(void)
 	if (page_alloc_check(&r, msg, sizeof(msg)))
 		diag("allocator checker: %s", msg);
 	return r.free + r.pcp;
+}
+
+/* One vm event counter, summed over all CPUs. */
+static inline unsigned long vm_event(enum vm_event_item item)
+{
+	unsigned long events[NR_VM_EVENT_ITEMS];
+
+	all_vm_events(events);
+	return events[item];
 }
 
 /* --- helpers of the contiguous-range tests (test_contig, test_alloc_differential, stress_pcp) --- */

@@ -285,12 +285,12 @@ struct rt_counters {
 	unsigned long rmw;
 	unsigned long batches;
 	unsigned long pvmw_hits;
+	unsigned long pgscan, pgsteal;	/* pgscan_file, pgsteal_file */
 };
 
 static inline void rt_counters_start(struct rt_counters *c)
 {
-	memset(rmap_events, 0, sizeof(rmap_events));
-	pte_rmw_events = 0;
+	reset_vm_events();
 	c->tlb = tlb_flush_stats;
 }
 
@@ -303,9 +303,11 @@ static inline struct rt_counters rt_counters_delta(const struct rt_counters *sta
 			.pages = tlb_flush_stats.pages - start->tlb.pages,
 			.syncs = tlb_flush_stats.syncs - start->tlb.syncs,
 		},
-		.rmw = pte_rmw_events,
-		.batches = rmap_events[RMAP_BATCHES],
-		.pvmw_hits = rmap_events[RMAP_PVMW_HITS],
+		.rmw = vm_event(PTE_RMW),
+		.batches = vm_event(RMAP_BATCHES),
+		.pvmw_hits = vm_event(RMAP_PVMW_HITS),
+		.pgscan = vm_event(PGSCAN_FILE),
+		.pgsteal = vm_event(PGSTEAL_FILE),
 	};
 	return d;
 }

@@ -29,7 +29,6 @@ static int done, started;
 struct reader {
 	struct file file;
 	unsigned long reads, short_reads, bad_bytes;
-	unsigned long get_retries, failed_gets, fast_fallbacks;
 	unsigned int seed;
 };
 
@@ -79,9 +78,6 @@ static void reader_main(void *arg)
 			if ((unsigned char)buf[i] != contents[pos + i])
 				r->bad_bytes++;
 	}
-	r->get_retries = filemap_events[FILEMAP_GET_RETRY];
-	r->failed_gets = page_ref_events[PGREF_TRYGET_FAIL];
-	r->fast_fallbacks = filemap_events[FILEMAP_FAST_FALLBACK];
 }
 
 static void scribble_free_pages(struct remover *rm)
@@ -141,7 +137,8 @@ int main(void)
 	void *args[NR_READERS];
 	struct machine_threads *t;
 	struct page_alloc_report rep;
-	unsigned long reads = 0, short_reads = 0, bad = 0, retries = 0, failed = 0, fallbacks = 0;
+	unsigned long reads = 0, short_reads = 0, bad = 0;
+	unsigned long events[NR_VM_EVENT_ITEMS];
 	char msg[200] = "ok";
 
 	plan_no_plan();
@@ -166,20 +163,18 @@ int main(void)
 	ok(t != NULL, "start %d readers", NR_READERS);
 	remover_main(&rm);
 	machine_threads_join(t);
+	all_vm_events(events);
 
 	for (int i = 0; i < NR_READERS; i++) {
 		reads += readers[i].reads;
 		short_reads += readers[i].short_reads;
 		bad += readers[i].bad_bytes;
-		retries += readers[i].get_retries;
-		failed += readers[i].failed_gets;
-		fallbacks += readers[i].fast_fallbacks;
 	}
 	diag("%s: %lu reads (%lu short), %lu reclaimed, %lu busy, %lu truncated, %lu re-added",
 	     MM_KERNEL_NAME, reads, short_reads, rm.reclaimed, rm.reclaim_busy, rm.truncated, rm.readded);
 	/* How often the races the read path guards against really happened. */
 	diag("lookups retried %lu times (%lu failed folio_try_get), %lu seqcount fallbacks",
-	     retries, failed, fallbacks);
+	     events[FILEMAP_GET_RETRY], events[PGREF_TRYGET_FAIL], events[FILEMAP_FAST_FALLBACK]);
 	ok(reads > 0, "readers ran");
 	is_int(bad, 0, "every byte read matches the file");
 	ok(rm.reclaimed > 0 && rm.truncated > 0, "both reclaim-style and truncate-style removals happened");

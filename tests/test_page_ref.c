@@ -13,14 +13,11 @@
  * design's code changes behaviour.  Pages are a static array; the model's
  * memory (mem_init) is not used.
  *
- * The page_ref event counters (CONFIG_PAGEREF_EVENTS, on in the dbg
- * flavour) count the loops: CAS retries, the frozen-bit undo loop.  Should
- * a build leave them off, this test turns them on for its own inline copies
- * of page_ref.h (they only count, and change no result) and brings the
- * counter array itself, weak, so that a kernel build defining it wins.
+ * The PGREF_* vm events (CONFIG_DEBUG_VM_EVENTS, on in the dbg flavour)
+ * count the loops: CAS retries, the frozen-bit undo loop.
  */
-#ifndef CONFIG_PAGEREF_EVENTS
-#define CONFIG_PAGEREF_EVENTS 1
+#ifndef CONFIG_DEBUG_VM_EVENTS
+#error "test_page_ref asserts the PGREF_* vm events: build it in the dbg flavour"
 #endif
 
 #include <limits.h>
@@ -75,14 +72,18 @@ static inline int raw_plus(int raw, int d)
 
 /* --- event counters ------------------------------------------------------------ */
 
-__thread unsigned long page_ref_events[NR_PAGE_REF_EVENTS] __attribute__((weak));
-
 static void ev_reset(void)
 {
-	memset(page_ref_events, 0, sizeof(page_ref_events));
+	reset_vm_events();
 }
 
-#define EV(e)	((long long)page_ref_events[e])
+static long long EV(enum vm_event_item item)
+{
+	unsigned long events[NR_VM_EVENT_ITEMS];
+
+	all_vm_events(events);
+	return (long long)events[item];
+}
 
 /* --- __folio_put: a counting stand-in, unless the kernel's is linked in ------ */
 
@@ -279,12 +280,12 @@ static void test_count_basics(void)
 	ok(page_folio(ctail) == (struct folio *)chead, "page_folio(tail) is the head");
 
 	ev_reset();
-	page_ref_event(PGREF_UNDO_LOOP);
-	page_ref_event(PGREF_UNDO_LOOP);
-	page_ref_event(PGREF_CAS_RETRY);
-	is_int(EV(PGREF_UNDO_LOOP), 2, "page_ref_event counts its event");
-	is_int(EV(PGREF_CAS_RETRY), 1, "page_ref_event counts each event apart");
-	is_int(EV(PGREF_TRYGET), 0, "page_ref_event leaves other events");
+	count_debug_vm_event(PGREF_UNDO_LOOP);
+	count_debug_vm_event(PGREF_UNDO_LOOP);
+	count_debug_vm_event(PGREF_CAS_RETRY);
+	is_int(EV(PGREF_UNDO_LOOP), 2, "count_debug_vm_event counts its event");
+	is_int(EV(PGREF_CAS_RETRY), 1, "count_debug_vm_event counts each event apart");
+	is_int(EV(PGREF_TRYGET), 0, "count_debug_vm_event leaves other events");
 
 	is_int(warns_since(), 0, "reading and setting counts: no warning");
 	check_sentinels("count basics");

@@ -77,8 +77,8 @@ static bool cached_range_is(pgoff_t start, pgoff_t end)
 static void __maybe_unused test_sequential_read(void)
 {
 	static char buf[RECORD];
-	unsigned long locks0 = filemap_events[FILEMAP_XA_LOCK_ADD];
-	unsigned long added0 = filemap_events[FILEMAP_FOLIOS_ADDED];
+	unsigned long locks0 = vm_event(FILEMAP_XA_LOCK_ADD);
+	unsigned long added0 = vm_event(FILEMAP_FOLIOS_ADDED);
 	unsigned long bad = 0;
 	ssize_t n;
 
@@ -107,13 +107,13 @@ static void __maybe_unused test_sequential_read(void)
 	is_int(file.f_ra.size, 32, "the window ramped up to ra_pages (32)");
 	is_int(cached_pages(), FILE_PAGES, "the whole file is cached");
 	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
-	is_int(filemap_events[FILEMAP_FOLIOS_ADDED] - added0, FILE_PAGES, "each page inserted once");
+	is_int(vm_event(FILEMAP_FOLIOS_ADDED) - added0, FILE_PAGES, "each page inserted once");
 #ifdef CONFIG_READAHEAD_BATCHED
-	ok(filemap_events[FILEMAP_XA_LOCK_ADD] - locks0 < FILE_PAGES / 4,
+	ok(vm_event(FILEMAP_XA_LOCK_ADD) - locks0 < FILE_PAGES / 4,
 	   "batched: xa_lock taken once per window (%lu times for %d folios)",
-	   filemap_events[FILEMAP_XA_LOCK_ADD] - locks0, FILE_PAGES);
+	   vm_event(FILEMAP_XA_LOCK_ADD) - locks0, FILE_PAGES);
 #else
-	is_int(filemap_events[FILEMAP_XA_LOCK_ADD] - locks0, FILE_PAGES,
+	is_int(vm_event(FILEMAP_XA_LOCK_ADD) - locks0, FILE_PAGES,
 	       "vanilla: xa_lock taken once per folio");
 #endif
 	n = filemap_read(&file, sizeof(contents) - 100, RECORD, buf);
@@ -149,17 +149,17 @@ static void __maybe_unused test_exhaustion(void)
 
 		while (nr < 1024 - 100 && (hog[nr] = alloc_pages(GFP_KERNEL, 0)))
 			nr++;
-		unsigned long fallbacks = filemap_events[FILEMAP_RA_FALLBACK];
+		unsigned long fallbacks = vm_event(FILEMAP_RA_FALLBACK);
 
 		open_file(sizeof(contents));
 		for (pos = 0; pos < (loff_t)sizeof(contents) && n == RECORD; pos += RECORD)
 			n = filemap_read(&file, pos, RECORD, buf);
 		ok(pos < (loff_t)sizeof(contents), "with memory exhausted a read comes back short");
 #ifdef CONFIG_READAHEAD_BATCHED
-		ok(filemap_events[FILEMAP_RA_FALLBACK] > fallbacks,
+		ok(vm_event(FILEMAP_RA_FALLBACK) > fallbacks,
 		   "batched readahead fell back to single insertion when allocation failed");
 #else
-		is_int(filemap_events[FILEMAP_RA_FALLBACK], fallbacks, "vanilla has no fallback path");
+		is_int(vm_event(FILEMAP_RA_FALLBACK), fallbacks, "vanilla has no fallback path");
 #endif
 		ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
 		close_file();

@@ -241,7 +241,7 @@ static void test_contpte_young(void)
 	unsigned long warns = vm_warn_count;
 	struct vm_area_struct *vma;
 	struct mm_struct *mm;
-	unsigned long rmw0;
+	struct rt_counters c0;
 	struct rt_file f;
 	spinlock_t *ptl;
 	pte_t *ptep;
@@ -254,9 +254,9 @@ static void test_contpte_young(void)
 	is_int(rt_census(mm, RT_BASE, 16).cont, 16, "contpte: one block");
 
 	ptep = lock_pte(mm, RT_BASE, &ptl);
-	rmw0 = pte_rmw_events;
+	rt_counters_start(&c0);
 	ok(ptep_test_and_clear_young(vma, RT_BASE, ptep) == 1, "contpte: the young block tests young through entry 0");
-	is_int(pte_rmw_events - rmw0, 16, "contpte: ... testing and clearing all 16 entries");
+	is_int(rt_counters_delta(&c0).rmw, 16, "contpte: ... testing and clearing all 16 entries");
 	pte_unmap_unlock(ptep, ptl);
 	is_int(rt_census(mm, RT_BASE, 16).young, 0, "contpte: every entry of the block is old");
 	ok(!pte_young(ptep_get(ptep + 9)), "contpte: ptep_get() reports the block old");

@@ -174,6 +174,8 @@ static void __maybe_unused test_reclaim_touched_once(enum mmu_arch arch)
 	is_int(st.nr_unmap_calls, 256, "%s touched once: 256 folios unmapped", a);
 	is_int(st.nr_activate + st.nr_unmap_fail, 0, "%s touched once: none activated, no unmap failed", a);
 	is_int(st.nr_scanned, 20480, "%s touched once: 20480 pages scanned", a);
+	is_int(d.pgscan, 20480, "%s touched once: pgscan_file counts the 20480 pages isolated", a);
+	is_int(d.pgsteal, 4096, "%s touched once: pgsteal_file counts the 4096 pages reclaimed", a);
 	ok(cached_exactly(&f, BIG_FOLIOS, 256, BIG_FOLIOS - 1),
 	   "%s touched once: the oldest 256 folios went, folios 256..1023 are cached", a);
 	is_int(mapped_folios(mm, RT_BASE, BIG_FOLIOS), BIG_FOLIOS - 256,

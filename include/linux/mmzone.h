@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <linux/vmstat.h>
 
 enum migratetype {
 	MIGRATE_UNMOVABLE,
@@ -28,15 +29,10 @@ static inline bool is_migrate_isolate(int mt)
 }
 
 /*
- * Zone statistics, kept as the kernel keeps them: a global atomic per item,
- * and per CPU a small signed difference that is folded into it only when it
- * passes the CPU's threshold (include/linux/vmstat.h).
+ * Zone statistics (enum zone_stat_item in linux/vmstat.h), kept as the
+ * kernel keeps them: a global atomic per item, and per CPU a small signed
+ * difference folded into it only when it passes the CPU's threshold.
  */
-enum zone_stat_item {
-	NR_FREE_PAGES,		/* buddy pages, isolated pageblocks excluded */
-	NR_VM_ZONE_STAT_ITEMS
-};
-
 struct per_cpu_zonestat {
 	s8 vm_stat_diff[NR_VM_ZONE_STAT_ITEMS];
 	s8 stat_threshold;

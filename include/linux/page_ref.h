@@ -32,9 +32,9 @@
  * frozen-bit design the 0 -> frozen step of dec_and_test is relaxed: the
  * decrement before it already ordered the caller's accesses.
  *
- * CONFIG_PAGEREF_EVENTS counts retries and undo loops per thread, as the
- * kernel's page_ref tracepoints would observe them.  It is a separate
- * build, never the one that is timed.
+ * The PGREF_* vm events (CONFIG_DEBUG_VM_EVENTS) count try-gets, retries
+ * and undo loops, as the kernel's page_ref tracepoints would observe them.
+ * They exist only in the event and debug builds, never in the timed one.
  */
 #ifndef _LINUX_PAGE_REF_H
 #define _LINUX_PAGE_REF_H
@@ -43,46 +43,26 @@
 #include <linux/bits.h>
 #include <linux/mm_types.h>
 #include <linux/mmdebug.h>
-
-enum page_ref_event {
-	PGREF_TRYGET,		/* calls of page_ref_add_unless_frozen */
-	PGREF_TRYGET_FAIL,	/* ... that found the page frozen */
-	PGREF_CAS_RETRY,	/* failed compare-exchanges in try-get loops */
-	PGREF_UNDO_LOOP,	/* frozen-bit: undo iterations of a grown counter */
-	PGREF_PUT_RACE,		/* frozen-bit: 0 -> frozen exchange lost */
-	NR_PAGE_REF_EVENTS,
-};
-
-#ifdef CONFIG_PAGEREF_EVENTS
-extern __thread unsigned long page_ref_events[NR_PAGE_REF_EVENTS];
-static inline void page_ref_event(enum page_ref_event e)
-{
-	page_ref_events[e]++;
-}
-#else
-static inline void page_ref_event(enum page_ref_event e)
-{
-	(void)e;
-}
-#endif
+#include <linux/vmstat.h>
 
 #ifdef CONFIG_PAGEREF_FROZEN_BIT
 #define PAGEREF_FROZEN_BIT	((int)BIT(31))
 /* A failed try-get undoes the garbage of a frozen counter at this value. */
 #define PAGEREF_FROZEN_LIMIT	((unsigned int)(BIT(30) | BIT(31)))
 #define PAGEREF_FROZEN_VALUE	PAGEREF_FROZEN_BIT
-#else
-#define PAGEREF_FROZEN_VALUE	0
-#endif
 
 static inline bool __page_count_is_frozen(int count)
 {
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
 	return count & PAGEREF_FROZEN_BIT;
-#else
-	return count == 0;
-#endif
 }
+#else
+#define PAGEREF_FROZEN_VALUE	0
+
+static inline bool __page_count_is_frozen(int count)
+{
+	return count == 0;
+}
+#endif
 
 static inline bool __page_is_frozen(const struct page *page)
 {
@@ -218,17 +198,25 @@ static inline int folio_ref_dec_return(struct folio *folio)
  * from 0 to frozen owns the free; a racing try-get that got in first makes
  * this exchange fail, and then that getter's own put frees the page.
  */
+#if defined(CONFIG_PAGEREF_FROZEN_BIT) && !defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
 static inline bool page_ref_zero_to_frozen(struct page *page)
 {
-#if defined(CONFIG_PAGEREF_FROZEN_BIT) && !defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
 	if (atomic_cmpxchg_relaxed(&page->_refcount, 0, PAGEREF_FROZEN_BIT) != 0) {
-		page_ref_event(PGREF_PUT_RACE);
+		count_debug_vm_event(PGREF_PUT_RACE);
 		return false;
 	}
-#endif
-	(void)page;
 	return true;
 }
+#else
+/*
+ * Zero is frozen already.  The frozen-bit mutant leaves the counter at
+ * zero, unfrozen: the bug its tests must catch.
+ */
+static inline bool page_ref_zero_to_frozen(struct page *page)
+{
+	return true;
+}
+#endif
 
 static inline bool page_ref_sub_and_test(struct page *page, int nr)
 {
@@ -261,11 +249,11 @@ static inline bool page_ref_add_unless_frozen(struct page *page, int nr)
 {
 	int val = atomic_add_return(nr, &page->_refcount);
 
-	page_ref_event(PGREF_TRYGET);
+	count_debug_vm_event(PGREF_TRYGET);
 	if (likely(!(val & PAGEREF_FROZEN_BIT)))
 		return true;
 
-	page_ref_event(PGREF_TRYGET_FAIL);
+	count_debug_vm_event(PGREF_TRYGET_FAIL);
 	/*
 	 * Failed gets leave their increments behind.  Before the garbage
 	 * could reach bit 31's carry, put the counter back to plain frozen.
@@ -273,7 +261,7 @@ static inline bool page_ref_add_unless_frozen(struct page *page, int nr)
 	 * fails with a value below the limit, and the loop ends.
 	 */
 	while (unlikely((unsigned int)val >= PAGEREF_FROZEN_LIMIT)) {
-		page_ref_event(PGREF_UNDO_LOOP);
+		count_debug_vm_event(PGREF_UNDO_LOOP);
 		val = atomic_cmpxchg_relaxed(&page->_refcount, val, PAGEREF_FROZEN_BIT);
 	}
 	return false;
@@ -285,13 +273,13 @@ static inline bool page_ref_add_unless_frozen(struct page *page, int nr)
 {
 	int old = 1;	/* the common case: only the page cache holds it */
 
-	page_ref_event(PGREF_TRYGET);
+	count_debug_vm_event(PGREF_TRYGET);
 	while (!atomic_try_cmpxchg(&page->_refcount, &old, old + nr)) {
 		if (unlikely(old == 0)) {
-			page_ref_event(PGREF_TRYGET_FAIL);
+			count_debug_vm_event(PGREF_TRYGET_FAIL);
 			return false;
 		}
-		page_ref_event(PGREF_CAS_RETRY);
+		count_debug_vm_event(PGREF_CAS_RETRY);
 	}
 	return true;
 }
@@ -302,15 +290,15 @@ static inline bool page_ref_add_unless_frozen(struct page *page, int nr)
 {
 	int old = atomic_read(&page->_refcount);
 
-	page_ref_event(PGREF_TRYGET);
+	count_debug_vm_event(PGREF_TRYGET);
 	for (;;) {
 		if (unlikely(old == 0)) {
-			page_ref_event(PGREF_TRYGET_FAIL);
+			count_debug_vm_event(PGREF_TRYGET_FAIL);
 			return false;
 		}
 		if (likely(atomic_try_cmpxchg(&page->_refcount, &old, old + nr)))
 			return true;
-		page_ref_event(PGREF_CAS_RETRY);
+		count_debug_vm_event(PGREF_CAS_RETRY);
 	}
 }
 

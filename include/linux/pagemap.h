@@ -228,29 +228,4 @@ pgoff_t page_cache_next_present(struct address_space *mapping, pgoff_t index, un
 /* The last index in (index - max, index] that is not cached, or index - max (ULONG_MAX if that underflows). */
 pgoff_t page_cache_prev_miss(struct address_space *mapping, pgoff_t index, unsigned long max);
 
-enum filemap_event {
-	FILEMAP_FAST_READ,		/* seqcount-read: reads served without a refcount */
-	FILEMAP_FAST_FALLBACK,		/* ... that fell back to the refcounted path */
-	FILEMAP_GET_RETRY,		/* lookups retried after a failed get or recheck */
-	FILEMAP_XA_LOCK_ADD,		/* xa_lock acquisitions to insert folios */
-	FILEMAP_XA_LOCK_NS,		/* ... and nanoseconds it was held */
-	FILEMAP_FOLIOS_ADDED,		/* folios inserted */
-	FILEMAP_READ_REQUESTS,		/* read requests to the backing store */
-	FILEMAP_RA_FALLBACK,		/* batched readahead fell back to one folio at a time */
-	NR_FILEMAP_EVENTS,
-};
-
-#ifdef CONFIG_PAGEREF_EVENTS
-extern __thread unsigned long filemap_events[NR_FILEMAP_EVENTS];
-static inline void filemap_event(enum filemap_event e)
-{
-	filemap_events[e]++;
-}
-#else
-static inline void filemap_event(enum filemap_event e)
-{
-	(void)e;
-}
-#endif
-
 #endif

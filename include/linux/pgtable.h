@@ -470,14 +470,6 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 	return __pte(pte_val(pte) + ((pteval_t)nr << PAGE_SHIFT));
 }
 
-/* The model's event counter for PTEs the rmap primitives read-modify-write. */
-#ifdef CONFIG_PAGEREF_EVENTS
-extern __thread unsigned long pte_rmw_events;
-static inline void count_pte_rmw(unsigned long nr) { pte_rmw_events += nr; }
-#else
-static inline void count_pte_rmw(unsigned long nr) { (void)nr; }
-#endif
-
 /*
  * One entry's accessed bit, tested and cleared atomically: the walker of
  * another CPU may be setting it (or dirty) at the same moment.
@@ -487,7 +479,7 @@ static inline int __ptep_test_and_clear_young(struct vm_area_struct *vma,
 {
 	(void)vma;
 	(void)addr;
-	count_pte_rmw(1);
+	count_debug_vm_event(PTE_RMW);
 	__atomic_step();
 	return (__atomic_fetch_and(&ptep->pte, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) &
 		_PAGE_ACCESSED) != 0;
@@ -497,7 +489,7 @@ static inline pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long add
 {
 	(void)mm;
 	(void)addr;
-	count_pte_rmw(1);
+	count_debug_vm_event(PTE_RMW);
 	__atomic_step();
 	return __pte(__atomic_exchange_n(&ptep->pte, 0, __ATOMIC_RELAXED));
 }

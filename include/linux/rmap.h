@@ -153,48 +153,21 @@ unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsign
 int rmap_check(struct mm_struct *const *mms, int nr_mms,
 	       struct address_space *const *mappings, int nr_mappings, char *msg, size_t len);
 
-/* --- rmap events (event builds only) -------------------------------------------------- */
+/* --- where reclaim's time goes (CONFIG_DEBUG_VM_EVENTS) --------------------------------- */
 
-enum rmap_event {
-	RMAP_WALKS,		/* rmap_walk() calls */
-	RMAP_VMAS,		/* VMAs visited */
-	RMAP_PVMW_HITS,		/* entries page_vma_mapped_walk() stopped at */
-	RMAP_BATCHES,		/* young-bit or unmap operations on a run of entries */
-	RMAP_REFERENCED_NS,	/* nanoseconds in folio_referenced() */
-	RMAP_UNMAP_NS,		/* nanoseconds in try_to_unmap() */
-	NR_RMAP_EVENTS,
-};
-
-#ifdef CONFIG_PAGEREF_EVENTS
-extern __thread unsigned long rmap_events[NR_RMAP_EVENTS];
-static inline void rmap_event(enum rmap_event e)
-{
-	rmap_events[e]++;
-}
-/* Where reclaim's time goes, in the event builds only. */
+#ifdef CONFIG_DEBUG_VM_EVENTS
 unsigned long rmap_clock_ns(void);
 static inline unsigned long rmap_time_start(void)
 {
 	return rmap_clock_ns();
 }
-static inline void rmap_time_add(enum rmap_event e, unsigned long start)
-{
-	rmap_events[e] += rmap_clock_ns() - start;
-}
+#define rmap_time_add(item, start)	count_vm_events(item, rmap_clock_ns() - (start))
 #else
-static inline void rmap_event(enum rmap_event e)
-{
-	(void)e;
-}
 static inline unsigned long rmap_time_start(void)
 {
 	return 0;
 }
-static inline void rmap_time_add(enum rmap_event e, unsigned long start)
-{
-	(void)e;
-	(void)start;
-}
+#define rmap_time_add(item, start)	do { (void)(start); } while (0)
 #endif
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
+#include "common.h"
 
 static const struct exp_variant fc_variants[] = {
 	{ "vanilla", "one __free_page() per order-0 page", &mm_kernel_vanilla_run },
@@ -105,12 +106,8 @@ static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 
 	(void)p;
 	(void)rep;
-	err = k->mem_init(ctx->mem_bytes);
-	if (err) {
-		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
-			ctx->mem_bytes, strerror(-err));
+	if (exp_mem_boot(ctx, k))
 		return -1;
-	}
 	err = k->fc_run(&fc->params, &r, msg, sizeof(msg));
 	if (err == -ENOMEM || err == -EBUSY || err == -EINVAL) {
 		fprintf(stderr, "mmlab: %s\n", msg);
@@ -128,9 +125,7 @@ static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		pcp_pages += r.pcp_pages_by_order[o];
 	sample_counter(out, "free_pages_pageblock_or_more", (double)high_order_pages);
 	sample_counter(out, "pcp_pages", (double)pcp_pages);
-	if (k->mem_check(msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", v->name, msg);
-	k->mem_exit();
+	exp_mem_check_exit(k, v->name, out);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <mmlab/hist.h>
 #include <mmlab/kernel.h>
 #include <mmlab/record_sum.h>
+#include "common.h"
 
 struct rsq_impl {
 	const struct mm_kernel *timed;
@@ -179,9 +180,13 @@ static void rsq_thread_main(void *p)
 	a->run->k->rsq_worker(a->run->state, &a->t);
 }
 
-/* Boot, read every file once with @nr threads, tear down, check. */
+/*
+ * Boot, read every file once with @nr threads, tear down, check.
+ * @vm_events (NULL: not counted) gets the vm events the readers counted.
+ */
 static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
-			 struct rsq_arg *args, double *elapsed, struct sample *out)
+			 struct rsq_arg *args, unsigned long *vm_events, double *elapsed,
+			 struct sample *out)
 {
 	struct rsq_ctx *rc = ctx->priv;
 	struct rsq_params p = rc->p;
@@ -190,15 +195,10 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 	void *argv[256];
 	char msg[256];
 	double t0;
-	int err;
 
 	p.nr_threads = nr;
-	err = k->mem_init(ctx->mem_bytes);
-	if (err) {
-		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
-			ctx->mem_bytes, strerror(-err));
+	if (exp_mem_boot(ctx, k))
 		return -1;
-	}
 	run.state = k->rsq_setup(&p);
 	if (!run.state) {
 		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
@@ -211,6 +211,7 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
 		argv[i] = &args[i];
 	}
+	k->reset_vm_events();
 	threads = machine_threads_start(nr, rsq_thread_main, argv);
 	if (!threads) {
 		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr, strerror(errno));
@@ -224,28 +225,26 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 	__atomic_store_n(&run.start, 1, __ATOMIC_RELEASE);
 	machine_threads_join(threads);
 	*elapsed = machine_now() - t0;
+	if (vm_events)
+		k->all_vm_events(vm_events);
 	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", k->name, msg);
-	if (k->mem_check(msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", k->name, msg);
-	k->mem_exit();
+	exp_mem_check_exit(k, k->name, out);
 	return 0;
 }
 
-static void rsq_add_event_counters(struct sample *out, const struct rsq_arg *args, int nr)
+static void rsq_add_event_counters(struct sample *out, const struct mm_kernel *k,
+				   const unsigned long *ev)
 {
-	unsigned long ev[NR_RSQ_EVENTS] = { 0 };
+	unsigned long lock_adds = exp_vm_event(k, ev, "filemap_xa_lock_add");
+	unsigned long folios = exp_vm_event(k, ev, "filemap_folios_added");
 
-	for (int i = 0; i < nr; i++)
-		for (int e = 0; e < NR_RSQ_EVENTS; e++)
-			ev[e] += args[i].t.events[e];
-	sample_counter(out, "xa_lock_acquisitions", (double)ev[RSQ_XA_LOCK_ADD]);
-	sample_counter(out, "xa_lock_held_ns", (double)ev[RSQ_XA_LOCK_NS]);
-	sample_counter(out, "folios_inserted", (double)ev[RSQ_FOLIOS_ADDED]);
-	sample_counter(out, "folios_per_lock_hold",
-		       ev[RSQ_XA_LOCK_ADD] ? (double)ev[RSQ_FOLIOS_ADDED] / ev[RSQ_XA_LOCK_ADD] : 0);
-	sample_counter(out, "read_requests", (double)ev[RSQ_READ_REQUESTS]);
-	sample_counter(out, "ra_fallbacks", (double)ev[RSQ_RA_FALLBACK]);
+	sample_counter(out, "xa_lock_acquisitions", (double)lock_adds);
+	sample_counter(out, "xa_lock_held_ns", (double)exp_vm_event(k, ev, "filemap_xa_lock_ns"));
+	sample_counter(out, "folios_inserted", (double)folios);
+	sample_counter(out, "folios_per_lock_hold", lock_adds ? (double)folios / lock_adds : 0);
+	sample_counter(out, "read_requests", (double)exp_vm_event(k, ev, "filemap_read_requests"));
+	sample_counter(out, "ra_fallbacks", (double)exp_vm_event(k, ev, "filemap_ra_fallback"));
 }
 
 static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
@@ -256,7 +255,7 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	int nr = (int)p->arg;
 	struct rsq_arg *args = calloc((size_t)nr, sizeof(*args));
 	struct lat_hist *total = lat_hist_new();
-	unsigned long ops = 0, bad = 0;
+	unsigned long *vm_events = NULL, ops = 0, bad = 0;
 	double elapsed;
 	int ret = -1;
 
@@ -265,7 +264,7 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	for (int i = 0; i < nr; i++)
 		if (!(args[i].t.hist = lat_hist_new()))
 			goto out;
-	if (rsq_run_model(ctx, impl->timed, nr, args, &elapsed, out))
+	if (rsq_run_model(ctx, impl->timed, nr, args, NULL, &elapsed, out))
 		goto out;
 	for (int i = 0; i < nr; i++) {
 		ops += args[i].t.ops;
@@ -281,12 +280,14 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 
 	/* Lock counters come from a separate, untimed run of the event build. */
 	if (rep == 0 && rc->events) {
-		if (rsq_run_model(ctx, impl->events, nr, args, &elapsed, out))
+		vm_events = exp_vm_events_alloc(impl->events);
+		if (!vm_events || rsq_run_model(ctx, impl->events, nr, args, vm_events, &elapsed, out))
 			goto out;
-		rsq_add_event_counters(out, args, nr);
+		rsq_add_event_counters(out, impl->events, vm_events);
 	}
 	ret = 0;
 out:
+	free(vm_events);
 	if (args)
 		for (int i = 0; i < nr; i++)
 			lat_hist_free(args[i].t.hist);

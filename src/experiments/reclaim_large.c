@@ -22,6 +22,7 @@
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
+#include "common.h"
 
 #define RL_PAGE_SIZE	4096ULL
 /*
@@ -230,24 +231,24 @@ static void rl_check_result(const struct rl_params *p, const struct rl_result *r
 
 /*
  * Boot @k's machine, run one sample on it, check the machine, shut it
- * down.  0, 1 if rl_run() failed a check (recorded in @out), or -1 if the
- * sample could not run.
+ * down.  @vm_events (NULL: not counted) gets the vm events of the
+ * memory_reclaim() call.  0, 1 if rl_run() failed a check (recorded in
+ * @out), or -1 if the sample could not run.
  */
 static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
-		       const struct rl_params *p, struct rl_result *r, struct sample *out)
+		       const struct rl_params *params, struct rl_result *r, unsigned long *vm_events,
+		       struct sample *out)
 {
+	struct rl_params p = *params;
 	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
 	char msg[256];
 	int err, ret = 0;
 
 	memset(r, 0, sizeof(*r));
-	err = k->mem_init(ctx->mem_bytes);
-	if (err) {
-		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
-			ctx->mem_bytes, strerror(-err));
+	p.vm_events = vm_events;
+	if (exp_mem_boot(ctx, k))
 		return -1;
-	}
-	err = k->rl_run(p, r, msg, sizeof(msg));
+	err = k->rl_run(&p, r, msg, sizeof(msg));
 	if (err == -ENOMEM) {
 		fprintf(stderr, "mmlab: %s\n", msg);
 		k->mem_exit();
@@ -257,11 +258,9 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 		sample_fail(out, false, "%s: %s", who, msg);
 		ret = 1;
 	} else {
-		rl_check_result(p, r, who, out);
+		rl_check_result(&p, r, who, out);
 	}
-	if (k->mem_check(msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", who, msg);
-	k->mem_exit();
+	exp_mem_check_exit(k, who, out);
 	return ret;
 }
 
@@ -279,15 +278,16 @@ static void rl_add_counters(struct sample *out, const struct rl_result *r)
 	sample_counter(out, "tlb_syncs", (double)r->tlb_syncs);
 }
 
-static void rl_add_event_counters(struct sample *out, const struct rl_result *ev)
+static void rl_add_event_counters(struct sample *out, const struct mm_kernel *k,
+				  const unsigned long *ev)
 {
-	sample_counter(out, "ptes_visited", (double)ev->events[RL_PTES_VISITED]);
-	sample_counter(out, "rmap_walks", (double)ev->events[RL_RMAP_WALKS]);
-	sample_counter(out, "rmap_vmas", (double)ev->events[RL_RMAP_VMAS]);
-	sample_counter(out, "pvmw_hits", (double)ev->events[RL_PVMW_HITS]);
-	sample_counter(out, "batches", (double)ev->events[RL_BATCHES]);
-	sample_counter(out, "referenced_usec", ev->events[RL_REFERENCED_NS] / 1e3);
-	sample_counter(out, "unmap_usec", ev->events[RL_UNMAP_NS] / 1e3);
+	sample_counter(out, "ptes_visited", (double)exp_vm_event(k, ev, "pte_rmw"));
+	sample_counter(out, "rmap_walks", (double)exp_vm_event(k, ev, "rmap_walks"));
+	sample_counter(out, "rmap_vmas", (double)exp_vm_event(k, ev, "rmap_vmas"));
+	sample_counter(out, "pvmw_hits", (double)exp_vm_event(k, ev, "rmap_pvmw_hits"));
+	sample_counter(out, "batches", (double)exp_vm_event(k, ev, "rmap_batches"));
+	sample_counter(out, "referenced_usec", exp_vm_event(k, ev, "rmap_referenced_ns") / 1e3);
+	sample_counter(out, "unmap_usec", exp_vm_event(k, ev, "rmap_unmap_ns") / 1e3);
 }
 
 /* Every design, from the same state and seed, must leave the same pages and PTEs. */
@@ -313,27 +313,32 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct rl_digest *digest = &rc->digest[p - ctx->points];
 	struct rl_result r, ev;
 	bool have_events = rep == 0 && rc->events;
+	unsigned long *vm_events = NULL;
 	int ret;
 
 	params.contpte = p->arg;
 	/* Event counters come from a separate, untimed run of the event build. */
 	if (have_events) {
-		ret = rl_boot_run(ctx, v, impl->events, &params, &ev, out);
+		vm_events = exp_vm_events_alloc(impl->events);
+		ret = vm_events ? rl_boot_run(ctx, v, impl->events, &params, &ev, vm_events, out) : -1;
 		if (ret < 0)
-			return -1;
+			goto out;
 		if (!ret)
 			rl_check_digest(digest, v, &ev, out);
 	}
-	ret = rl_boot_run(ctx, v, impl->timed, &params, &r, out);
+	ret = rl_boot_run(ctx, v, impl->timed, &params, &r, NULL, out);
 	if (ret < 0)
-		return -1;
+		goto out;
 	out->value = r.usec;
 	rl_add_counters(out, &r);
 	if (have_events)
-		rl_add_event_counters(out, &ev);
+		rl_add_event_counters(out, impl->events, vm_events);
 	if (!ret)
 		rl_check_digest(digest, v, &r, out);
-	return 0;
+	ret = 0;
+out:
+	free(vm_events);
+	return ret < 0 ? -1 : 0;
 }
 
 static void rl_finish(struct exp_ctx *ctx)

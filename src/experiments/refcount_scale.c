@@ -18,6 +18,7 @@
 #include <machine/machine.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
+#include "common.h"
 
 #define RS_PAGE_SIZE	4096
 
@@ -182,50 +183,50 @@ static void rs_sum(const struct rs_worker_arg *args, int n, struct rs_thread *to
 	for (int i = 0; i < n; i++) {
 		total->ops += args[i].t.ops;
 		total->mismatches += args[i].t.mismatches;
-		for (int e = 0; e < NR_RS_EVENTS; e++)
-			total->events[e] += args[i].t.events[e];
 	}
 }
 
-/* Boot the kernel build, run, tear down and check everything is accounted for. */
+/*
+ * Boot the kernel build, run, tear down and check everything is accounted
+ * for.  @vm_events (NULL: not counted) gets the vm events the threads
+ * counted, from their start to the join.
+ */
 static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads,
-			double seconds, struct rs_thread *total, double *elapsed,
-			struct sample *out)
+			double seconds, struct rs_thread *total, unsigned long *vm_events,
+			double *elapsed, struct sample *out)
 {
 	struct rs_ctx *rc = ctx->priv;
 	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
 	struct rs_run run = { .nr_threads = nr_threads, .k = k };
 	struct rs_params p = rc->params;
 	char msg[200];
-	int ret = -1, err;
+	int ret = -1;
 
 	if (!args)
 		return -1;
 	p.nr_threads = nr_threads;
-	err = k->mem_init(ctx->mem_bytes);
-	if (err) {
-		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
-			ctx->mem_bytes, strerror(-err));
+	if (exp_mem_boot(ctx, k))
 		goto out;
-	}
 	run.state = k->rs_setup(&p);
 	if (!run.state) {
 		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
-		goto out_exit;
+		k->mem_exit();
+		goto out;
 	}
+	k->reset_vm_events();
 	*elapsed = rs_run_threads(&run, args, seconds);
+	if (vm_events)
+		k->all_vm_events(vm_events);
 	if (k->rs_teardown(run.state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", k->name, msg);
 	if (*elapsed < 0) {
 		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr_threads, strerror(errno));
-		goto out_exit;
+		k->mem_exit();
+		goto out;
 	}
-	if (k->mem_check(msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", k->name, msg);
+	exp_mem_check_exit(k, k->name, out);
 	rs_sum(args, nr_threads, total);
 	ret = 0;
-out_exit:
-	k->mem_exit();
 out:
 	free(args);
 	return ret;
@@ -275,16 +276,18 @@ out:
 	return ret;
 }
 
-static void rs_add_event_counters(struct sample *out, const struct rs_thread *ev)
+/* The event build's counters, per read of the counting run. */
+static void rs_add_event_counters(struct sample *out, const struct mm_kernel *k,
+				  const struct rs_thread *total, const unsigned long *ev)
 {
-	double ops = ev->ops ? (double)ev->ops : 1;
+	double ops = total->ops ? (double)total->ops : 1;
 
-	sample_counter(out, "events_ops", (double)ev->ops);
-	sample_counter(out, "cas_retries_per_op", ev->events[RS_CAS_RETRY] / ops);
-	sample_counter(out, "undo_loops_per_op", ev->events[RS_UNDO_LOOP] / ops);
-	sample_counter(out, "tryget_fail_per_op", ev->events[RS_TRYGET_FAIL] / ops);
-	sample_counter(out, "put_races_per_op", ev->events[RS_PUT_RACE] / ops);
-	sample_counter(out, "seq_fallbacks_per_op", ev->events[RS_SEQ_FALLBACK] / ops);
+	sample_counter(out, "events_ops", (double)total->ops);
+	sample_counter(out, "cas_retries_per_op", exp_vm_event(k, ev, "pgref_cas_retry") / ops);
+	sample_counter(out, "undo_loops_per_op", exp_vm_event(k, ev, "pgref_undo_loop") / ops);
+	sample_counter(out, "tryget_fail_per_op", exp_vm_event(k, ev, "pgref_tryget_fail") / ops);
+	sample_counter(out, "put_races_per_op", exp_vm_event(k, ev, "pgref_put_race") / ops);
+	sample_counter(out, "seq_fallbacks_per_op", exp_vm_event(k, ev, "filemap_fast_fallback") / ops);
 }
 
 static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
@@ -298,7 +301,8 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	int ret;
 
 	if (impl->timed)
-		ret = rs_run_model(ctx, impl->timed, nr_threads, rc->seconds, &total, &elapsed, out);
+		ret = rs_run_model(ctx, impl->timed, nr_threads, rc->seconds, &total, NULL,
+				   &elapsed, out);
 	else
 		ret = rs_run_host(ctx, nr_threads, rc->seconds, &total, &elapsed);
 	if (ret)
@@ -313,12 +317,16 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 
 	/* Counters come from a separate, untimed run of the event build. */
 	if (rep == 0 && impl->events && rc->events_seconds > 0) {
+		unsigned long *vm_events = exp_vm_events_alloc(impl->events);
 		double ev_elapsed;
 
-		if (rs_run_model(ctx, impl->events, nr_threads, rc->events_seconds,
-				 &ev, &ev_elapsed, out))
+		if (!vm_events || rs_run_model(ctx, impl->events, nr_threads, rc->events_seconds,
+					       &ev, vm_events, &ev_elapsed, out)) {
+			free(vm_events);
 			return -1;
-		rs_add_event_counters(out, &ev);
+		}
+		rs_add_event_counters(out, impl->events, &ev, vm_events);
+		free(vm_events);
 		if (ev.mismatches)
 			sample_fail(out, true, "%s (event build): %lu reads differ from the file",
 				    v->name, ev.mismatches);

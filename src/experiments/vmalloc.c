@@ -24,7 +24,8 @@
 #include <machine/machine.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
-#include <mmlab/vmalloc_test.h>
+#include <mmlab/workloads/vmalloc_test.h>
+#include "common.h"
 
 #define VM_PAGE_SIZE		4096ULL
 #define VM_PAGEBLOCK_ORDER	9
@@ -283,12 +284,8 @@ static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	params.nr_pages = vp->nr_pages;
 	params.use_huge = vp->use_huge;
 	params.loops = vp->loops;
-	err = k->mem_init(ctx->mem_bytes);
-	if (err) {
-		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
-			ctx->mem_bytes, strerror(-err));
+	if (exp_mem_boot(ctx, k))
 		return -1;
-	}
 	err = k->vmalloc_test_run(&params, &r, msg, sizeof(msg));
 	if (err == -ENOMEM || err == -EINVAL) {
 		fprintf(stderr, "mmlab: %s\n", msg);
@@ -302,9 +299,7 @@ static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 			    v->name, vmalloc_test_name(vp->test));
 	out->value = r.usec;
 	vm_counters(out, vp, &r);
-	if (k->mem_check(msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", v->name, msg);
-	k->mem_exit();
+	exp_mem_check_exit(k, v->name, out);
 	return 0;
 }
 

@@ -34,14 +34,47 @@ void folio_lock(struct folio *folio)
 		cond_resched();
 }
 
+/*
+ * The seqcount-read design's deletion count: bumped around every removal
+ * from i_pages, so that a reader which copied without a reference can tell
+ * whether its folio left the page cache meanwhile.  Other designs have no
+ * such count.
+ */
+#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+static inline void i_pages_delete_seqcount_init(struct address_space *mapping)
+{
+	seqcount_init(&mapping->i_pages_delete_seqcnt);
+}
+
+static inline void i_pages_delete_begin(struct address_space *mapping)
+{
+	write_seqcount_begin(&mapping->i_pages_delete_seqcnt);
+}
+
+static inline void i_pages_delete_end(struct address_space *mapping)
+{
+	write_seqcount_end(&mapping->i_pages_delete_seqcnt);
+}
+#else
+static inline void i_pages_delete_seqcount_init(struct address_space *mapping)
+{
+}
+
+static inline void i_pages_delete_begin(struct address_space *mapping)
+{
+}
+
+static inline void i_pages_delete_end(struct address_space *mapping)
+{
+}
+#endif
+
 void address_space_init(struct address_space *mapping)
 {
 	memset(mapping, 0, sizeof(*mapping));
 	xa_init(&mapping->i_pages);
 	init_rwsem(&mapping->i_mmap_rwsem);
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
-	seqcount_init(&mapping->i_pages_delete_seqcnt);
-#endif
+	i_pages_delete_seqcount_init(mapping);
 }
 
 void address_space_destroy(struct address_space *mapping)
@@ -52,12 +85,32 @@ void address_space_destroy(struct address_space *mapping)
 	destroy_rwsem(&mapping->i_mmap_rwsem);
 }
 
-#ifdef CONFIG_PAGEREF_EVENTS
+#ifdef CONFIG_DEBUG_VM_EVENTS
 static __thread double xa_lock_taken_ns;
 
 static double filemap_event_clock_ns(void)
 {
 	return ktime_get_ns();
+}
+
+/* The acquisitions of xa_lock for insertion, and the time it is held. */
+static inline void count_xa_lock_add(void)
+{
+	count_vm_event(FILEMAP_XA_LOCK_ADD);
+	xa_lock_taken_ns = filemap_event_clock_ns();
+}
+
+static inline void count_xa_unlock_add(void)
+{
+	count_vm_events(FILEMAP_XA_LOCK_NS, (long)(filemap_event_clock_ns() - xa_lock_taken_ns));
+}
+#else
+static inline void count_xa_lock_add(void)
+{
+}
+
+static inline void count_xa_unlock_add(void)
+{
 }
 #endif
 
@@ -69,17 +122,12 @@ static double filemap_event_clock_ns(void)
 static inline void filemap_xa_lock_add(struct address_space *mapping)
 {
 	xa_lock(&mapping->i_pages);
-#ifdef CONFIG_PAGEREF_EVENTS
-	filemap_event(FILEMAP_XA_LOCK_ADD);
-	xa_lock_taken_ns = filemap_event_clock_ns();
-#endif
+	count_xa_lock_add();
 }
 
 static inline void filemap_xa_unlock_add(struct address_space *mapping)
 {
-#ifdef CONFIG_PAGEREF_EVENTS
-	filemap_events[FILEMAP_XA_LOCK_NS] += (unsigned long)(filemap_event_clock_ns() - xa_lock_taken_ns);
-#endif
+	count_xa_unlock_add();
 	xa_unlock(&mapping->i_pages);
 }
 
@@ -138,7 +186,7 @@ static int __filemap_add_folio(struct address_space *mapping, struct folio *foli
 	if (xas_error(&xas))
 		return xas_error(&xas);
 	mapping->nrpages += nr;
-	filemap_event(FILEMAP_FOLIOS_ADDED);
+	count_debug_vm_event(FILEMAP_FOLIOS_ADDED);
 	return 0;
 }
 
@@ -157,6 +205,36 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	return err;
 }
 
+/*
+ * Mutants of filemap_add_folios(), for the tests that must catch them; the
+ * real designs have the stubs.
+ */
+#ifdef CONFIG_READAHEAD_MUTANT_SKIP_SLOT
+/* The third folio of a batch never reaches i_pages. */
+static inline bool mutant_skip_slot(unsigned int nr_added)
+{
+	return nr_added == 2;
+}
+#else
+static inline bool mutant_skip_slot(unsigned int nr_added)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_READAHEAD_MUTANT_BAD_REF
+/* The second folio of a batch lacks the cache's reference. */
+static inline void mutant_drop_cache_ref(struct folio *folio, unsigned int nr_added)
+{
+	if (nr_added == 1)
+		folio_ref_sub(folio, 1);
+}
+#else
+static inline void mutant_drop_cache_ref(struct folio *folio, unsigned int nr_added)
+{
+}
+#endif
+
 int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 		       unsigned int nr_folios, pgoff_t index, gfp_t gfp)
 {
@@ -170,21 +248,14 @@ int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 	}
 	filemap_xa_lock_add(mapping);
 	while (added < nr_folios) {
-#ifdef CONFIG_READAHEAD_MUTANT_SKIP_SLOT
-		/* Mutant for the tests: the third folio of a batch never reaches i_pages. */
-		if (added == 2) {
+		if (mutant_skip_slot(added)) {
 			added++;
 			continue;
 		}
-#endif
 		err = __filemap_add_folio(mapping, folios[added]);
 		if (err)
 			break;
-#ifdef CONFIG_READAHEAD_MUTANT_BAD_REF
-		/* Mutant for the tests: the second folio of a batch lacks the cache's reference. */
-		if (added == 1)
-			folio_ref_sub(folios[added], 1);
-#endif
+		mutant_drop_cache_ref(folios[added], added);
 		added++;
 	}
 	filemap_xa_unlock_add(mapping);
@@ -200,18 +271,14 @@ static void __filemap_remove_folio(struct folio *folio)
 	unsigned long nr = folio_nr_pages(folio);
 	XA_STATE(xas, &mapping->i_pages, folio->index);
 
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
-	write_seqcount_begin(&mapping->i_pages_delete_seqcnt);
-#endif
+	i_pages_delete_begin(mapping);
 	/* page_cache_delete(): erasing allocates nothing */
 	xas_set_order(&xas, folio->index, folio_order(folio));
 	xas_store(&xas, NULL);
 	xas_init_marks(&xas);
 	mapping->nrpages -= nr;
 	WRITE_ONCE(folio->mapping, NULL);
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
-	write_seqcount_end(&mapping->i_pages_delete_seqcnt);
-#endif
+	i_pages_delete_end(mapping);
 }
 
 void filemap_remove_folio(struct folio *folio)
@@ -446,7 +513,7 @@ static void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
 put_folio:
 		folio_put(folio);
 retry:
-		filemap_event(FILEMAP_GET_RETRY);
+		count_debug_vm_event(FILEMAP_GET_RETRY);
 		xas_reset(&xas);
 	}
 	rcu_read_unlock();
@@ -521,6 +588,25 @@ static ssize_t filemap_read_fast(struct address_space *mapping, loff_t pos,
 		return 0;
 	memcpy(buf, tmp, count);
 	return (ssize_t)count;
+}
+
+/* The bytes the fast path copied, or 0: then the refcounted path reads. */
+static inline ssize_t filemap_try_read_fast(struct address_space *mapping, loff_t pos,
+					    size_t count, char *buf)
+{
+	ssize_t n = filemap_read_fast(mapping, pos, count, buf);
+
+	if (likely(n > 0))
+		count_debug_vm_event(FILEMAP_FAST_READ);
+	else
+		count_debug_vm_event(FILEMAP_FAST_FALLBACK);
+	return n;
+}
+#else /* !CONFIG_FILEMAP_SEQCOUNT_READ */
+static inline ssize_t filemap_try_read_fast(struct address_space *mapping, loff_t pos,
+					    size_t count, char *buf)
+{
+	return 0;
 }
 #endif /* CONFIG_FILEMAP_SEQCOUNT_READ */
 
@@ -602,22 +688,15 @@ ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
 	loff_t isize = READ_ONCE(mapping->i_size);
 	size_t copied = 0;
 	bool stop = false;
+	ssize_t ret;
 
 	if (pos >= isize)
 		return 0;
 	count = min(count, (size_t)(isize - pos));
 
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
-	{
-		ssize_t n = filemap_read_fast(mapping, pos, count, buf);
-
-		if (likely(n > 0)) {
-			filemap_event(FILEMAP_FAST_READ);
-			return n;
-		}
-		filemap_event(FILEMAP_FAST_FALLBACK);
-	}
-#endif
+	ret = filemap_try_read_fast(mapping, pos, count, buf);
+	if (likely(ret > 0))
+		return ret;
 
 	while (count && !stop) {
 		pgoff_t index = (pgoff_t)(pos >> PAGE_SHIFT);

@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/swap.h>
+#include <linux/vmstat.h>
 
 struct page *mem_map;
 unsigned long max_pfn;
@@ -58,6 +59,7 @@ int mem_init(unsigned long long bytes)
 		init_single_page(pfn_to_page(pfn));
 	page_alloc_init(0, nr_pages);
 	lruvec_init(&node_lruvec);
+	reset_vm_events();	/* a fresh machine has counted nothing */
 	return 0;
 }
 

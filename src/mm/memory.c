@@ -120,6 +120,7 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	pgd_t *pgd;
 	pud_t *pud;
 
+	count_vm_event(PGFAULT);
 	if (vma_is_anonymous(vma) || (flags & FAULT_FLAG_WRITE))
 		return VM_FAULT_SIGBUS;	/* anonymous memory and COW are not modelled */
 	if (address < vma->vm_start || address >= vma->vm_end)

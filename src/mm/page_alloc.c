@@ -1093,8 +1093,7 @@ void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
 	memset(zone->pageblock_mt, MIGRATE_MOVABLE, nr_blocks);
 	setup_zone_watermarks(zone);
 	setup_per_cpu_pageset(zone);
-	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
-		atomic_long_set(&vm_zone_stat[item], 0);
+	reset_vm_zone_stat();
 	refresh_zone_stat_thresholds(zone);
 
 	spin_lock(&zone->lock);

@@ -42,16 +42,25 @@
 
 #ifdef FREE_CONTIG_BATCHING
 
+/* The largest order a buddy block starting at @pfn may have (@max_order at pfn 0). */
+#ifndef CONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
+static inline unsigned int contig_align_order(unsigned long pfn, unsigned int max_order)
+{
+	return pfn ? (unsigned int)__ffs(pfn) : max_order;
+}
+#else
+/* Mutant for the tests: forgets that a buddy block must be aligned. */
+static inline unsigned int contig_align_order(unsigned long pfn, unsigned int max_order)
+{
+	return max_order;
+}
+#endif
+
 /* The largest naturally aligned power-of-two chunk that starts at @pfn and fits in @nr. */
 static unsigned int contig_chunk_order(unsigned long pfn, unsigned long nr)
 {
 	unsigned int fit_order = (unsigned int)ilog2(nr);
-#ifdef CONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
-	/* Mutant for the tests: forgets that a buddy block must be aligned. */
-	unsigned int align_order = fit_order;
-#else
-	unsigned int align_order = pfn ? (unsigned int)__ffs(pfn) : fit_order;
-#endif
+	unsigned int align_order = contig_align_order(pfn, fit_order);
 
 	return min3(fit_order, align_order, (unsigned int)CONTIG_CHUNK_MAX_ORDER);
 }
@@ -63,6 +72,34 @@ static void free_contig_chunk_slow(struct page *page, unsigned long nr)
 	for (unsigned long i = 0; i < nr; i++)
 		if (free_pages_prepare(page + i, 0))
 			__free_frozen_pages(page + i, 0, FPI_PREPARED);
+}
+
+/* Prepare a chunk as one unit, then free it whole. */
+static inline void free_contig_chunk(struct page *page, unsigned int order)
+{
+	if (unlikely(!free_pages_prepare_contig(page, order)))
+		free_contig_chunk_slow(page, 1UL << order);
+	else
+		__free_frozen_pages(page, order, FPI_PREPARED);
+}
+
+/* Can this page, whose last reference is gone, join a run of chunks? */
+static inline bool contig_page_prepare(struct page *page)
+{
+	return true;		/* prepared with its chunk */
+}
+#else
+/* Every page of the chunk is prepared already. */
+static inline void free_contig_chunk(struct page *page, unsigned int order)
+{
+	__free_frozen_pages(page, order, FPI_PREPARED);
+}
+
+/* Can this page, whose last reference is gone, join a run of chunks? */
+static inline bool contig_page_prepare(struct page *page)
+{
+	/* A bad page is leaked by free_pages_prepare(): it ends the run. */
+	return free_pages_prepare(page, 0);
 }
 #endif
 
@@ -76,40 +113,49 @@ static void free_prepared_contig_range(struct page *page, unsigned long nr_pages
 	while (nr_pages) {
 		unsigned int order = contig_chunk_order(page_to_pfn(page), nr_pages);
 
-#ifdef CONFIG_FREE_CONTIG_CHUNK_PREPARE
-		if (unlikely(!free_pages_prepare_contig(page, order)))
-			free_contig_chunk_slow(page, 1UL << order);
-		else
-#endif
-			__free_frozen_pages(page, order, FPI_PREPARED);
+		free_contig_chunk(page, order);
 		page += 1UL << order;
 		nr_pages -= 1UL << order;
 	}
 }
 
-/* Can this page, whose last reference is gone, join a run of chunks? */
-static inline bool contig_page_prepare(struct page *page)
-{
-#ifdef CONFIG_FREE_CONTIG_CHUNK_PREPARE
-	(void)page;
-	return true;		/* prepared with its chunk */
-#else
-	/* A bad page is leaked by free_pages_prepare(): it ends the run. */
-	return free_pages_prepare(page, 0);
-#endif
-}
-
 /* Does a run have to end before @pfn (memmap contiguity)? */
+#ifdef CONFIG_FREE_CONTIG_BULK
 static inline bool contig_run_breaks_at(unsigned long pfn)
 {
-#ifdef CONFIG_FREE_CONTIG_BULK
 	/* Struct pages are contiguous within a section, not necessarily across. */
 	return IS_ALIGNED(pfn, PAGES_PER_SECTION);
-#else
-	(void)pfn;
-	return false;
-#endif
 }
+#else
+static inline bool contig_run_breaks_at(unsigned long pfn)
+{
+	return false;
+}
+#endif
+
+/*
+ * Put the range's reference on @page: true if it was the last one, else
+ * the page is counted in @not_freed and stays with its other holders.
+ */
+#ifndef CONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
+static inline bool contig_put_page(struct page *page, unsigned long *not_freed)
+{
+	if (put_page_testzero(page))
+		return true;
+	(*not_freed)++;
+	return false;
+}
+#else
+/* Mutant for the tests: counts a page someone still holds, and frees it anyway. */
+static inline bool contig_put_page(struct page *page, unsigned long *not_freed)
+{
+	if (put_page_testzero(page))
+		return true;
+	(*not_freed)++;
+	set_page_count_frozen(page);
+	return true;
+}
+#endif
 
 /*
  * A run of consecutive pages that can be freed together: pages join it
@@ -147,19 +193,7 @@ unsigned long __free_contig_range(unsigned long pfn, unsigned long nr_pages)
 		VM_WARN_ON_ONCE_PAGE(PageCompound(page), page);
 		if (contig_run_breaks_at(pfn + i))
 			contig_run_flush(&run, page);
-		can_free = put_page_testzero(page);
-#ifdef CONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
-		/* Mutant for the tests: frees a page someone still holds. */
-		if (!can_free) {
-			not_freed++;
-			set_page_count_frozen(page);
-			can_free = true;
-		}
-#endif
-		if (!can_free)
-			not_freed++;
-		else
-			can_free = contig_page_prepare(page);
+		can_free = contig_put_page(page, &not_freed) && contig_page_prepare(page);
 		contig_run_next(&run, page, can_free);
 	}
 	contig_run_flush(&run, pfn_to_page(pfn + nr_pages));
@@ -206,9 +240,9 @@ void free_contig_range(unsigned long pfn, unsigned long nr_pages)
  * there is no reference to put.  The merged design batches it like
  * __free_contig_range(); v1 did not touch it.
  */
+#ifdef CONFIG_FREE_CONTIG_BULK
 void __free_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
 {
-#ifdef CONFIG_FREE_CONTIG_BULK
 	struct contig_run run = { NULL };
 
 	for (unsigned long i = 0; i < nr_pages; i++) {
@@ -219,11 +253,14 @@ void __free_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
 		contig_run_next(&run, page, contig_page_prepare(page));
 	}
 	contig_run_flush(&run, pfn_to_page(pfn + nr_pages));
+}
 #else
+void __free_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
+{
 	for (; nr_pages--; pfn++)
 		free_frozen_pages(pfn_to_page(pfn), 0);
-#endif
 }
+#endif
 
 /* How many pages from the start of @pages are physically consecutive. */
 static unsigned long num_pages_contiguous(struct page **pages, unsigned long nr)

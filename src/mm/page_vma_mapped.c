@@ -46,7 +46,7 @@ restart:
 		pvmw->pte = pte_offset_map_lock(mm, pmd, pvmw->address, &pvmw->ptl);
 		for (;;) {
 			if (check_pte(pvmw)) {
-				rmap_event(RMAP_PVMW_HITS);
+				count_debug_vm_event(RMAP_PVMW_HITS);
 				return true;
 			}
 next_pte:

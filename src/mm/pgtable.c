@@ -17,9 +17,6 @@ unsigned long tlbi_loops;
 struct tlb_flush_stats tlb_flush_stats;
 __thread struct tlbflush_unmap_batch tlb_ubc;
 enum mmu_arch mmu_arch = MMU_X86_64;
-#ifdef CONFIG_PAGEREF_EVENTS
-__thread unsigned long pte_rmw_events;
-#endif
 
 /* --- table pages -------------------------------------------------------------------- */
 

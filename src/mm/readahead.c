@@ -61,7 +61,7 @@ bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigne
 	}
 	got = preadv(bf->fd, iov, (int)nr, folio_pos(folios[0]));
 	__delay(bf->latency_loops);
-	filemap_event(FILEMAP_READ_REQUESTS);
+	count_debug_vm_event(FILEMAP_READ_REQUESTS);
 	if (got < 0)
 		return false;
 	/* Whatever lies past the end of the file reads as zeroes. */
@@ -206,7 +206,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 		if (!got)
 			break;
 		if (got < run)
-			filemap_event(FILEMAP_RA_FALLBACK);
+			count_debug_vm_event(FILEMAP_RA_FALLBACK);
 		added = filemap_add_folios(mapping, folios, got, index + i, GFP_KERNEL);
 		for (unsigned int j = added > 0 ? (unsigned int)added : 0; j < got; j++)
 			folio_put(folios[j]);

@@ -27,9 +27,7 @@
 #include <linux/swap.h>
 
 atomic_long_t nr_file_mapped;
-#ifdef CONFIG_PAGEREF_EVENTS
-__thread unsigned long rmap_events[NR_RMAP_EVENTS];
-
+#ifdef CONFIG_DEBUG_VM_EVENTS
 unsigned long rmap_clock_ns(void)
 {
 	return ktime_get_ns();
@@ -85,16 +83,30 @@ static inline pte_t pte_batch_clear_ignored(pte_t pte)
 	return pte_mkold(pte_wrprotect(pte_mkclean(pte)));
 }
 
+/* A batch from @pte stops at @max_nr entries and at the end of @folio. */
+#ifndef CONFIG_RMAP_MUTANT_PAST_FOLIO
+static inline unsigned int folio_pte_batch_limit(struct folio *folio, pte_t pte,
+						 unsigned int max_nr)
+{
+	return (unsigned int)min((unsigned long)max_nr,
+				 folio_pfn(folio) + folio_nr_pages(folio) - pte_pfn(pte));
+}
+#else
+/* The mutant: not bounded by the folio's end. */
+static inline unsigned int folio_pte_batch_limit(struct folio *folio, pte_t pte,
+						 unsigned int max_nr)
+{
+	return max_nr;
+}
+#endif
+
 unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsigned int max_nr)
 {
 	pte_t expected, *end_ptep;
 	unsigned int nr;
 
 	VM_WARN_ON_ONCE_FOLIO(!folio_test_large(folio) || max_nr < 1, folio);
-#ifndef CONFIG_RMAP_MUTANT_PAST_FOLIO
-	max_nr = (unsigned int)min((unsigned long)max_nr,
-				   folio_pfn(folio) + folio_nr_pages(folio) - pte_pfn(pte));
-#endif
+	max_nr = folio_pte_batch_limit(folio, pte, max_nr);
 	/* The caller's bound keeps the run inside this page table. */
 	VM_WARN_ON_ONCE(((unsigned long)ptep & ~PAGE_MASK) / sizeof(pte_t) + max_nr > PTRS_PER_PTE);
 
@@ -117,15 +129,18 @@ unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsign
 }
 
 /* How far a batch from @address may reach: this page table and this VMA. */
+#ifndef CONFIG_RMAP_MUTANT_PAST_PMD
 static inline unsigned int batch_max_nr(struct vm_area_struct *vma, unsigned long address)
 {
-#ifdef CONFIG_RMAP_MUTANT_PAST_PMD
-	unsigned long end_addr = vma->vm_end;
-#else
-	unsigned long end_addr = pmd_addr_end(address, vma->vm_end);
-#endif
-	return (unsigned int)((end_addr - address) >> PAGE_SHIFT);
+	return (unsigned int)((pmd_addr_end(address, vma->vm_end) - address) >> PAGE_SHIFT);
 }
+#else
+/* The mutant: bounded by the VMA only, so a batch may run past its page table. */
+static inline unsigned int batch_max_nr(struct vm_area_struct *vma, unsigned long address)
+{
+	return (unsigned int)((vma->vm_end - address) >> PAGE_SHIFT);
+}
+#endif
 
 /* --- rmap_walk ------------------------------------------------------------------------------ */
 
@@ -140,7 +155,7 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
 	VM_WARN_ON_ONCE_FOLIO(!folio_test_locked(folio), folio);
 	if (!mapping)
 		return;
-	rmap_event(RMAP_WALKS);
+	count_debug_vm_event(RMAP_WALKS);
 	if (rwc->try_lock) {
 		if (!i_mmap_trylock_read(mapping)) {
 			rwc->contended = true;
@@ -153,7 +168,7 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
 		unsigned long address = vma_address(vma, pgoff_start, folio_nr_pages(folio));
 
 		VM_WARN_ON_ONCE(address == (unsigned long)-EFAULT);
-		rmap_event(RMAP_VMAS);
+		count_debug_vm_event(RMAP_VMAS);
 		if (rwc->invalid_vma && rwc->invalid_vma(vma, rwc->arg))
 			continue;
 		if (!rwc->rmap_one(folio, vma, address, rwc->arg))
@@ -177,20 +192,49 @@ struct folio_referenced_arg {
 	unsigned long vm_flags;
 };
 
+#ifdef CONFIG_RMAP_BATCH_REFERENCED
+/* How many entries from @ptep one aging step takes: the run mapping the folio. */
+static inline unsigned int folio_referenced_pte_batch(struct folio *folio,
+						      struct vm_area_struct *vma,
+						      unsigned long address, pte_t *ptep)
+{
+	if (!folio_test_large(folio))
+		return 1;
+	return folio_pte_batch(folio, ptep, ptep_get(ptep), batch_max_nr(vma, address));
+}
+
+/* The whole folio in runs already: no other entry of this VMA can map it. */
+static inline bool folio_referenced_all_ptes(struct page_vma_mapped_walk *pvmw,
+					     unsigned long ptes)
+{
+	return ptes == pvmw->nr_pages;
+}
+#else
+static inline unsigned int folio_referenced_pte_batch(struct folio *folio,
+						      struct vm_area_struct *vma,
+						      unsigned long address, pte_t *ptep)
+{
+	return 1;
+}
+
+static inline bool folio_referenced_all_ptes(struct page_vma_mapped_walk *pvmw,
+					     unsigned long ptes)
+{
+	return false;
+}
+#endif
+
 static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 				 unsigned long address, void *arg)
 {
 	struct folio_referenced_arg *pra = arg;
 	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
 	int referenced = 0;
-	unsigned int nr;
-#ifdef CONFIG_RMAP_BATCH_REFERENCED
 	unsigned long ptes = 0;
-#endif
+	unsigned int nr;
 
 	while (page_vma_mapped_walk(&pvmw)) {
 		address = pvmw.address;
-		nr = 1;
 
 		if (vma->vm_flags & VM_LOCKED) {
 			/* mlock is not modelled: report it, and reclaim will keep the folio. */
@@ -198,26 +242,19 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 			pra->vm_flags |= VM_LOCKED;
 			return false;
 		}
-#ifdef CONFIG_RMAP_BATCH_REFERENCED
-		if (folio_test_large(folio))
-			nr = folio_pte_batch(folio, pvmw.pte, ptep_get(pvmw.pte),
-					     batch_max_nr(vma, address));
+		nr = folio_referenced_pte_batch(folio, vma, address, pvmw.pte);
 		ptes += nr;
-#endif
-		rmap_event(RMAP_BATCHES);
+		count_debug_vm_event(RMAP_BATCHES);
 		if (ptep_clear_flush_young_notify(vma, address, pvmw.pte, nr))
 			referenced++;
 		/* Step over the rest of the run: the walk moves one further. */
 		pvmw.pte += nr - 1;
 		pvmw.address += (nr - 1) * PAGE_SIZE;
 		pra->mapcount -= (int)nr;
-#ifdef CONFIG_RMAP_BATCH_REFERENCED
-		/* The whole folio in one run: no other entry of this VMA can map it. */
-		if (ptes == pvmw.nr_pages) {
+		if (folio_referenced_all_ptes(&pvmw, ptes)) {
 			page_vma_mapped_walk_done(&pvmw);
 			break;
 		}
-#endif
 	}
 	if (referenced) {
 		pra->referenced++;
@@ -255,26 +292,26 @@ int folio_referenced(struct folio *folio, int is_locked, void *memcg, unsigned l
 /* --- try_to_unmap --------------------------------------------------------------------------- */
 
 /* How many entries from pvmw->pte one unmap step clears. */
+#ifdef CONFIG_RMAP_BATCH_UNMAP
 static inline unsigned int folio_unmap_pte_batch(struct folio *folio,
 						 struct page_vma_mapped_walk *pvmw,
 						 enum ttu_flags flags, pte_t pte)
 {
-#ifdef CONFIG_RMAP_BATCH_UNMAP
-	(void)flags;
 	if (!folio_test_large(folio))
 		return 1;
 	/* Swap-backed anonymous folios need a swap entry per page. */
 	if (folio_test_swapbacked(folio))
 		return 1;
 	return folio_pte_batch(folio, pvmw->pte, pte, batch_max_nr(pvmw->vma, pvmw->address));
-#else
-	(void)folio;
-	(void)pvmw;
-	(void)flags;
-	(void)pte;
-	return 1;
-#endif
 }
+#else
+static inline unsigned int folio_unmap_pte_batch(struct folio *folio,
+						 struct page_vma_mapped_walk *pvmw,
+						 enum ttu_flags flags, pte_t pte)
+{
+	return 1;
+}
+#endif
 
 static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address, void *arg)
@@ -302,7 +339,7 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 		subpage = folio_page(folio, pte_pfn(pteval) - folio_pfn(folio));
 		nr_pages = folio_unmap_pte_batch(folio, &pvmw, flags, pteval);
 		end_addr = address + nr_pages * PAGE_SIZE;
-		rmap_event(RMAP_BATCHES);
+		count_debug_vm_event(RMAP_BATCHES);
 
 		pteval = get_and_clear_full_ptes(mm, address, pvmw.pte, nr_pages, 0);
 		/*

@@ -17,6 +17,7 @@
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
+#include <linux/vmstat.h>
 
 enum folio_references {
 	FOLIOREF_RECLAIM,
@@ -139,10 +140,12 @@ putback:
 
 /*
  * Take up to @nr_to_scan pages' worth of folios off the tail of @lru, each
- * with a reference and PG_lru cleared (so nobody else isolates it).
+ * with a reference and PG_lru cleared (so nobody else isolates it).  The
+ * pages taken are returned, the pages looked at in *@nr_scanned.
  */
 static unsigned long isolate_lru_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
-					struct list_head *dst, enum lru_list lru)
+					struct list_head *dst, unsigned long *nr_scanned,
+					enum lru_list lru)
 {
 	struct list_head *src = &lruvec->lists[lru];
 	unsigned long scan = 0, nr_taken = 0;
@@ -168,6 +171,7 @@ static unsigned long isolate_lru_folios(unsigned long nr_to_scan, struct lruvec 
 	}
 	update_lru_size(lruvec, lru, -(long)nr_taken);
 	spin_unlock(&lruvec->lru_lock);
+	*nr_scanned = scan;
 	return nr_taken;
 }
 
@@ -191,12 +195,20 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 {
 	LIST_HEAD(folio_list);
 	LIST_HEAD(ret);
-	unsigned long nr_reclaimed;
+	unsigned long nr_scanned, nr_taken, nr_reclaimed;
 
-	if (!isolate_lru_folios(nr_to_scan, lruvec, &folio_list, LRU_INACTIVE_FILE))
+	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned,
+				      LRU_INACTIVE_FILE);
+	/*
+	 * memory.reclaim is cgroup reclaim: the kernel leaves pgscan_direct
+	 * and pgsteal_direct to the memcg's counters, and counts only these.
+	 */
+	count_vm_events(PGSCAN_FILE, nr_scanned);
+	if (!nr_taken)
 		return 0;
 	nr_reclaimed = shrink_folio_list(&folio_list, &ret, sc);
 	move_folios_to_lru(lruvec, &ret);
+	count_vm_events(PGSTEAL_FILE, nr_reclaimed);
 	return nr_reclaimed;
 }
 
@@ -210,8 +222,9 @@ static void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	LIST_HEAD(l_hold);
 	LIST_HEAD(l_active);
 	LIST_HEAD(l_inactive);
+	unsigned long nr_scanned;
 
-	isolate_lru_folios(nr_to_scan, lruvec, &l_hold, LRU_ACTIVE_FILE);
+	isolate_lru_folios(nr_to_scan, lruvec, &l_hold, &nr_scanned, LRU_ACTIVE_FILE);
 	while (!list_empty(&l_hold)) {
 		struct folio *folio = lru_to_folio(&l_hold);
 		unsigned long vm_flags;

@@ -1,12 +1,109 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Zone statistics: thresholds and the exact read (include/linux/vmstat.h).
+ * vm event counters (the per-CPU arrays and their names) and zone statistics
+ * (thresholds and the exact read).
  */
+#include <string.h>
+
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/mmzone.h>
 #include <linux/vmstat.h>
 
-atomic_long_t vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
+struct vm_event_state vm_event_states[NR_CPUS];
+
+/*
+ * The event part of the kernel's vmstat_text, in enum vm_event_item order.
+ * The model's own items are named after the function or object they count
+ * in, lower case like the kernel's.
+ */
+const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
+	[PGFAULT]		= "pgfault",
+	[PGSCAN_FILE]		= "pgscan_file",
+	[PGSTEAL_FILE]		= "pgsteal_file",
+#ifdef CONFIG_DEBUG_VM_EVENTS
+	[PGREF_TRYGET]		= "pgref_tryget",
+	[PGREF_TRYGET_FAIL]	= "pgref_tryget_fail",
+	[PGREF_CAS_RETRY]	= "pgref_cas_retry",
+	[PGREF_UNDO_LOOP]	= "pgref_undo_loop",
+	[PGREF_PUT_RACE]	= "pgref_put_race",
+	[FILEMAP_FAST_READ]	= "filemap_fast_read",
+	[FILEMAP_FAST_FALLBACK]	= "filemap_fast_fallback",
+	[FILEMAP_GET_RETRY]	= "filemap_get_retry",
+	[FILEMAP_XA_LOCK_ADD]	= "filemap_xa_lock_add",
+	[FILEMAP_XA_LOCK_NS]	= "filemap_xa_lock_ns",
+	[FILEMAP_FOLIOS_ADDED]	= "filemap_folios_added",
+	[FILEMAP_READ_REQUESTS]	= "filemap_read_requests",
+	[FILEMAP_RA_FALLBACK]	= "filemap_ra_fallback",
+	[RMAP_WALKS]		= "rmap_walks",
+	[RMAP_VMAS]		= "rmap_vmas",
+	[RMAP_PVMW_HITS]	= "rmap_pvmw_hits",
+	[RMAP_BATCHES]		= "rmap_batches",
+	[RMAP_REFERENCED_NS]	= "rmap_referenced_ns",
+	[RMAP_UNMAP_NS]		= "rmap_unmap_ns",
+	[PTE_RMW]		= "pte_rmw",
+#endif
+};
+
+/* The model's possible CPUs: every id the lab has handed out. */
+static int nr_possible_cpus(void)
+{
+	return min(nr_cpu_ids, NR_CPUS);
+}
+
+void all_vm_events(unsigned long *ret)
+{
+	memset(ret, 0, NR_VM_EVENT_ITEMS * sizeof(unsigned long));
+	for (int cpu = 0; cpu < nr_possible_cpus(); cpu++) {
+		const struct vm_event_state *this = &vm_event_states[cpu];
+
+		for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
+			ret[i] += READ_ONCE(this->event[i]);
+	}
+}
+
+void reset_vm_events(void)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
+			WRITE_ONCE(vm_event_states[cpu].event[i], 0);
+}
+
+/* --- zone statistics ---------------------------------------------------------- */
+
+static atomic_long_t vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
+
+void reset_vm_zone_stat(void)
+{
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
+		atomic_long_set(&vm_zone_stat[item], 0);
+}
+
+static void zone_page_state_add(long x, struct zone *zone, enum zone_stat_item item)
+{
+	atomic_long_add(x, &zone->vm_stat[item]);
+	atomic_long_add(x, &vm_zone_stat[item]);
+}
+
+void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+{
+	struct per_cpu_zonestat *pzstats = &zone->per_cpu_zonestats[smp_processor_id()];
+	long x = delta + pzstats->vm_stat_diff[item];
+	long t = pzstats->stat_threshold;
+
+	if (unlikely(x > t || x < -t)) {
+		zone_page_state_add(x, zone, item);
+		x = 0;
+	}
+	WRITE_ONCE(pzstats->vm_stat_diff[item], (s8)x);
+}
+
+unsigned long zone_page_state(struct zone *zone, enum zone_stat_item item)
+{
+	long x = atomic_long_read(&zone->vm_stat[item]);
+
+	return x < 0 ? 0 : (unsigned long)x;
+}
 
 /*
  * The kernel's calculate_normal_threshold(): grows with the log of the CPU

@@ -53,19 +53,6 @@ static uint64_t now_ns(void)
 	return ktime_get_ns();
 }
 
-static void readseq_collect_events(struct rsq_thread *t)
-{
-#ifdef CONFIG_PAGEREF_EVENTS
-	t->events[RSQ_XA_LOCK_ADD] = filemap_events[FILEMAP_XA_LOCK_ADD];
-	t->events[RSQ_XA_LOCK_NS] = filemap_events[FILEMAP_XA_LOCK_NS];
-	t->events[RSQ_FOLIOS_ADDED] = filemap_events[FILEMAP_FOLIOS_ADDED];
-	t->events[RSQ_READ_REQUESTS] = filemap_events[FILEMAP_READ_REQUESTS];
-	t->events[RSQ_RA_FALLBACK] = filemap_events[FILEMAP_RA_FALLBACK];
-#else
-	(void)t;
-#endif
-}
-
 void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
 {
 	struct file file = { .f_mapping = &s->mappings[t->tid] };
@@ -93,7 +80,6 @@ void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
 	free(buf);
 	t->ops = ops;
 	t->bad_records = bad;
-	readseq_collect_events(t);
 }
 
 int readseq_teardown(struct rsq_state *s, char *msg, size_t len)

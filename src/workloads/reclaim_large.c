@@ -21,6 +21,7 @@
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
+#include <linux/vmstat.h>
 #include <mmlab/random.h>
 #include "workloads.h"
 
@@ -157,41 +158,29 @@ static unsigned long rl_check_data(struct rl_run *run)
 	return bad;
 }
 
-static void rl_events_reset(void)
+/* The vm events counted since @start was taken, into @events if asked. */
+static void rl_vm_events_since(unsigned long *events, const unsigned long *start)
 {
-#ifdef CONFIG_PAGEREF_EVENTS
-	memset(rmap_events, 0, sizeof(rmap_events));
-	pte_rmw_events = 0;
-#endif
-}
-
-static void rl_events_collect(struct rl_result *r)
-{
-#ifdef CONFIG_PAGEREF_EVENTS
-	r->events[RL_PTES_VISITED] = pte_rmw_events;
-	r->events[RL_RMAP_WALKS] = rmap_events[RMAP_WALKS];
-	r->events[RL_RMAP_VMAS] = rmap_events[RMAP_VMAS];
-	r->events[RL_PVMW_HITS] = rmap_events[RMAP_PVMW_HITS];
-	r->events[RL_BATCHES] = rmap_events[RMAP_BATCHES];
-	r->events[RL_REFERENCED_NS] = rmap_events[RMAP_REFERENCED_NS];
-	r->events[RL_UNMAP_NS] = rmap_events[RMAP_UNMAP_NS];
-#else
-	(void)r;
-#endif
+	if (!events)
+		return;
+	all_vm_events(events);
+	for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
+		events[i] -= start[i];
 }
 
 static void rl_reclaim(struct rl_run *run, struct rl_result *r)
 {
 	unsigned long want = (unsigned long)(run->p->reclaim_size >> PAGE_SHIFT);
 	struct tlb_flush_stats tlb0 = tlb_flush_stats;
+	unsigned long events[NR_VM_EVENT_ITEMS];
 	struct reclaim_stat stat;
 	double t0;
 
-	rl_events_reset();
+	all_vm_events(events);
 	t0 = now_usec();
 	memory_reclaim(want, &stat);
 	r->usec = now_usec() - t0;
-	rl_events_collect(r);
+	rl_vm_events_since(run->p->vm_events, events);
 	r->reclaimed_pages = stat.nr_reclaimed;
 	r->scanned_pages = stat.nr_scanned;
 	r->activated_pages = stat.nr_activate;

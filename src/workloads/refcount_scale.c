@@ -82,20 +82,6 @@ struct rs_state *refcount_scale_setup(const struct rs_params *p)
 	return s;
 }
 
-static void rs_collect_events(struct rs_thread *t)
-{
-#ifdef CONFIG_PAGEREF_EVENTS
-	t->events[RS_TRYGET] = page_ref_events[PGREF_TRYGET];
-	t->events[RS_TRYGET_FAIL] = page_ref_events[PGREF_TRYGET_FAIL];
-	t->events[RS_CAS_RETRY] = page_ref_events[PGREF_CAS_RETRY];
-	t->events[RS_UNDO_LOOP] = page_ref_events[PGREF_UNDO_LOOP];
-	t->events[RS_PUT_RACE] = page_ref_events[PGREF_PUT_RACE];
-	t->events[RS_SEQ_FALLBACK] = filemap_events[FILEMAP_FAST_FALLBACK];
-#else
-	(void)t;
-#endif
-}
-
 /* The measured loop: nothing in it but the read and the use of its data. */
 void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop)
 {
@@ -118,7 +104,6 @@ void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *s
 	}
 	t->ops = ops;
 	t->mismatches = mismatches;
-	rs_collect_events(t);
 }
 
 int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)

@@ -23,7 +23,7 @@
 #include <linux/mmzone.h>
 #include <linux/vmalloc.h>
 #include <mmlab/random.h>
-#include <mmlab/vmalloc_test.h>
+#include <mmlab/workloads/vmalloc_test.h>
 #include "workloads.h"
 
 #ifndef MADV_POPULATE_WRITE

@@ -3,8 +3,8 @@
  * kernel's lib/test_vmalloc.c, run on a booted machine
  * (src/workloads/vmalloc_test.c), and what it reports.
  */
-#ifndef MMLAB_VMALLOC_TEST_H
-#define MMLAB_VMALLOC_TEST_H
+#ifndef MMLAB_WORKLOADS_VMALLOC_TEST_H
+#define MMLAB_WORKLOADS_VMALLOC_TEST_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,7 +49,7 @@ struct vmalloc_test_params {
 	bool use_huge;			/* fix_size_alloc_test: vmalloc_huge(), the "h:" */
 	unsigned long loops;		/* test_loop_count, the "l:" */
 	uint64_t seed;			/* get_random_*() of the random cases */
-	unsigned long tlb_flush_loops;	/* spin_loops() per TLB flush (--tlb-flush-ns) */
+	unsigned long tlb_flush_loops;	/* __delay() per TLB flush (--tlb-flush-ns) */
 	bool cont_pte;			/* arm64: vmalloc_huge() < 2 MiB uses contiguous PTEs */
 	bool prefault;			/* touch the arena first: host page faults out of the timing */
 };

@@ -1,0 +1,32 @@
+/*
+ * readseq (src/workloads/readseq.c): one reader per thread over its own
+ * file, cold cache, every read timed.
+ */
+#ifndef MMLAB_WORKLOADS_READSEQ_H
+#define MMLAB_WORKLOADS_READSEQ_H
+
+#include <stdint.h>
+
+struct lat_hist;
+
+struct rsq_params {
+	int nr_threads;
+	unsigned long long file_size;	/* per thread */
+	unsigned int value_size;	/* bytes per read */
+	unsigned int ra_pages;		/* maximum readahead window */
+	unsigned long latency_loops;	/* device latency per request, in __delay() */
+	const int *fds;			/* the backing file of each thread */
+	/* Expected Fletcher-style sums of each record of each thread's file. */
+	const uint64_t *const *record_sums;
+};
+
+struct rsq_thread {
+	int tid;
+	unsigned long ops;
+	unsigned long bad_records;	/* short, or bytes that differ from the file */
+	struct lat_hist *hist;		/* per-operation latency, ns (lab-allocated) */
+};
+
+struct rsq_state;
+
+#endif

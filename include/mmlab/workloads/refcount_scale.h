@@ -1,0 +1,26 @@
+/*
+ * refcount-scale (src/workloads/refcount_scale.c): threads looping a short
+ * read of one page-cache page.
+ */
+#ifndef MMLAB_WORKLOADS_REFCOUNT_SCALE_H
+#define MMLAB_WORKLOADS_REFCOUNT_SCALE_H
+
+#include <stdint.h>
+
+struct rs_params {
+	int nr_pages;		/* distinct file pages the threads spread over */
+	int read_size;		/* bytes per read */
+	int nr_threads;
+	uint64_t seed;		/* file contents */
+	unsigned long syscall_loops;	/* __delay() after each read: the rest of pread(2) */
+};
+
+struct rs_thread {
+	int tid;
+	unsigned long ops;
+	unsigned long mismatches;	/* reads whose bytes differ from the file */
+};
+
+struct rs_state;
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * Booting, checking and reading the counters of a kernel build, the same
+ * way for every experiment (src/experiments/common.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k)
+{
+	int err = k->mem_init(ctx->mem_bytes);
+
+	if (err) {
+		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
+			ctx->mem_bytes, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+void exp_mem_check_exit(const struct mm_kernel *k, const char *who, struct sample *out)
+{
+	char msg[256];
+
+	if (k->mem_check(msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", who, msg);
+	k->mem_exit();
+}
+
+unsigned long *exp_vm_events_alloc(const struct mm_kernel *k)
+{
+	return calloc((size_t)k->nr_vm_events, sizeof(unsigned long));
+}
+
+unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *events,
+			   const char *name)
+{
+	for (int i = 0; i < k->nr_vm_events; i++)
+		if (!strcmp(k->vm_event_names[i], name))
+			return events[i];
+	fprintf(stderr, "mmlab: the %s%s build counts no vm event \"%s\"\n",
+		k->name, k->events ? " event" : "", name);
+	abort();
+}

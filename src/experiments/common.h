@@ -1,0 +1,32 @@
+/*
+ * What every experiment does with a kernel build around its samples:
+ * boot its machine, check and shut it down, read its vm events by name.
+ */
+#ifndef MMLAB_EXPERIMENTS_COMMON_H
+#define MMLAB_EXPERIMENTS_COMMON_H
+
+#include <mmlab/experiment.h>
+#include <mmlab/kernel.h>
+
+/* Boot @k's machine with --mem of memory: 0, or -1 with the reason printed. */
+int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k);
+
+/*
+ * The end of a sample: check that the allocator is sound and every page
+ * is accounted for (a failure is recorded in @out, as "@who: reason"),
+ * then shut the machine down.
+ */
+void exp_mem_check_exit(const struct mm_kernel *k, const char *who, struct sample *out);
+
+/* Room for @k's vm event counters, zeroed; NULL if out of memory. */
+unsigned long *exp_vm_events_alloc(const struct mm_kernel *k);
+
+/*
+ * The counter called @name (as in /proc/vmstat) in @events, read from @k.
+ * Asking for a name the build does not count is a bug of the experiment:
+ * it aborts.
+ */
+unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *events,
+			   const char *name);
+
+#endif

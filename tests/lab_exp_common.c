@@ -1,0 +1,93 @@
+/*
+ * Tests of src/experiments/common.c against a stand-in kernel build: the
+ * boot, check and exit sequence every experiment shares, and reading vm
+ * events by name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/experiments/common.h"
+#include "tap.h"
+
+static int booted, exited, check_fails;
+static int boot_error;
+
+static int fake_mem_init(unsigned long long bytes)
+{
+	if (boot_error)
+		return boot_error;
+	booted++;
+	return 0;
+}
+
+static void fake_mem_exit(void)
+{
+	exited++;
+}
+
+static int fake_mem_check(char *msg, size_t len)
+{
+	if (!check_fails)
+		return 0;
+	snprintf(msg, len, "3 pages still allocated");
+	return -1;
+}
+
+static const char *const fake_names[] = { "pgfault", "pgref_cas_retry", "pte_rmw" };
+
+static const struct mm_kernel fake = {
+	.name = "fake",
+	.events = true,
+	.vm_event_names = fake_names,
+	.nr_vm_events = 3,
+	.mem_init = fake_mem_init,
+	.mem_exit = fake_mem_exit,
+	.mem_check = fake_mem_check,
+};
+
+static void test_boot_check_exit(void)
+{
+	struct exp_ctx ctx = { .mem_bytes = 64 << 20 };
+	struct sample s = { 0 };
+
+	ok(exp_mem_boot(&ctx, &fake) == 0 && booted == 1, "exp_mem_boot boots the build");
+	exp_mem_check_exit(&fake, "fake", &s);
+	ok(exited == 1 && !s.invariants_failed && !s.data_failed,
+	   "a sound machine: shut down, nothing recorded");
+
+	check_fails = 1;
+	exp_mem_check_exit(&fake, "fake (event build)", &s);
+	ok(exited == 2 && s.invariants_failed && !s.data_failed,
+	   "a failed check is an invariant failure, and the machine is still shut down");
+	ok(!strcmp(s.failure, "fake (event build): 3 pages still allocated"),
+	   "... recorded as \"who: reason\" (%s)", s.failure);
+
+	boot_error = -ENOMEM;
+	ok(exp_mem_boot(&ctx, &fake) == -1 && booted == 1, "a failed boot returns -1");
+}
+
+static void test_vm_events_by_name(void)
+{
+	unsigned long *ev = exp_vm_events_alloc(&fake);
+
+	ok(ev && ev[0] == 0 && ev[1] == 0 && ev[2] == 0, "exp_vm_events_alloc: one zeroed slot per item");
+	if (!ev)
+		return;
+	ev[0] = 7;
+	ev[1] = 11;
+	ev[2] = 13;
+	is_int(exp_vm_event(&fake, ev, "pgref_cas_retry"), 11, "exp_vm_event finds an item by name");
+	is_int(exp_vm_event(&fake, ev, "pte_rmw"), 13, "... the last one too");
+	is_int(exp_vm_event(&fake, ev, "pgfault"), 7, "... and the first");
+	free(ev);
+}
+
+int main(void)
+{
+	plan_no_plan();
+	test_boot_check_exit();
+	test_vm_events_by_name();
+	return done_testing();
+}
