@@ -8,17 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/cpumask.h>
+
 #include "../src/experiments/common.h"
 #include "tap.h"
 
 static int booted, exited, check_fails;
 static int boot_error;
+static int cpus_at_boot;
 
 static int fake_mem_init(unsigned long long bytes)
 {
 	if (boot_error)
 		return boot_error;
 	booted++;
+	cpus_at_boot = nr_cpu_ids;
 	return 0;
 }
 
@@ -52,7 +56,7 @@ static void test_boot_check_exit(void)
 	struct exp_ctx ctx = { .mem_bytes = 64 << 20 };
 	struct sample s = { 0 };
 
-	ok(exp_mem_boot(&ctx, &fake) == 0 && booted == 1, "exp_mem_boot boots the build");
+	ok(exp_mem_boot(&ctx, &fake, 1) == 0 && booted == 1, "exp_mem_boot boots the build");
 	exp_mem_check_exit(&fake, "fake", &s);
 	ok(exited == 1 && !s.invariants_failed && !s.data_failed,
 	   "a sound machine: shut down, nothing recorded");
@@ -65,7 +69,30 @@ static void test_boot_check_exit(void)
 	   "... recorded as \"who: reason\" (%s)", s.failure);
 
 	boot_error = -ENOMEM;
-	ok(exp_mem_boot(&ctx, &fake) == -1 && booted == 1, "a failed boot returns -1");
+	ok(exp_mem_boot(&ctx, &fake, 1) == -1 && booted == 1, "a failed boot returns -1");
+	boot_error = 0;
+}
+
+/*
+ * The machine is sized for the point before the kernel boots: per-CPU
+ * sizing at boot must see the point's CPUs, not the last sample's.
+ */
+static void test_sized_before_boot(void)
+{
+	struct exp_ctx ctx = { .mem_bytes = 64 << 20 };
+	struct sample s = { 0 };
+	int ret = exp_mem_boot(&ctx, &fake, 24);
+
+	ok(ret == 0 && cpus_at_boot == 24, "a 24-CPU point boots with nr_cpu_ids 24 (%d)", cpus_at_boot);
+	exp_mem_check_exit(&fake, "fake", &s);
+	ret = exp_mem_boot(&ctx, &fake, 2);
+	ok(ret == 0 && cpus_at_boot == 2, "the next point (2 CPUs) boots with 2, not the 24 before it (%d)",
+	   cpus_at_boot);
+	exp_mem_check_exit(&fake, "fake", &s);
+	booted = 0;
+	fprintf(stderr, "# (two 'cannot size the machine' lines below are expected)\n");
+	ok(exp_mem_boot(&ctx, &fake, 0) == -1 && exp_mem_boot(&ctx, &fake, NR_CPUS + 1) == -1 && !booted,
+	   "0 or more than NR_CPUS CPUs: -1, nothing booted");
 }
 
 static void test_vm_events_by_name(void)
@@ -88,6 +115,7 @@ int main(void)
 {
 	plan_no_plan();
 	test_boot_check_exit();
+	test_sized_before_boot();
 	test_vm_events_by_name();
 	return done_testing();
 }

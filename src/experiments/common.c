@@ -6,12 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/cpumask.h>
+#include <machine/machine.h>
+
 #include "common.h"
 
-int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k)
+int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_cpus)
 {
-	int err = k->mem_init(ctx->mem_bytes);
+	int err;
 
+	if (machine_set_nr_cpus(nr_cpus)) {
+		fprintf(stderr, "mmlab: cannot size the machine to %d CPUs (valid: 1..%d)\n",
+			nr_cpus, NR_CPUS);
+		return -1;
+	}
+	err = k->mem_init(ctx->mem_bytes);
 	if (err) {
 		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",
 			ctx->mem_bytes, strerror(-err));

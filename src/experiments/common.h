@@ -8,8 +8,13 @@
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 
-/* Boot @k's machine with --mem of memory: 0, or -1 with the reason printed. */
-int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k);
+/*
+ * Size the machine to @nr_cpus CPUs, then boot @k's memory with --mem:
+ * 0, or -1 with the reason printed.  Per-CPU sizing at boot (pcp high and
+ * batch, vmstat thresholds, lazy purge limits) sees the point's machine,
+ * never an earlier sample's.
+ */
+int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_cpus);
 
 /*
  * The end of a sample: check that the allocator is sound and every page

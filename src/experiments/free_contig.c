@@ -36,6 +36,8 @@ static const struct exp_option fc_options[] = {
 	  { [SCALE_DEFAULT] = "split" }, 0, 0, "split,frozen" },
 	{ "frozen-pages", OPT_INT, "pages per frozen range (--mode frozen), a multiple of 1024",
 	  { [SCALE_DEFAULT] = "16384" }, 1024, 1 << 22 },
+	{ "cpus", OPT_INT, "CPUs the machine is sized for at boot (pcp high and batch, vmstat thresholds, lazy_max_pages); the loop runs on one",
+	  { [SCALE_DEFAULT] = "1", [SCALE_FULL] = "64" }, 1, 256 },
 };
 
 struct fc_ctx {
@@ -106,7 +108,7 @@ static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 
 	(void)p;
 	(void)rep;
-	if (exp_mem_boot(ctx, k))
+	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
 		return -1;
 	err = k->fc_run(&fc->params, &r, msg, sizeof(msg));
 	if (err == -ENOMEM || err == -EBUSY || err == -EINVAL) {

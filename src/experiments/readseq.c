@@ -197,7 +197,7 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 	double t0;
 
 	p.nr_threads = nr;
-	if (exp_mem_boot(ctx, k))
+	if (exp_mem_boot(ctx, k, nr))
 		return -1;
 	run.state = k->rsq_setup(&p);
 	if (!run.state) {

@@ -70,6 +70,8 @@ static const struct exp_option rl_options[] = {
 	  { [SCALE_DEFAULT] = "on", [SCALE_FULL] = "off" }, 0, 0, "on,off" },
 	{ "events", OPT_CHOICE, "run the event build once per point for the rmap counters",
 	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
+	{ "cpus", OPT_INT, "CPUs the machine is sized for at boot (pcp lists, vmstat thresholds); reclaim runs on one",
+	  { [SCALE_DEFAULT] = "1" }, 1, 256 },
 };
 
 /* The end state of the first sample at a point, which every other must reach. */
@@ -246,7 +248,7 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
-	if (exp_mem_boot(ctx, k))
+	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
 		return -1;
 	err = k->rl_run(&p, r, msg, sizeof(msg));
 	if (err == -ENOMEM) {

@@ -205,7 +205,7 @@ static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_t
 	if (!args)
 		return -1;
 	p.nr_threads = nr_threads;
-	if (exp_mem_boot(ctx, k))
+	if (exp_mem_boot(ctx, k, nr_threads))
 		goto out;
 	run.state = k->rs_setup(&p);
 	if (!run.state) {

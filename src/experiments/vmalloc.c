@@ -71,6 +71,9 @@ static const struct exp_option vm_options[] = {
 	{ "arch", OPT_CHOICE, "arm64 (the thread's m7g.metal): vmalloc_huge < 2 MiB maps order-4 blocks with "
 	  "contiguous PTEs, THREAD_ALIGN 32 KiB; x86-64: PMD mappings only, THREAD_ALIGN 16 KiB",
 	  { [SCALE_DEFAULT] = "arm64" }, 0, 0, "arm64,x86-64" },
+	{ "cpus", OPT_INT, "CPUs the machine is sized for at boot (pcp high and batch, vmstat thresholds, "
+	  "lazy_max_pages; m7g.metal: 64); the cases run on one",
+	  { [SCALE_DEFAULT] = "1", [SCALE_FULL] = "64" }, 1, 256 },
 };
 
 struct vm_point {
@@ -155,11 +158,11 @@ static int vm_add_fix_size(struct exp_ctx *ctx, unsigned long loops)
 }
 
 /* Pages a case needs at most, to check --mem up front. */
-static unsigned long long vm_pages_needed(const struct vm_point *vp)
+static unsigned long long vm_pages_needed(const struct vm_point *vp, int nr_cpus)
 {
 	unsigned long long cpus_fls = 0;
 
-	for (int n = nr_cpu_ids; n; n >>= 1)
+	for (int n = nr_cpus; n; n >>= 1)
 		cpus_fls++;
 	switch (vp->test) {
 	case VT_FIX_SIZE:
@@ -182,7 +185,7 @@ static int vm_check_mem(struct exp_ctx *ctx)
 
 	for (int i = 0; i < ctx->nr_points; i++) {
 		const struct vm_point *vp = ctx->points[i].priv;
-		unsigned long long need = vm_pages_needed(vp);
+		unsigned long long need = vm_pages_needed(vp, (int)exp_opt(ctx, "cpus")->i);
 
 		if (need > have) {
 			fprintf(stderr, "mmlab: %s with p:%u h:%d needs about %llu MiB of simulated memory, "
@@ -284,7 +287,7 @@ static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	params.nr_pages = vp->nr_pages;
 	params.use_huge = vp->use_huge;
 	params.loops = vp->loops;
-	if (exp_mem_boot(ctx, k))
+	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
 		return -1;
 	err = k->vmalloc_test_run(&params, &r, msg, sizeof(msg));
 	if (err == -ENOMEM || err == -EINVAL) {
