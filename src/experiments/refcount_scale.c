@@ -102,7 +102,7 @@ struct rs_run {
 	int stop;
 	const struct mm_kernel *k;	/* NULL: host */
 	struct rs_state *state;
-	int host_fd;
+	const char *host_path;
 	const unsigned char *host_contents;
 	int read_size;
 	int nr_pages;
@@ -111,6 +111,7 @@ struct rs_run {
 struct rs_worker_arg {
 	struct rs_run *run;
 	struct rs_thread t;
+	int host_fd;		/* host-pread: this thread's own open of the file */
 };
 
 static void rs_wait_start(struct rs_run *run)
@@ -120,8 +121,12 @@ static void rs_wait_start(struct rs_run *run)
 		;
 }
 
-/* host-pread: the same loop against the host kernel's page cache. */
-static void rs_host_worker(struct rs_run *run, struct rs_thread *t)
+/*
+ * host-pread: the same loop against the host kernel's page cache.  Each
+ * thread reads through its own open file, as will-it-scale's workers do,
+ * so that they share the page but not a struct file.
+ */
+static void rs_host_worker(struct rs_run *run, struct rs_thread *t, int fd)
 {
 	const size_t size = (size_t)run->read_size;
 	const off_t pos = (off_t)(t->tid % run->nr_pages) * RS_PAGE_SIZE;
@@ -130,7 +135,7 @@ static void rs_host_worker(struct rs_run *run, struct rs_thread *t)
 	char buf[RS_PAGE_SIZE];
 
 	while (!__atomic_load_n(&run->stop, __ATOMIC_RELAXED)) {
-		ssize_t n = pread(run->host_fd, buf, size, pos);
+		ssize_t n = pread(fd, buf, size, pos);
 
 		if (n != (ssize_t)size || memcmp(buf, expect, size))
 			mismatches++;
@@ -145,11 +150,13 @@ static void rs_thread_main(void *p)
 	struct rs_worker_arg *a = p;
 	struct rs_run *run = a->run;
 
+	if (!run->k)
+		a->host_fd = open(run->host_path, O_RDONLY);
 	rs_wait_start(run);
 	if (run->k)
 		run->k->rs_worker(run->state, &a->t, &run->stop);
-	else
-		rs_host_worker(run, &a->t);
+	else if (a->host_fd >= 0)
+		rs_host_worker(run, &a->t, a->host_fd);
 }
 
 /* Start the threads, let them run @seconds, stop them; returns elapsed seconds. */
@@ -160,7 +167,7 @@ static double rs_run_threads(struct rs_run *run, struct rs_worker_arg *args, dou
 	double t0, t1;
 
 	for (int i = 0; i < run->nr_threads; i++) {
-		args[i] = (struct rs_worker_arg){ .run = run, .t = { .tid = i } };
+		args[i] = (struct rs_worker_arg){ .run = run, .t = { .tid = i }, .host_fd = -1 };
 		argv[i] = &args[i];
 	}
 	threads = machine_threads_start(run->nr_threads, rs_thread_main, argv);
@@ -256,20 +263,29 @@ static int rs_run_host(struct exp_ctx *ctx, int nr_threads, double seconds,
 		fprintf(stderr, "mmlab: host-pread needs a tmpfs file in /dev/shm: %s\n", strerror(errno));
 		goto out;
 	}
-	unlink(path);
 	if (write(fd, contents, size) != (ssize_t)size) {
 		fprintf(stderr, "mmlab: host-pread: cannot write the tmpfs file: %s\n", strerror(errno));
-		close(fd);
-		goto out;
+		goto out_unlink;
 	}
-	run.host_fd = fd;
+	run.host_path = path;
 	run.host_contents = contents;
 	*elapsed = rs_run_threads(&run, args, seconds);
-	close(fd);
 	if (*elapsed < 0)
-		goto out;
+		goto out_unlink;
+	for (int i = 0; i < nr_threads; i++) {
+		if (args[i].host_fd < 0) {
+			fprintf(stderr, "mmlab: host-pread: thread %d cannot open the tmpfs file\n", i);
+			goto out_unlink;
+		}
+	}
 	rs_sum(args, nr_threads, total);
 	ret = 0;
+out_unlink:
+	for (int i = 0; i < nr_threads; i++)
+		if (args[i].host_fd >= 0)
+			close(args[i].host_fd);
+	close(fd);
+	unlink(path);
 out:
 	free(contents);
 	free(args);
