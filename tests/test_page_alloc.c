@@ -403,6 +403,29 @@ static void test_checker_catches_mutants(void)
 	reboot();
 }
 
+/* pgalloc_normal and pgfree count pages, on the pcp and the buddy paths alike. */
+static void test_vm_events(void)
+{
+	struct page *pages[8] = { NULL };
+	struct page *p, *q;
+
+	reboot();
+	is_int(vm_event(PGALLOC_NORMAL) + vm_event(PGFREE), 0, "booted: nothing allocated or freed");
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	q = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 4);
+	ok(p && q, "an order-0 page from the pcp, an order-4 block from the buddy");
+	is_int(vm_event(PGALLOC_NORMAL), 1 + 16, "pgalloc_normal counts 17 pages");
+	is_int(vm_event(PGFREE), 0, "pgfree counts nothing yet");
+	__free_pages(p, 0);
+	__free_pages(q, 4);
+	is_int(vm_event(PGFREE), 1 + 16, "pgfree counts the 17 pages freed");
+	is_int(alloc_pages_bulk(GFP_KERNEL | __GFP_MOVABLE, 8, pages), 8, "a bulk allocation of 8 pages");
+	is_int(vm_event(PGALLOC_NORMAL), 17 + 8, "pgalloc_normal counts them");
+	for (int i = 0; i < 8; i++)
+		__free_pages(pages[i], 0);
+	is_int(vm_event(PGFREE), 17 + 8, "pgfree too, once freed");
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -421,6 +444,7 @@ int main(void)
 	test_bad_page_leaked();
 	test_poisoning();
 	test_checker_catches_mutants();
+	test_vm_events();
 	is_int(vm_warn_count, 0, "no debug check fired");
 	mem_exit();
 	return done_testing();

@@ -14,6 +14,8 @@
 #define _LINUX_VM_EVENT_ITEM_H
 
 enum vm_event_item {
+	PGALLOC_NORMAL,		/* the model's one zone is ZONE_NORMAL */
+	PGFREE,
 	PGFAULT,
 	PGSCAN_FILE,		/* file pages reclaim looked at on the inactive list */
 	PGSTEAL_FILE,		/* ... and reclaimed */

@@ -202,6 +202,7 @@ static void free_one_page(struct zone *zone, struct page *page, unsigned long pf
 		spin_lock(&zone->lock);
 	split_large_buddy(zone, page, pfn, order, fpi_flags);
 	spin_unlock(&zone->lock);
+	__count_vm_events(PGFREE, 1 << order);
 }
 
 /*
@@ -524,6 +525,7 @@ static bool free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 	bool free_high = false;
 	int high, to_free;
 
+	__count_vm_events(PGFREE, 1 << order);
 	pcp->alloc_factor >>= 1;
 	list_add(&page->lru, &pcp->lists[pindex]);
 	pcp->count += 1 << order;
@@ -594,6 +596,8 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int m
 	page = __rmqueue_pcplist(zone, order, migratetype, pcp,
 				 &pcp->lists[order_to_pindex(migratetype, order)]);
 	spin_unlock(&pcp->lock);
+	if (page)
+		__count_vm_events(PGALLOC_NORMAL, 1 << order);
 	return page;
 }
 
@@ -604,6 +608,8 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, int mig
 	spin_lock(&zone->lock);
 	page = __rmqueue(zone, order, migratetype);
 	spin_unlock(&zone->lock);
+	if (page)
+		__count_vm_events(PGALLOC_NORMAL, 1 << order);
 	return page;
 }
 
@@ -772,6 +778,7 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 		nr_account++;
 	}
 	spin_unlock(&pcp->lock);
+	__count_vm_events(PGALLOC_NORMAL, nr_account);
 	/* Always try for at least one page: the slow path may find one. */
 	if (nr_account)
 		return nr_populated;

@@ -18,6 +18,8 @@ struct vm_event_state vm_event_states[NR_CPUS];
  * in, lower case like the kernel's.
  */
 const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
+	[PGALLOC_NORMAL]	= "pgalloc_normal",
+	[PGFREE]		= "pgfree",
 	[PGFAULT]		= "pgfault",
 	[PGSCAN_FILE]		= "pgscan_file",
 	[PGSTEAL_FILE]		= "pgsteal_file",
