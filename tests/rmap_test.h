@@ -291,7 +291,7 @@ struct rt_counters {
 static inline void rt_counters_start(struct rt_counters *c)
 {
 	reset_vm_events();
-	c->tlb = tlb_flush_stats;
+	c->tlb = tlb_flush_stats_read();
 }
 
 /* What happened since rt_counters_start(): TLB deltas, PTE RMWs, rmap batches. */
@@ -299,9 +299,9 @@ static inline struct rt_counters rt_counters_delta(const struct rt_counters *sta
 {
 	struct rt_counters d = {
 		.tlb = {
-			.flushes = tlb_flush_stats.flushes - start->tlb.flushes,
-			.pages = tlb_flush_stats.pages - start->tlb.pages,
-			.syncs = tlb_flush_stats.syncs - start->tlb.syncs,
+			.flushes = tlb_flush_stats_read().flushes - start->tlb.flushes,
+			.pages = tlb_flush_stats_read().pages - start->tlb.pages,
+			.syncs = tlb_flush_stats_read().syncs - start->tlb.syncs,
 		},
 		.rmw = vm_event(PTE_RMW),
 		.batches = vm_event(RMAP_BATCHES),

@@ -348,18 +348,18 @@ static void test_lazy_reuse(void)
 	void *p1, *p2, *p3;
 
 	vm_unmap_aliases();
-	flushes = tlb_flush_stats.flushes;
+	flushes = tlb_flush_stats_read().flushes;
 	purges = vmap_stats.purges;
 	p1 = vmalloc(PAGE_SIZE);
 	vfree(p1);
 	p2 = vmalloc(PAGE_SIZE);
 	ok(p2 && p2 != p1, "a freed address is not reused before a purge (%p, then %p)", p1, p2);
-	is_int(tlb_flush_stats.flushes - flushes, 0, "vfree did not flush the TLB");
+	is_int(tlb_flush_stats_read().flushes - flushes, 0, "vfree did not flush the TLB");
 	vfree(p2);
 	vm_unmap_aliases();
-	is_int(tlb_flush_stats.flushes - flushes, 1, "the purge flushed once for both areas");
+	is_int(tlb_flush_stats_read().flushes - flushes, 1, "the purge flushed once for both areas");
 	is_int(vmap_stats.purges - purges, 1, "and is counted as one purge");
-	ok(tlb_flush_stats.pages >= 4, "the flush covered both areas and their guard pages");
+	ok(tlb_flush_stats_read().pages >= 4, "the flush covered both areas and their guard pages");
 	p3 = vmalloc(PAGE_SIZE);
 	ok(p3 == p1, "after the purge the lowest address is reused (%p)", p3);
 	vfree(p3);
@@ -374,14 +374,14 @@ static void test_lazy_threshold(void)
 	unsigned long flushes, areas, i;
 
 	vm_unmap_aliases();
-	flushes = tlb_flush_stats.flushes;
+	flushes = tlb_flush_stats_read().flushes;
 	areas = vmap_stats.purged_areas;
 	for (i = 0; i < limit / 2; i++)
 		vfree(vmalloc(PAGE_SIZE));
-	is_int(tlb_flush_stats.flushes - flushes, 0,
+	is_int(tlb_flush_stats_read().flushes - flushes, 0,
 	       "%lu lazily freed pages (at the limit) did not purge yet", limit);
 	vfree(vmalloc(PAGE_SIZE));
-	is_int(tlb_flush_stats.flushes - flushes, 1, "one more area past lazy_max_pages purges: one flush");
+	is_int(tlb_flush_stats_read().flushes - flushes, 1, "one more area past lazy_max_pages purges: one flush");
 	is_int(vmap_stats.purged_areas - areas, limit / 2 + 1, "all %lu lazy areas were purged", limit / 2 + 1);
 	ok(vcheck(), "checker passes after the automatic purge");
 }

@@ -320,7 +320,14 @@ struct tlb_flush_stats {
 
 extern unsigned long tlb_flush_loops;
 extern unsigned long tlbi_loops;
-extern struct tlb_flush_stats tlb_flush_stats;
+
+/*
+ * The counts are kept per CPU and bumped with plain adds, like the
+ * kernel's NR_TLB_* vm events: a locked add per flush call would charge
+ * the design that makes more calls for the lab's bookkeeping.  Read them
+ * summed over every CPU.
+ */
+struct tlb_flush_stats tlb_flush_stats_read(void);
 
 void flush_tlb_kernel_range(unsigned long start, unsigned long end);
 
@@ -474,15 +481,42 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
  * One entry's accessed bit, tested and cleared atomically: the walker of
  * another CPU may be setting it (or dirty) at the same moment.
  */
+/*
+ * x86 reads the entry and takes the cache line for writing only when the
+ * accessed bit is set (a locked bit clear); arm64 always runs its
+ * compare-exchange loop, which also retries when hardware set the
+ * dirty bit under it.
+ */
+static inline int x86_ptep_test_and_clear_young(pte_t *ptep)
+{
+	if (!pte_young(__ptep_get(ptep)))
+		return 0;
+	count_debug_vm_event(PTE_RMW);
+	__atomic_step();
+	return (__atomic_fetch_and(&ptep->pte, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) &
+		_PAGE_ACCESSED) != 0;
+}
+
+static inline int arm64_ptep_test_and_clear_young(pte_t *ptep)
+{
+	pteval_t old = pte_val(__ptep_get(ptep));
+
+	do {
+		count_debug_vm_event(PTE_RMW);
+		__atomic_step();
+	} while (!__atomic_compare_exchange_n(&ptep->pte, &old, old & ~_PAGE_ACCESSED, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return (old & _PAGE_ACCESSED) != 0;
+}
+
 static inline int __ptep_test_and_clear_young(struct vm_area_struct *vma,
 					      unsigned long addr, pte_t *ptep)
 {
 	(void)vma;
 	(void)addr;
-	count_debug_vm_event(PTE_RMW);
-	__atomic_step();
-	return (__atomic_fetch_and(&ptep->pte, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) &
-		_PAGE_ACCESSED) != 0;
+	if (mmu_arch == MMU_ARM64)
+		return arm64_ptep_test_and_clear_young(ptep);
+	return x86_ptep_test_and_clear_young(ptep);
 }
 
 static inline pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)

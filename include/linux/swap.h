@@ -41,6 +41,7 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 
 /* Put a new folio (a reference held) on the inactive or, if PG_active, active list. */
 void folio_add_lru(struct folio *folio);
+void folio_mark_accessed(struct folio *folio);
 
 /*
  * Take a folio whose last reference is gone off its LRU list (the

@@ -54,6 +54,9 @@ static const struct exp_option rs_options[] = {
 	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
 	{ "events-seconds", OPT_DOUBLE, "length of the separate counting run (event build) per point; 0 = none",
 	  { [SCALE_TINY] = "0.02", [SCALE_DEFAULT] = "0.2", [SCALE_FULL] = "1" }, 0, 60 },
+	{ "read-path", OPT_CHOICE, "tmpfs: shmem_file_read_iter() (folio lock and unlock, mark accessed), as the "
+	  "seed's tmpfs file and host-pread; filemap: filemap_read() of a disk file system",
+	  { [SCALE_DEFAULT] = "tmpfs" }, 0, 0, "tmpfs,filemap" },
 };
 
 struct rs_ctx {
@@ -72,6 +75,7 @@ static int rs_prepare(struct exp_ctx *ctx)
 	rc->events_seconds = exp_opt(ctx, "events-seconds")->d;
 	rc->params.read_size = (int)exp_opt(ctx, "read-size")->i;
 	rc->params.nr_pages = (int)exp_opt(ctx, "pages")->i;
+	rc->params.read_path = exp_opt(ctx, "read-path")->choice == 0 ? RS_READ_TMPFS : RS_READ_FILEMAP;
 	rc->params.seed = ctx->seed;
 	if (exp_opt(ctx, "syscall-ns")->i)
 		rc->params.syscall_loops = (unsigned long)(exp_opt(ctx, "syscall-ns")->i * delay_loops_per_ns());

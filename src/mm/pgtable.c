@@ -14,7 +14,29 @@ struct mm_struct init_mm = {
 
 unsigned long tlb_flush_loops;
 unsigned long tlbi_loops;
-struct tlb_flush_stats tlb_flush_stats;
+static struct tlb_flush_stats_pcpu {
+	struct tlb_flush_stats s;
+} __cacheline_aligned tlb_flush_stats_pcpu[NR_CPUS];
+
+struct tlb_flush_stats tlb_flush_stats_read(void)
+{
+	struct tlb_flush_stats sum = { 0 };
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		const struct tlb_flush_stats *s = &tlb_flush_stats_pcpu[cpu].s;
+
+		sum.flushes += READ_ONCE(s->flushes);
+		sum.pages += READ_ONCE(s->pages);
+		sum.syncs += READ_ONCE(s->syncs);
+	}
+	return sum;
+}
+
+/* this_cpu_add(): a plain add to this CPU's slot, never a locked one. */
+static inline void tlb_stat_add(unsigned long *counter, unsigned long n)
+{
+	WRITE_ONCE(*counter, READ_ONCE(*counter) + n);
+}
 __thread struct tlbflush_unmap_batch tlb_ubc;
 enum mmu_arch mmu_arch = MMU_X86_64;
 
@@ -218,11 +240,12 @@ unsigned long pgtable_teardown(struct mm_struct *mm)
 
 static void tlb_count(unsigned long start, unsigned long end, bool sync)
 {
-	__atomic_fetch_add(&tlb_flush_stats.flushes, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&tlb_flush_stats.pages, (end - start + PAGE_SIZE - 1) >> PAGE_SHIFT,
-			   __ATOMIC_RELAXED);
+	struct tlb_flush_stats *s = &tlb_flush_stats_pcpu[smp_processor_id()].s;
+
+	tlb_stat_add(&s->flushes, 1);
+	tlb_stat_add(&s->pages, (end - start + PAGE_SIZE - 1) >> PAGE_SHIFT);
 	if (sync)
-		__atomic_fetch_add(&tlb_flush_stats.syncs, 1, __ATOMIC_RELAXED);
+		tlb_stat_add(&s->syncs, 1);
 }
 
 void flush_tlb_kernel_range(unsigned long start, unsigned long end)
@@ -275,7 +298,7 @@ void try_to_unmap_flush(void)
 		return;
 	if (mmu_arch == MMU_ARM64) {
 		/* arch_tlbbatch_flush(): the DSB that waits for the TLBIs issued. */
-		__atomic_fetch_add(&tlb_flush_stats.syncs, 1, __ATOMIC_RELAXED);
+		tlb_stat_add(&tlb_flush_stats_pcpu[smp_processor_id()].s.syncs, 1);
 	} else {
 		/* One shootdown of the CPUs that ran the mms: a full flush. */
 		tlb_count(0, tlb_ubc.pending_pages << PAGE_SHIFT, true);

@@ -61,6 +61,42 @@ void folio_add_lru(struct folio *folio)
 	spin_unlock(&lruvec->lru_lock);
 }
 
+/*
+ * folio_activate(): move an inactive folio on the LRU to the active list.
+ * The kernel batches the move per CPU (lru_activate); it happens once per
+ * folio, never in a steady read loop, so the model moves it at once.
+ */
+static void folio_activate(struct folio *folio)
+{
+	struct lruvec *lruvec = &node_lruvec;
+
+	spin_lock(&lruvec->lru_lock);
+	if (folio_test_lru(folio) && !folio_test_active(folio) && !folio_test_unevictable(folio)) {
+		lruvec_del_folio(lruvec, folio);
+		folio_set_active(folio);
+		lruvec_add_folio(lruvec, folio);
+	}
+	spin_unlock(&lruvec->lru_lock);
+}
+
+/*
+ * The classic LRU's two-touch rule: the first access sets PG_referenced,
+ * the second activates the folio and clears it.  An active, referenced
+ * folio costs only the flag reads.
+ */
+void folio_mark_accessed(struct folio *folio)
+{
+	if (!folio_test_referenced(folio)) {
+		folio_set_referenced(folio);
+	} else if (folio_test_unevictable(folio)) {
+		/* Unevictable folios are never activated. */
+	} else if (!folio_test_active(folio)) {
+		if (folio_test_lru(folio))
+			folio_activate(folio);
+		folio_clear_referenced(folio);
+	}
+}
+
 void folio_lru_release(struct folio *folio)
 {
 	struct lruvec *lruvec = &node_lruvec;

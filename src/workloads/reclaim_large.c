@@ -171,7 +171,7 @@ static void rl_vm_events_since(unsigned long *events, const unsigned long *start
 static void rl_reclaim(struct rl_run *run, struct rl_result *r)
 {
 	unsigned long want = (unsigned long)(run->p->reclaim_size >> PAGE_SHIFT);
-	struct tlb_flush_stats tlb0 = tlb_flush_stats;
+	struct tlb_flush_stats tlb0 = tlb_flush_stats_read();
 	unsigned long events[NR_VM_EVENT_ITEMS];
 	struct reclaim_stat stat;
 	double t0;
@@ -187,9 +187,9 @@ static void rl_reclaim(struct rl_run *run, struct rl_result *r)
 	r->kept_pages = stat.nr_keep;
 	r->referenced_calls = stat.nr_referenced_calls;
 	r->unmap_calls = stat.nr_unmap_calls;
-	r->tlb_flushes = tlb_flush_stats.flushes - tlb0.flushes;
-	r->tlb_pages_flushed = tlb_flush_stats.pages - tlb0.pages;
-	r->tlb_syncs = tlb_flush_stats.syncs - tlb0.syncs;
+	r->tlb_flushes = tlb_flush_stats_read().flushes - tlb0.flushes;
+	r->tlb_pages_flushed = tlb_flush_stats_read().pages - tlb0.pages;
+	r->tlb_syncs = tlb_flush_stats_read().syncs - tlb0.syncs;
 }
 
 static int rl_check(struct rl_run *run, struct rl_result *r, char *msg, size_t len)

@@ -6,7 +6,8 @@
  *	while (!stop)
  *		pread(fd, buf, read_size, offset);
  *
- * with pread() being the model's filemap_read().  Each read is compared with
+ * with pread() being the model's shmem_file_read() (the seed's file is on
+ * tmpfs) or filemap_read() (--read-path).  Each read is compared with
  * the file's bytes, as a program using the data would look at it.  The rest
  * of the system call (entry and exit, fdget, iov_iter, atime) is not
  * modelled; --syscall-ns stands in for it with a calibrated busy loop.
@@ -16,6 +17,8 @@
 #include <string.h>
 
 #include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
+#include <linux/swap.h>
 #include <mmlab/random.h>
 #include <linux/delay.h>
 #include "workloads.h"
@@ -36,9 +39,10 @@ static int rs_add_page(struct rs_state *s, pgoff_t index)
 		folio_put(folio);
 		return -1;
 	}
-	/* As read_folio() would: fill, mark uptodate, unlock. */
+	/* As read_folio() would: fill, mark uptodate, unlock; on the LRU as any cached folio. */
 	memcpy(folio_address(folio), s->contents + (index << PAGE_SHIFT), PAGE_SIZE);
 	folio_mark_uptodate(folio);
+	folio_add_lru(folio);
 	folio_unlock(folio);
 	folio_put(folio);	/* the page cache's reference remains */
 	return 0;
@@ -82,8 +86,12 @@ struct rs_state *refcount_scale_setup(const struct rs_params *p)
 	return s;
 }
 
-/* The measured loop: nothing in it but the read and the use of its data. */
-void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop)
+/*
+ * The measured loops: nothing in them but the read and the use of its
+ * data.  One per read path, so that the path is chosen once per thread,
+ * outside the loop.
+ */
+static void rs_loop_filemap(struct rs_state *s, struct rs_thread *t, const int *stop)
 {
 	struct file file = { .f_mapping = &s->mapping };
 	const size_t size = (size_t)s->p.read_size;
@@ -104,6 +112,36 @@ void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *s
 	}
 	t->ops = ops;
 	t->mismatches = mismatches;
+}
+
+static void rs_loop_tmpfs(struct rs_state *s, struct rs_thread *t, const int *stop)
+{
+	struct file file = { .f_mapping = &s->mapping };
+	const size_t size = (size_t)s->p.read_size;
+	const loff_t pos = (loff_t)(t->tid % s->p.nr_pages) << PAGE_SHIFT;
+	const unsigned char *expect = s->contents + pos;
+	const unsigned long syscall_loops = s->p.syscall_loops;
+	unsigned long ops = 0, mismatches = 0;
+	char buf[PAGE_SIZE];
+
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+		ssize_t n = shmem_file_read(&file, pos, size, buf);
+
+		if (unlikely(n != (ssize_t)size || memcmp(buf, expect, size)))
+			mismatches++;
+		ops++;
+		__delay(syscall_loops);
+	}
+	t->ops = ops;
+	t->mismatches = mismatches;
+}
+
+void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop)
+{
+	if (s->p.read_path == RS_READ_TMPFS)
+		rs_loop_tmpfs(s, t, stop);
+	else
+		rs_loop_filemap(s, t, stop);
 }
 
 int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)

@@ -292,8 +292,8 @@ static void vt_collect(struct vmalloc_test_result *r, const struct tlb_flush_sta
 	struct page_alloc_report rep;
 	char msg[128];
 
-	r->tlb_flushes = tlb_flush_stats.flushes - tlb0->flushes;
-	r->tlb_pages_flushed = tlb_flush_stats.pages - tlb0->pages;
+	r->tlb_flushes = tlb_flush_stats_read().flushes - tlb0->flushes;
+	r->tlb_pages_flushed = tlb_flush_stats_read().pages - tlb0->pages;
 	r->purges = vmap_stats.purges - vs0->purges;
 	r->purged_areas = vmap_stats.purged_areas - vs0->purged_areas;
 	r->huge_fallbacks = vmap_stats.huge_fallbacks - vs0->huge_fallbacks;
@@ -329,7 +329,7 @@ int vmalloc_test_run(const struct vmalloc_test_params *p, struct vmalloc_test_re
 	}
 	vmap_cont_pte_supported = p->cont_pte;
 	tlb_flush_loops = p->tlb_flush_loops;
-	tlb0 = tlb_flush_stats;
+	tlb0 = tlb_flush_stats_read();
 	vs0 = vmap_stats;
 
 	t0 = now_usec();

@@ -7,12 +7,19 @@
 
 #include <stdint.h>
 
+/* Which kernel read path a read takes. */
+enum rs_read_path {
+	RS_READ_TMPFS,		/* shmem_file_read_iter(): the seed's file is on tmpfs */
+	RS_READ_FILEMAP,	/* filemap_read(): a disk file system's cached page */
+};
+
 struct rs_params {
 	int nr_pages;		/* distinct file pages the threads spread over */
 	int read_size;		/* bytes per read */
 	int nr_threads;
 	uint64_t seed;		/* file contents */
 	unsigned long syscall_loops;	/* __delay() after each read: the rest of pread(2) */
+	enum rs_read_path read_path;
 };
 
 struct rs_thread {
