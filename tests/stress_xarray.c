@@ -6,7 +6,7 @@
  * and pointers to immutable "folios" that record their own index and
  * order), erase them, set and clear marks, grow the tree to eleven levels
  * with far indices and shrink it again, with injected allocation failures
- * now and then, all under xa_lock, and keep a shadow copy of what each
+ * now and then (and stretches where every allocation under the lock fails), all under xa_lock, and keep a shadow copy of what each
  * index should hold.  A writer never stores into part of a larger entry
  * (it erases that first, as the page cache would split it), so at every
  * moment each index holds either nothing or an entry that covers it.
@@ -250,13 +250,17 @@ static void far_op(struct worker *w)
 	w->far_ops++;
 }
 
+/*
+ * Untidy: another writer may be between two rounds of its -ENOMEM retry,
+ * or have given up, leaving the nodes it built in the tree, empty.
+ */
 static void writer_check(struct worker *w)
 {
 	char msg[200];
 	int rc;
 
 	xa_lock(&xa);
-	rc = xa_check(&xa, msg, sizeof(msg));
+	rc = __xa_check(&xa, XA_CHECK_UNTIDY, msg, sizeof(msg));
 	xa_unlock(&xa);
 	w->checks++;
 	if (rc && !w->check_failed++)
@@ -289,10 +293,21 @@ static void writer_main(struct worker *w)
 			__atomic_store_n(&xa_fail_alloc_nr, 1 + rnd(w, 2), __ATOMIC_RELAXED);
 			__atomic_store_n(&xa_fail_alloc_after, rnd(w, 3), __ATOMIC_RELAXED);
 		}
+		if (!(op % 1024)) {
+			/*
+			 * Every other stretch, each allocation under xa_lock
+			 * fails and only xas_nomem()'s succeeds: every store
+			 * that needs nodes retries, one node more each round.
+			 */
+			__atomic_store_n(&xa_fail_gfp_without,
+					 (op / 1024) % 2 ? __GFP_DIRECT_RECLAIM : 0,
+					 __ATOMIC_RELAXED);
+		}
 		if (!(op % 512))
 			writer_check(w);
 	}
 	__atomic_store_n(&xa_fail_alloc_after, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&xa_fail_gfp_without, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&writers_left, 1, __ATOMIC_RELEASE);
 }
 
@@ -502,7 +517,7 @@ int main(void)
 	is_int(check_failed, 0, "xa_check passed at each of %lu checks during the run", checks);
 
 	xa_lock(&xa);
-	rc = xa_check(&xa, msg, sizeof(msg));
+	rc = __xa_check(&xa, XA_CHECK_UNTIDY, msg, sizeof(msg));
 	for (unsigned long i = 0; i < RANGE; i++)
 		mismatches += xa_load(&xa, i) != shadow[i];
 	for (unsigned int i = 0; i < NR_FAR; i++)

@@ -42,6 +42,20 @@ static void check(const char *what)
 		snprintf(first_failure, sizeof(first_failure), "after %s: %s", what, msg);
 }
 
+/* For a tree that a store which met -ENOMEM may have left nodes in. */
+static void check_untidy(const char *what)
+{
+	char msg[200];
+	int rc;
+
+	nr_checks++;
+	xa_lock(&xa);
+	rc = __xa_check(&xa, XA_CHECK_UNTIDY, msg, sizeof(msg));
+	xa_unlock(&xa);
+	if (rc && !nr_check_failures++)
+		snprintf(first_failure, sizeof(first_failure), "after %s: %s", what, msg);
+}
+
 static void checks_passed(const char *group)
 {
 	ok(nr_check_failures == 0, "%s: xa_check passed after each of %lu operations",
@@ -476,17 +490,20 @@ static void test_nomem(void)
 		check("nomem retried store");
 	}
 
-	/* a failure half-way down, then the retry */
+	/* a failure half-way down: the level it added stays, for the retry */
 	{
 		XA_STATE(xas, &xa, 300000);
+		char msg[200];
 
 		fail_allocs(1, 1);
 		xas_lock(&xas);
 		xas_store(&xas, P(3));
 		is_int(xas_error(&xas), -ENOMEM, "a store needing five nodes fails at the second");
 		xas_unlock(&xas);
-		check("nomem half-way failed");
-		is_int(root_shift(), 6, "the failed store took back the level it added");
+		check_untidy("nomem half-way failed");
+		is_int(root_shift(), 12, "the level the failed store added above the head stays");
+		ok(check_now(&xa, msg, sizeof(msg)) == -EINVAL && strstr(msg, "should have shrunk"),
+		   "a strict check sees that head level, the untidy one lets it pass");
 		ok(xas_nomem(&xas, GFP_KERNEL), "xas_nomem");
 		xas_lock(&xas);
 		xas_store(&xas, P(3));
@@ -496,31 +513,132 @@ static void test_nomem(void)
 		check("nomem half-way");
 	}
 
-	/* giving up: nothing changed, nothing left behind */
+	/* giving up: as in the kernel, the nodes it built stay in the tree */
 	live = live_nodes();
 	fail_allocs(0, 2);
 	is_int(store_order(1UL << 40, 0, P(4)), -ENOMEM, "when the retry's allocation fails too, the store gives up");
 	check("nomem give up");
 	ok(xa_load(&xa, 1UL << 40) == NULL, "having stored nothing");
-	is_int(live_nodes(), live, "and left no node behind");
+	is_int(live_nodes(), live, "its first allocation failed: no node added");
 
 	fail_allocs(2, 2);
-	is_int(store_order(1UL << 40, 3, P(5)), -ENOMEM, "giving up after adding nodes, twice");
-	check("nomem give up later");
-	is_int(live_nodes(), live, "removes the nodes it added");
-	is_int(root_shift(), 18, "and the levels it added above the head");
+	is_int(store_order(1UL << 40, 3, P(5)), -ENOMEM, "giving up after adding two nodes");
+	check_untidy("nomem give up later");
+	is_int(live_nodes(), live + 2, "leaves those two nodes in the tree");
+	is_int(root_shift(), 30, "two levels above the old head");
+	ok(xa_load(&xa, 1UL << 40) == NULL && xa_load(&xa, 300000) == P(3), "loads are unaffected");
+	{
+		long allocated = atomic_long_read(&xa_nodes_allocated);
+
+		/* from a shift-18 head: levels 24, 30, 36, then 30..0 below: 9 nodes */
+		is_int(store_order(1UL << 40, 3, P(5)), 0, "a later store there succeeds");
+		is_int(atomic_long_read(&xa_nodes_allocated) - allocated, 9 - 2,
+		       "allocating only the nodes the failed one did not leave");
+		check("store after give up");
+		xa_erase(&xa, 1UL << 40);
+		check("erase after give up");
+	}
+	live = live_nodes();
 
 	fail_allocs(0, 2);
 	is_int(xa_err(xa_store(&xa, 1UL << 41, P(6), GFP_KERNEL)), -ENOMEM,
 	       "xa_store returns xa_err(-ENOMEM) when it gives up");
 	check("xa_store give up");
-	is_int(live_nodes(), live, "leaving no node behind");
+	is_int(live_nodes(), live, "leaving no node behind when its first allocation failed");
 	ok(xa_fail_alloc_after == -1, "the failure hook disarmed itself");
 
 	xa_destroy(&xa);
 	ok(xa_empty(&xa), "xa_destroy empties the array");
 	is_int(live_nodes(), 0, "and frees every node after a grace period");
 	checks_passed("nomem");
+}
+
+/*
+ * The kernel's userspace harness: every allocation that may not sleep
+ * fails, so each node a store needs comes from xas_nomem(), one per
+ * round.  A store needing N new nodes must complete in N + 1 rounds.
+ */
+#define MAX_ROUNDS	40
+
+/* The advanced API's loop, counting the xas_store() calls. */
+static int store_rounds(unsigned long index, unsigned int order, void *entry, int *rounds)
+{
+	XA_STATE_ORDER(xas, &xa, index, order);
+
+	*rounds = 0;
+	do {
+		xas_lock(&xas);
+		xas_store(&xas, entry);
+		xas_unlock(&xas);
+		check_untidy("a round of the retry loop");
+		/* No progress (the old undo): xa_alloc was used and freed, nothing leaks. */
+		if (++*rounds == MAX_ROUNDS)
+			break;
+	} while (xas_nomem(&xas, GFP_KERNEL));
+	return xas_error(&xas);
+}
+
+static void test_nomem_progress(void)
+{
+	static const struct {
+		unsigned long index;
+		unsigned int order;
+	} cases[] = {
+		{ 3, 0 }, { 4096, 0 }, { 5000, 2 }, { 1UL << 20, 6 }, { 1UL << 33, 9 },
+		{ (1UL << 40) + 64, 0 }, { ULONG_MAX, 0 }, { 0, 7 },
+	};
+	bool exact = true, done = true;
+	long allocated;
+	int rounds, err;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	err = store_rounds(64, 0, P(64), &rounds);
+	is_int(err, 0, "every GFP_NOWAIT allocation fails: a store at 64 in an empty array completes");
+	is_int(rounds, 3, "in 3 rounds (a shift-6 head and a leaf, one node per round)");
+	check("progress at 64");
+	xa_destroy(&xa);
+
+	err = store_rounds(1UL << 30, 0, P(30), &rounds);
+	is_int(err, 0, "a store at 1<<30 in an empty array completes");
+	is_int(rounds, 7, "in 7 rounds (six levels, shifts 30 down to 0)");
+	check("progress at 1<<30");
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		allocated = atomic_long_read(&xa_nodes_allocated);
+		err = store_rounds(cases[i].index, cases[i].order, P(200 + i), &rounds);
+		check("progress");
+		done &= !err && xa_load(&xa, cases[i].index) == P(200 + i);
+		if (rounds != atomic_long_read(&xa_nodes_allocated) - allocated + 1) {
+			exact = false;
+			diag("order %u at %#lx: %d rounds for %ld new nodes", cases[i].order,
+			     cases[i].index, rounds, atomic_long_read(&xa_nodes_allocated) - allocated);
+		}
+	}
+	ok(done, "stores of orders 0..9 up to ULONG_MAX into a growing tree all complete");
+	ok(exact, "each in one round more than the nodes it needed");
+
+	if (done && exact) {
+		/* the normal API: never tried while the bounded loop fails, it would spin */
+		allocated = atomic_long_read(&xa_nodes_allocated);
+		ok(xa_store(&xa, 1UL << 50, P(50), GFP_KERNEL) == NULL && xa_load(&xa, 1UL << 50) == P(50),
+		   "xa_store with GFP_KERNEL completes, dropping the lock to allocate");
+		/* below the shift-48 node that holds 1<<40: shifts 42 down to 0 */
+		is_int(atomic_long_read(&xa_nodes_allocated) - allocated, 8,
+		       "its eight nodes all allocated by the GFP_KERNEL retries");
+		check("xa_store progress");
+	}
+	allocated = atomic_long_read(&xa_nodes_allocated);
+	is_int(xa_err(xa_store(&xa, 1UL << 51, P(51), GFP_NOWAIT)), -ENOMEM,
+	       "xa_store with GFP_NOWAIT that needs a node fails");
+	is_int(atomic_long_read(&xa_nodes_allocated) - allocated, 0, "having allocated nothing");
+	ok(xa_store(&xa, 4097, P(65), GFP_NOWAIT) == NULL && xa_load(&xa, 4097) == P(65),
+	   "one that needs no node succeeds");
+	check_untidy("GFP_NOWAIT");
+	xa_fail_gfp_without = 0;
+
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("nomem progress");
 }
 
 /* --- iteration ---------------------------------------------------------------------- */
@@ -837,6 +955,7 @@ int main(void)
 	test_marks();
 	test_multi();
 	test_nomem();
+	test_nomem_progress();
 	test_iteration();
 	test_rcu_free();
 	test_mutants();

@@ -100,9 +100,20 @@ typedef unsigned int xa_mark_t;
 #define XA_MARK_MAX		XA_MARK_2
 #define XA_FREE_MARK		XA_MARK_0
 
-/* xa_flags: the marks of the head entry live above the gfp bits. */
+/*
+ * xa_flags: the array's flags in the low bits, the marks of the head entry
+ * from bit 24 (above every gfp bit, as in the kernel).
+ */
+#define XA_FLAGS_LOCK_IRQ	((gfp_t)1U)
+#define XA_FLAGS_LOCK_BH	((gfp_t)2U)
+#define XA_FLAGS_TRACK_FREE	((gfp_t)4U)	/* XA_FREE_MARK marks free indices */
+#define XA_FLAGS_ZERO_BUSY	((gfp_t)8U)	/* index 0 is never free */
+#define XA_FLAGS_ALLOC_WRAPPED	((gfp_t)16U)	/* xa_alloc_cyclic() wrapped */
+#define XA_FLAGS_ACCOUNT	((gfp_t)32U)	/* nodes are __GFP_ACCOUNT */
 #define XA_FLAGS_MARK_SHIFT	24
 #define XA_FLAGS_MARK(mark)	((gfp_t)(1U << (XA_FLAGS_MARK_SHIFT + (mark))))
+#define XA_FLAGS_ALLOC		(XA_FLAGS_TRACK_FREE | XA_FLAGS_MARK(XA_FREE_MARK))
+#define XA_FLAGS_ALLOC1		(XA_FLAGS_TRACK_FREE | XA_FLAGS_ZERO_BUSY)
 
 /*
  * @xa_head is NULL when every entry is NULL, the entry itself when the
@@ -546,18 +557,34 @@ static inline void *xas_prev(struct xa_state *xas)
  * Check the tree's invariants (under xa_lock): node counts, parent /
  * offset / shift links, marks, sibling ranges, no empty or needless node.
  * Returns 0, or -EINVAL with the first problem described in @msg.
+ *
+ * With XA_CHECK_UNTIDY, empty nodes and a head level holding only the old
+ * head pass: a store that met -ENOMEM leaves them for its retry (and
+ * leaves them there if it gives up), as does xas_create_range(), as in the
+ * kernel.  For a tree other writers may be in the middle of changing.
  */
-int xa_check(struct xarray *xa, char *msg, size_t len);
+#define XA_CHECK_UNTIDY		1U
+int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len);
+
+static inline int xa_check(struct xarray *xa, char *msg, size_t len)
+{
+	return __xa_check(xa, 0, msg, len);
+}
 
 #ifdef CONFIG_DEBUG_VM
 /*
  * Test hooks.  Fault injection: while xa_fail_alloc_after >= 0, that many
  * more node allocations succeed, then xa_fail_alloc_nr of them fail, then
- * the hook disarms itself (back to -1).  Node accounting: nodes allocated
+ * the hook disarms itself (back to -1).  By flag: while
+ * xa_fail_gfp_without is not 0, every node allocation whose gfp has none
+ * of its bits fails; __GFP_DIRECT_RECLAIM fails every allocation that may
+ * not sleep (GFP_NOWAIT, GFP_ATOMIC: the one under xa_lock), as the
+ * kernel's userspace test harness does.  Node accounting: nodes allocated
  * and nodes freed (after their grace period: rcu_barrier() first).
  */
 extern long xa_fail_alloc_after;
 extern long xa_fail_alloc_nr;
+extern gfp_t xa_fail_gfp_without;
 extern atomic_long_t xa_nodes_allocated;
 extern atomic_long_t xa_nodes_freed;
 #endif

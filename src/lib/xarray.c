@@ -201,13 +201,18 @@ void *xas_load(struct xa_state *xas)
 #ifdef CONFIG_DEBUG_VM
 long xa_fail_alloc_after = -1;
 long xa_fail_alloc_nr = 1;
+gfp_t xa_fail_gfp_without;
 atomic_long_t xa_nodes_allocated;
 atomic_long_t xa_nodes_freed;
 
-static bool xa_should_fail_alloc(void)
+static bool xa_should_fail_alloc(gfp_t gfp)
 {
-	long after = __atomic_load_n(&xa_fail_alloc_after, __ATOMIC_RELAXED);
+	gfp_t without = __atomic_load_n(&xa_fail_gfp_without, __ATOMIC_RELAXED);
+	long after;
 
+	if (without && !(gfp & without))
+		return true;
+	after = __atomic_load_n(&xa_fail_alloc_after, __ATOMIC_RELAXED);
 	if (after < 0)
 		return false;
 	if (after > 0) {
@@ -221,18 +226,20 @@ static bool xa_should_fail_alloc(void)
 #endif
 
 /*
- * The kernel allocates nodes from a slab cache (radix_tree_node_cachep,
- * GFP_NOWAIT under the lock, the caller's gfp in xas_nomem()); the model
- * uses calloc, which never sleeps, so @gfp does not matter here.
+ * The kernel allocates nodes from a slab cache (radix_tree_node_cachep):
+ * GFP_NOWAIT under xa_lock, the caller's gfp in xas_nomem().  The model
+ * uses calloc, which never sleeps; @gfp matters to the failure hooks,
+ * which can fail exactly the allocations that may not sleep.
  */
 static struct xa_node *xa_node_alloc(gfp_t gfp)
 {
 	struct xa_node *node;
 
-	(void)gfp;
 #ifdef CONFIG_DEBUG_VM
-	if (xa_should_fail_alloc())
+	if (xa_should_fail_alloc(gfp))
 		return NULL;
+#else
+	(void)gfp;
 #endif
 	node = calloc(1, sizeof(*node));
 #ifdef CONFIG_DEBUG_VM
@@ -275,13 +282,12 @@ static void xas_destroy(struct xa_state *xas)
 
 /*
  * Allocate the node a store that failed with -ENOMEM needs, for its retry.
- * The kernel keeps the nodes a failed store added, so that each retry,
- * with one more node, gets further; here a failed store removes them
- * (xas_create_undo()), which is only as good when the allocations under
- * the lock can succeed (calloc, which the fault injection alone fails).
- * Does not touch xa_lock: call it after dropping the lock, as the kernel
- * requires for allocations that may sleep (or holding it, which is fine
- * here, since calloc never sleeps).
+ * The nodes the failed attempt linked in stay in the tree (empty, or a
+ * head level with only the old head below it), so the retry walks down
+ * through them and needs one node more than they gave it: a store that
+ * needs N new nodes completes in N + 1 attempts even when every allocation
+ * under the lock fails.  Does not touch xa_lock: call it with the lock
+ * dropped when @gfp may sleep.
  */
 bool xas_nomem(struct xa_state *xas, gfp_t gfp)
 {
@@ -289,11 +295,34 @@ bool xas_nomem(struct xa_state *xas, gfp_t gfp)
 		xas_destroy(xas);
 		return false;
 	}
+	if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
+		gfp |= __GFP_ACCOUNT;
 	xas->xa_alloc = xa_node_alloc(gfp);
 	if (!xas->xa_alloc)
 		return false;
 	xas->xa_node = XAS_RESTART;
 	return true;
+}
+
+/*
+ * xas_nomem() for the normal API, which holds xa_lock: drop it around an
+ * allocation that may sleep.  Another writer may change the tree
+ * meanwhile; the retry starts its walk again from the head.
+ */
+static bool __xas_nomem(struct xa_state *xas, gfp_t gfp)
+{
+	bool retry;
+
+	if (xas->xa_node != XA_ERROR(-ENOMEM)) {
+		xas_destroy(xas);
+		return false;
+	}
+	if (!gfpflags_allow_blocking(gfp))
+		return xas_nomem(xas, gfp);
+	xas_unlock(xas);
+	retry = xas_nomem(xas, gfp);
+	xas_lock(xas);
+	return retry;
 }
 
 /*
@@ -310,7 +339,11 @@ static struct xa_node *xas_alloc(struct xa_state *xas, unsigned int shift)
 	if (node) {
 		xas->xa_alloc = NULL;
 	} else {
-		node = xa_node_alloc(GFP_NOWAIT);
+		gfp_t gfp = GFP_NOWAIT;
+
+		if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
+			gfp |= __GFP_ACCOUNT;
+		node = xa_node_alloc(gfp);
 		if (!node) {
 			xas_set_err(xas, -ENOMEM);
 			return NULL;
@@ -488,30 +521,6 @@ static void xas_free_nodes(struct xa_state *xas, struct xa_node *top)
 }
 
 /*
- * xas_create() ran out of memory: remove the nodes it added for this store
- * (@node, the last one, left empty, with any ancestor that is empty
- * without it, and levels added above the old head), so that a failed
- * store leaves the tree as it found it.  The kernel leaves them in the
- * tree for the retry (or a later store) to use; see xas_nomem().
- */
-static void xas_create_undo(struct xa_state *xas, struct xa_node *node)
-{
-	int err = xas_error(xas);
-	void *head;
-
-	if (node && !node->count) {
-		xas->xa_node = node;
-		xas_delete_node(xas);
-	}
-	head = xa_head_locked(xas->xa);
-	if (xa_is_node(head)) {
-		xas->xa_node = xa_to_node(head);
-		xas_shrink(xas);
-	}
-	xas_set_err(xas, err);
-}
-
-/*
  * Add nodes above the head until the tree reaches xas_max().  Returns the
  * shift of the level below which xas_create() continues (0 if the head
  * entry itself will do), or -ENOMEM.  Leaves xa_node at the new head.
@@ -583,10 +592,8 @@ static void *xas_create(struct xa_state *xas)
 		entry = xa_head_locked(xa);
 		xas->xa_node = NULL;
 		shift = xas_expand(xas, entry);
-		if (shift < 0) {
-			xas_create_undo(xas, NULL);
-			return NULL;
-		}
+		if (shift < 0)
+			return NULL;	/* levels added so far stay, for the retry */
 		entry = xa_head_locked(xa);
 		slot = &xa->xa_head;
 	} else if (xas_error(xas)) {
@@ -606,13 +613,10 @@ static void *xas_create(struct xa_state *xas)
 	while (shift > (int)order) {
 		shift -= XA_CHUNK_SHIFT;
 		if (!entry) {
-			struct xa_node *parent = xas->xa_node;
-
+			/* On failure the nodes above stay in the tree, for the retry. */
 			node = xas_alloc(xas, (unsigned int)shift);
-			if (!node) {
-				xas_create_undo(xas, parent);
+			if (!node)
 				break;
-			}
 			rcu_assign_pointer(*slot, xa_mk_node(node));
 		} else if (xa_is_node(entry)) {
 			node = xa_to_node(entry);
@@ -1147,12 +1151,6 @@ void *xa_erase(struct xarray *xa, unsigned long index)
 	return entry;
 }
 
-/*
- * The kernel's __xa_store() drops xa_lock around the allocation when @gfp
- * may sleep (__xas_nomem()); here allocations never sleep, so it keeps the
- * lock, as the kernel does for GFP_NOWAIT, and retries with the node
- * xas_nomem() set aside.
- */
 void *__xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 {
 	XA_STATE(xas, xa, index);
@@ -1162,7 +1160,7 @@ void *__xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 		return XA_ERROR(-EINVAL);
 	do {
 		curr = xas_store(&xas, entry);
-	} while (xas_nomem(&xas, gfp));
+	} while (__xas_nomem(&xas, gfp));
 	return xas_result(&xas, curr);
 }
 
@@ -1312,6 +1310,7 @@ void xa_destroy(struct xarray *xa)
 
 struct xa_check_state {
 	struct xarray *xa;
+	unsigned int flags;
 	char *msg;
 	size_t len;
 	int err;
@@ -1477,7 +1476,7 @@ static int xa_check_node(struct xa_check_state *cs, struct xa_node *node,
 	if (node->array != cs->xa)
 		return xa_check_fail(cs, "node %p (index %#lx shift %u): array %p, not this array %p",
 				     (void *)node, base, shift, (void *)node->array, (void *)cs->xa);
-	if (!node->count)
+	if (!node->count && !(cs->flags & XA_CHECK_UNTIDY))
 		return xa_check_fail(cs, "node %p (index %#lx shift %u): empty node left in the tree",
 				     (void *)node, base, shift);
 	if (xa_check_siblings(cs, node, base))
@@ -1487,9 +1486,9 @@ static int xa_check_node(struct xa_check_state *cs, struct xa_node *node,
 	return xa_check_marks(cs, node, base, child_marked, marked);
 }
 
-int xa_check(struct xarray *xa, char *msg, size_t len)
+int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len)
 {
-	struct xa_check_state cs = { .xa = xa, .msg = msg, .len = len };
+	struct xa_check_state cs = { .xa = xa, .flags = flags, .msg = msg, .len = len };
 	void *head = xa_head_locked(xa);
 	bool marked[XA_MAX_MARKS] = { false };
 
@@ -1510,7 +1509,8 @@ int xa_check(struct xarray *xa, char *msg, size_t len)
 
 		if (xa_check_node(&cs, root, NULL, 0, 0, root->shift, marked))
 			return cs.err;
-		if (root->count == 1 && first && (xa_is_node(first) || !root->shift))
+		if (!(flags & XA_CHECK_UNTIDY) &&
+		    root->count == 1 && first && (xa_is_node(first) || !root->shift))
 			return xa_check_fail(&cs, "head node %p (shift %u) holds only slot 0: the tree should have shrunk",
 					     (void *)root, root->shift);
 	}

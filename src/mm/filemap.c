@@ -130,7 +130,8 @@ static int __filemap_add_folio(struct address_space *mapping, struct folio *foli
 	 * One multi-index entry for the whole folio.  The kernel drops
 	 * xa_lock to allocate XArray nodes (xas_nomem() with the caller's
 	 * gfp) and retries; here the caller holds the lock across a batch,
-	 * so the retry allocates under it (calloc never sleeps).
+	 * so the retry allocates under it, with GFP_NOWAIT: an allocation
+	 * that may not sleep, which the XArray's failure hook can fail.
 	 */
 	do {
 		xas_store(&xas, folio);
