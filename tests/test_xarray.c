@@ -641,6 +641,149 @@ static void test_nomem_progress(void)
 	checks_passed("nomem progress");
 }
 
+/* --- reserved entries, insert, cmpxchg, get_order ---------------------------- */
+
+/* The kernel's xa_store(XA_ZERO_ENTRY) reserves; it used to be refused. */
+static void test_zero_entry(void)
+{
+	unsigned long index, warns = vm_warn_count;
+	void *entry;
+	int n = 0;
+
+	ok(xa_store(&xa, 5, XA_ZERO_ENTRY, GFP_KERNEL) == NULL, "xa_store(XA_ZERO_ENTRY) is accepted");
+	is_int(vm_warn_count - warns, 0, "without a warning");
+	check("store zero");
+	ok(!xa_empty(&xa), "a reserved index makes the array non-empty");
+	ok(xa_load(&xa, 5) == NULL && xa_load(&xa, 4) == NULL, "and loads as NULL");
+	xa_for_each(&xa, index, entry)
+		n++;
+	is_int(n, 0, "xa_for_each does not visit it");
+	ok(xa_store(&xa, 5, P(5), GFP_KERNEL) == NULL, "a store over it returns NULL");
+	ok(xa_load(&xa, 5) == P(5), "and is there");
+	ok(xa_store(&xa, 5, XA_ZERO_ENTRY, GFP_KERNEL) == P(5), "storing zero over an entry returns it");
+	ok(xa_erase(&xa, 5) == NULL && xa_empty(&xa), "erasing a reserved index returns NULL and empties");
+	check("erase zero");
+
+	ok(xa_store(&xa, 0, XA_ZERO_ENTRY, GFP_KERNEL) == NULL, "reserve index 0 of an empty array");
+	ok(xa_is_node(xa.xa_head) && xa_to_node(xa.xa_head)->count == 1,
+	   "it gets a leaf, as in the kernel, not the head");
+	check("zero at 0");
+	ok(!xa_empty(&xa) && xa_load(&xa, 0) == NULL, "non-empty, loads NULL");
+	ok(xa_erase(&xa, 0) == NULL && xa_empty(&xa), "erase");
+	is_int(live_nodes(), 0, "every node freed");
+
+	vm_warn_quiet = true;
+	is_int(xa_err(xa_store(&xa, 6, XA_RETRY_ENTRY, GFP_KERNEL)), -EINVAL,
+	       "the retry entry is still refused");
+	vm_warn_quiet = false;
+	is_int(vm_warn_count - warns, 1, "with a warning");
+	vm_warn_count = warns;
+	checks_passed("zero entry");
+}
+
+static void test_insert_cmpxchg(void)
+{
+	unsigned long warns = vm_warn_count;
+
+	is_int(xa_insert(&xa, 10, P(10), GFP_KERNEL), 0, "xa_insert into an empty index");
+	ok(xa_load(&xa, 10) == P(10), "stores");
+	is_int(xa_insert(&xa, 10, P(11), GFP_KERNEL), -EBUSY, "xa_insert over an entry: -EBUSY");
+	ok(xa_load(&xa, 10) == P(10), "leaving it");
+	is_int(xa_insert(&xa, 11, NULL, GFP_KERNEL), 0, "xa_insert(NULL) reserves");
+	ok(xa_load(&xa, 11) == NULL, "the reserved index loads NULL");
+	is_int(xa_insert(&xa, 11, P(11), GFP_KERNEL), -EBUSY, "and a later insert there is -EBUSY");
+	vm_warn_quiet = true;
+	is_int(xa_insert(&xa, 12, xa_mk_sibling(0), GFP_KERNEL), -EINVAL, "an internal entry: -EINVAL");
+	vm_warn_quiet = false;
+	vm_warn_count = warns;
+	check("insert");
+
+	ok(xa_cmpxchg(&xa, 10, P(99), P(12), GFP_KERNEL) == P(10), "xa_cmpxchg with the wrong old returns the current entry");
+	ok(xa_load(&xa, 10) == P(10), "and stores nothing");
+	ok(xa_cmpxchg(&xa, 10, P(10), P(12), GFP_KERNEL) == P(10), "with the right old returns it");
+	ok(xa_load(&xa, 10) == P(12), "and stores");
+	ok(xa_cmpxchg(&xa, 13, NULL, P(13), GFP_KERNEL) == NULL && xa_load(&xa, 13) == P(13),
+	   "NULL -> entry on an empty index stores");
+	ok(xa_cmpxchg(&xa, 13, P(13), NULL, GFP_KERNEL) == P(13) && xa_load(&xa, 13) == NULL,
+	   "entry -> NULL erases");
+	ok(xa_cmpxchg(&xa, 11, NULL, P(11), GFP_KERNEL) == NULL && xa_load(&xa, 11) == NULL,
+	   "NULL -> entry on a reserved index returns NULL and stores nothing");
+	ok(xa_cmpxchg(&xa, 11, XA_ZERO_ENTRY, P(11), GFP_KERNEL) == NULL && xa_load(&xa, 11) == P(11),
+	   "XA_ZERO_ENTRY -> entry fills it");
+	check("cmpxchg");
+
+	is_int(xa_reserve(&xa, 20, GFP_KERNEL), 0, "xa_reserve");
+	ok(xa_load(&xa, 20) == NULL && xa_insert(&xa, 20, P(20), GFP_KERNEL) == -EBUSY,
+	   "a reserved index loads NULL and refuses xa_insert");
+	is_int(xa_reserve(&xa, 10, GFP_KERNEL), 0, "xa_reserve over an entry succeeds");
+	ok(xa_load(&xa, 10) == P(12), "leaving the entry");
+	xa_release(&xa, 10);
+	ok(xa_load(&xa, 10) == P(12), "xa_release of an index that holds an entry leaves it");
+	xa_release(&xa, 20);
+	is_int(xa_insert(&xa, 20, P(20), GFP_KERNEL), 0, "xa_release frees a reserved index");
+	is_int(xa_reserve_bh(&xa, 21, GFP_KERNEL), 0, "xa_reserve_bh");
+	ok(xa_store_irq(&xa, 21, P(21), GFP_KERNEL) == NULL, "a store over a reserved index returns NULL");
+	xa_release(&xa, 21);
+	ok(xa_load(&xa, 21) == P(21), "and xa_release then leaves it");
+	check("reserve");
+	ok(xa_erase_bh(&xa, 21) == P(21) && xa_erase_irq(&xa, 20) == P(20) &&
+	   xa_insert_irq(&xa, 22, P(22), GFP_KERNEL) == 0 && xa_insert_bh(&xa, 22, P(22), GFP_KERNEL) == -EBUSY &&
+	   xa_cmpxchg_bh(&xa, 22, P(22), P(23), GFP_KERNEL) == P(22) &&
+	   xa_cmpxchg_irq(&xa, 22, P(23), NULL, GFP_KERNEL) == P(23) && xa_load(&xa, 22) == NULL &&
+	   xa_store_bh(&xa, 22, P(24), GFP_KERNEL) == NULL && xa_load(&xa, 22) == P(24),
+	   "the _bh and _irq forms do what the plain forms do");
+	check("bh irq");
+
+	/* reserving needs nodes too: under the harness's GFP_NOWAIT failures */
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	is_int(xa_reserve(&xa, 1UL << 30, GFP_NOWAIT), -ENOMEM, "xa_reserve with GFP_NOWAIT: -ENOMEM");
+	is_int(xa_reserve(&xa, 1UL << 30, GFP_KERNEL), 0, "with GFP_KERNEL it completes, node by node");
+	is_int(xa_insert(&xa, (1UL << 30) + 64, P(30), GFP_NOWAIT), -ENOMEM, "so does xa_insert: NOWAIT fails");
+	is_int(xa_insert(&xa, 1UL << 40, P(40), GFP_KERNEL), 0, "GFP_KERNEL completes");
+	ok(xa_cmpxchg(&xa, 1UL << 41, NULL, P(41), GFP_KERNEL) == NULL && xa_load(&xa, 1UL << 41) == P(41),
+	   "and xa_cmpxchg");
+	xa_fail_gfp_without = 0;
+	check_untidy("insert under nomem");
+	ok(xa_insert(&xa, 1UL << 30, P(30), GFP_KERNEL) == -EBUSY && xa_load(&xa, 1UL << 30) == NULL,
+	   "the index reserved through the retries is reserved");
+
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("insert, cmpxchg, reserve");
+}
+
+static void test_get_order(void)
+{
+	XA_STATE(xas, &xa, 0);
+	bool orders = true;
+
+	is_int(xa_get_order(&xa, 100), 0, "xa_get_order of an empty index is 0");
+	xa_store(&xa, 100, P(100), GFP_KERNEL);
+	is_int(xa_get_order(&xa, 100), 0, "of a single entry 0");
+	for (unsigned int order = 1; order <= 12; order++) {
+		unsigned long base = 1UL << 20;
+
+		store_order(base, order, P(order));
+		for (unsigned long i = 0; i < (1UL << order); i += 1 + (i >> 2))
+			orders &= xa_get_order(&xa, base + i) == (int)order;
+		orders &= xa_get_order(&xa, base + (1UL << order)) == 0;
+		check("get_order");
+		xa_erase(&xa, base);
+	}
+	ok(orders, "orders 1..12: every index of the entry reports its order, the next index 0");
+	store_order(0, 4, XA_ZERO_ENTRY);
+	is_int(xa_get_order(&xa, 9), 4, "a reserved multi-index entry has its order too");
+	ok(xa_load(&xa, 9) == NULL, "while loading NULL");
+	check("reserved multi-index");
+
+	ok(!xas_marked(&xas, XA_MARK_1), "xas_marked: no entry has mark 1");
+	xa_set_mark(&xa, 100, XA_MARK_1);
+	ok(xas_marked(&xas, XA_MARK_1), "xas_marked: one does");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("get_order");
+}
+
 /* --- iteration ---------------------------------------------------------------------- */
 
 struct found {
@@ -956,6 +1099,9 @@ int main(void)
 	test_multi();
 	test_nomem();
 	test_nomem_progress();
+	test_zero_entry();
+	test_insert_cmpxchg();
+	test_get_order();
 	test_iteration();
 	test_rcu_free();
 	test_mutants();

@@ -68,6 +68,8 @@ static inline bool xa_is_internal(const void *entry)
 	return ((unsigned long)entry & 3) == 2;
 }
 
+/* A node being freed is in the way: walk again from the head. */
+#define XA_RETRY_ENTRY		xa_mk_internal(256)
 /* Reserved: reads as NULL through the normal API, but occupies its slot. */
 #define XA_ZERO_ENTRY		xa_mk_internal(257)
 
@@ -140,9 +142,15 @@ static inline void xa_init(struct xarray *xa)
 	xa_init_flags(xa, 0);
 }
 
+/*
+ * No interrupts or softirqs in userspace: the _bh and _irq forms take the
+ * same lock as the plain form, and exist so that kernel code reads as is.
+ */
 #define xa_trylock(xa)		spin_trylock(&(xa)->xa_lock)
 #define xa_lock(xa)		spin_lock(&(xa)->xa_lock)
 #define xa_unlock(xa)		spin_unlock(&(xa)->xa_lock)
+#define xa_lock_bh(xa)		spin_lock(&(xa)->xa_lock)
+#define xa_unlock_bh(xa)	spin_unlock(&(xa)->xa_lock)
 #define xa_lock_irq(xa)		spin_lock_irq(&(xa)->xa_lock)
 #define xa_unlock_irq(xa)	spin_unlock_irq(&(xa)->xa_lock)
 #define xa_lock_irqsave(xa, flags)	spin_lock_irqsave(&(xa)->xa_lock, flags)
@@ -156,6 +164,25 @@ static inline bool xa_empty(const struct xarray *xa)
 static inline bool xa_marked(const struct xarray *xa, xa_mark_t mark)
 {
 	return READ_ONCE(((struct xarray *)xa)->xa_flags) & XA_FLAGS_MARK(mark);
+}
+
+static inline bool xa_track_free(const struct xarray *xa)
+{
+	return xa->xa_flags & XA_FLAGS_TRACK_FREE;
+}
+
+static inline bool xa_zero_busy(const struct xarray *xa)
+{
+	return xa->xa_flags & XA_FLAGS_ZERO_BUSY;
+}
+
+/*
+ * Entries the normal API refuses to store: nodes, siblings and the retry
+ * entry.  XA_ZERO_ENTRY is allowed: it reserves the index.
+ */
+static inline bool xa_is_advanced(const void *entry)
+{
+	return xa_is_internal(entry) && (entry <= XA_RETRY_ENTRY);
 }
 
 /* --- the normal API ------------------------------------------------------- */
@@ -172,6 +199,90 @@ void *__xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 void *xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
 void *__xa_erase(struct xarray *xa, unsigned long index);
 void *xa_erase(struct xarray *xa, unsigned long index);
+
+/*
+ * Store @entry if the index holds @old (a reserved index holds
+ * XA_ZERO_ENTRY); returns what it held (NULL for a reserved index), or an
+ * error entry.  Under xa_lock for the __ form.
+ */
+void *__xa_cmpxchg(struct xarray *xa, unsigned long index, void *old, void *entry, gfp_t gfp);
+void *xa_cmpxchg(struct xarray *xa, unsigned long index, void *old, void *entry, gfp_t gfp);
+/*
+ * Store @entry (NULL reserves) only if nothing is there, reserved indices
+ * included: 0, -EBUSY, -ENOMEM or -EINVAL.
+ */
+int __xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
+int xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
+/* The order of the entry at @index; 0 if there is none. */
+int xa_get_order(struct xarray *xa, unsigned long index);
+
+static inline void *xa_store_bh(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	return xa_store(xa, index, entry, gfp);
+}
+
+static inline void *xa_store_irq(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	return xa_store(xa, index, entry, gfp);
+}
+
+static inline void *xa_erase_bh(struct xarray *xa, unsigned long index)
+{
+	return xa_erase(xa, index);
+}
+
+static inline void *xa_erase_irq(struct xarray *xa, unsigned long index)
+{
+	return xa_erase(xa, index);
+}
+
+static inline void *xa_cmpxchg_bh(struct xarray *xa, unsigned long index, void *old,
+				  void *entry, gfp_t gfp)
+{
+	return xa_cmpxchg(xa, index, old, entry, gfp);
+}
+
+static inline void *xa_cmpxchg_irq(struct xarray *xa, unsigned long index, void *old,
+				   void *entry, gfp_t gfp)
+{
+	return xa_cmpxchg(xa, index, old, entry, gfp);
+}
+
+static inline int xa_insert_bh(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	return xa_insert(xa, index, entry, gfp);
+}
+
+static inline int xa_insert_irq(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	return xa_insert(xa, index, entry, gfp);
+}
+
+/*
+ * Reserve @index: loads return NULL, but xa_insert() and xa_alloc() treat
+ * it as in use, until a store or xa_release().  0 if it already holds an
+ * entry.
+ */
+static inline int xa_reserve(struct xarray *xa, unsigned long index, gfp_t gfp)
+{
+	return xa_err(xa_cmpxchg(xa, index, NULL, XA_ZERO_ENTRY, gfp));
+}
+
+static inline int xa_reserve_bh(struct xarray *xa, unsigned long index, gfp_t gfp)
+{
+	return xa_reserve(xa, index, gfp);
+}
+
+static inline int xa_reserve_irq(struct xarray *xa, unsigned long index, gfp_t gfp)
+{
+	return xa_reserve(xa, index, gfp);
+}
+
+/* Undo xa_reserve(); an index that was stored to since is left alone. */
+static inline void xa_release(struct xarray *xa, unsigned long index)
+{
+	xa_cmpxchg(xa, index, XA_ZERO_ENTRY, NULL, 0);
+}
 
 bool xa_get_mark(struct xarray *xa, unsigned long index, xa_mark_t mark);
 void xa_set_mark(struct xarray *xa, unsigned long index, xa_mark_t mark);
@@ -264,8 +375,6 @@ static inline bool xa_is_sibling(const void *entry)
 	return xa_is_internal(entry) && (entry < xa_mk_sibling(XA_CHUNK_SIZE - 1));
 }
 
-#define XA_RETRY_ENTRY		xa_mk_internal(256)
-
 static inline bool xa_is_retry(const void *entry)
 {
 	return entry == XA_RETRY_ENTRY;
@@ -350,9 +459,12 @@ struct xa_state {
 			(order) - ((order) % XA_CHUNK_SHIFT),		\
 			(1U << ((order) % XA_CHUNK_SHIFT)) - 1)
 
+#define xas_marked(xas, mark)	xa_marked((xas)->xa, (mark))
 #define xas_trylock(xas)	xa_trylock((xas)->xa)
 #define xas_lock(xas)		xa_lock((xas)->xa)
 #define xas_unlock(xas)		xa_unlock((xas)->xa)
+#define xas_lock_bh(xas)	xa_lock_bh((xas)->xa)
+#define xas_unlock_bh(xas)	xa_unlock_bh((xas)->xa)
 #define xas_lock_irq(xas)	xa_lock_irq((xas)->xa)
 #define xas_unlock_irq(xas)	xa_unlock_irq((xas)->xa)
 

@@ -578,8 +578,10 @@ static int xas_expand(struct xa_state *xas, void *head)
  * tree, and return what it holds (NULL if new).  Stops early at a
  * non-NULL entry above the target level: a larger entry that a store at
  * this index replaces.  On -ENOMEM returns NULL with the error in @xas.
+ * Unless @allow_root, index 0 gets a slot in a node even in an empty
+ * array (the kernel keeps a lone zero entry out of the head that way).
  */
-static void *xas_create(struct xa_state *xas)
+static void *xas_create(struct xa_state *xas, bool allow_root)
 {
 	struct xarray *xa = xas->xa;
 	struct xa_node *node = xas->xa_node;
@@ -594,6 +596,8 @@ static void *xas_create(struct xa_state *xas)
 		shift = xas_expand(xas, entry);
 		if (shift < 0)
 			return NULL;	/* levels added so far stay, for the retry */
+		if (!shift && !allow_root)
+			shift = XA_CHUNK_SHIFT;
 		entry = xa_head_locked(xa);
 		slot = &xa->xa_head;
 	} else if (xas_error(xas)) {
@@ -677,7 +681,7 @@ void *xas_store(struct xa_state *xas, void *entry)
 	bool value = xa_is_value(entry);
 
 	if (entry)
-		first = xas_create(xas);
+		first = xas_create(xas, !xa_is_node(entry) && !xa_is_zero(entry));
 	else
 		first = xas_load(xas);
 
@@ -1156,10 +1160,14 @@ void *__xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 	XA_STATE(xas, xa, index);
 	void *curr;
 
-	if (VM_WARN_ON_ONCE(xa_is_internal(entry)))
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
 		return XA_ERROR(-EINVAL);
+	if (xa_track_free(xa) && !entry)
+		entry = XA_ZERO_ENTRY;	/* an allocated index stays allocated */
 	do {
 		curr = xas_store(&xas, entry);
+		if (xa_track_free(xa))
+			xas_clear_mark(&xas, XA_FREE_MARK);
 	} while (__xas_nomem(&xas, gfp));
 	return xas_result(&xas, curr);
 }
@@ -1172,6 +1180,91 @@ void *xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 	curr = __xa_store(xa, index, entry, gfp);
 	xa_unlock(xa);
 	return curr;
+}
+
+static void *__xa_cmpxchg_raw(struct xarray *xa, unsigned long index, void *old,
+			      void *entry, gfp_t gfp)
+{
+	XA_STATE(xas, xa, index);
+	void *curr;
+
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
+		return XA_ERROR(-EINVAL);
+	do {
+		curr = xas_load(&xas);
+		if (curr == old) {
+			xas_store(&xas, entry);
+			if (xa_track_free(xa) && entry && !curr)
+				xas_clear_mark(&xas, XA_FREE_MARK);
+		}
+	} while (__xas_nomem(&xas, gfp));
+	return xas_result(&xas, curr);
+}
+
+void *__xa_cmpxchg(struct xarray *xa, unsigned long index, void *old, void *entry, gfp_t gfp)
+{
+	return __xa_cmpxchg_raw(xa, index, old, entry, gfp);
+}
+
+void *xa_cmpxchg(struct xarray *xa, unsigned long index, void *old, void *entry, gfp_t gfp)
+{
+	void *curr;
+
+	xa_lock(xa);
+	curr = __xa_cmpxchg(xa, index, old, entry, gfp);
+	xa_unlock(xa);
+	return curr;
+}
+
+int __xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	XA_STATE(xas, xa, index);
+	void *curr;
+
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
+		return -EINVAL;
+	if (!entry)
+		entry = XA_ZERO_ENTRY;
+	do {
+		curr = xas_load(&xas);
+		if (!curr) {
+			xas_store(&xas, entry);
+			if (xa_track_free(xa))
+				xas_clear_mark(&xas, XA_FREE_MARK);
+		} else {
+			xas_set_err(&xas, -EBUSY);
+		}
+	} while (__xas_nomem(&xas, gfp));
+	return xas_error(&xas);
+}
+
+int xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	int err;
+
+	xa_lock(xa);
+	err = __xa_insert(xa, index, entry, gfp);
+	xa_unlock(xa);
+	return err;
+}
+
+int xa_get_order(struct xarray *xa, unsigned long index)
+{
+	XA_STATE(xas, xa, index);
+	int order = 0;
+	void *entry;
+
+	rcu_read_lock();
+	for (;;) {
+		entry = xas_load(&xas);
+		if (!xa_is_retry(entry))
+			break;
+		xas_reset(&xas);
+	}
+	if (entry)
+		order = xas_get_order(&xas);
+	rcu_read_unlock();
+	return order;
 }
 
 /* A mark is only set on a present entry. */
@@ -1509,8 +1602,9 @@ int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len)
 
 		if (xa_check_node(&cs, root, NULL, 0, 0, root->shift, marked))
 			return cs.err;
-		if (!(flags & XA_CHECK_UNTIDY) &&
-		    root->count == 1 && first && (xa_is_node(first) || !root->shift))
+		/* A zero entry at 0 has a leaf of its own (xas_create()). */
+		if (!(flags & XA_CHECK_UNTIDY) && root->count == 1 && first &&
+		    (xa_is_node(first) || (!root->shift && !xa_is_zero(first))))
 			return xa_check_fail(&cs, "head node %p (shift %u) holds only slot 0: the tree should have shrunk",
 					     (void *)root, root->shift);
 	}
