@@ -784,6 +784,222 @@ static void test_get_order(void)
 	checks_passed("get_order");
 }
 
+/* --- ID allocation ---------------------------------------------------------------- */
+
+static DEFINE_XARRAY_ALLOC(ida);
+static DEFINE_XARRAY_ALLOC1(ida1);
+
+static void check_on(struct xarray *x, const char *what)
+{
+	char msg[200];
+
+	nr_checks++;
+	if (check_now(x, msg, sizeof(msg)) && !nr_check_failures++)
+		snprintf(first_failure, sizeof(first_failure), "after %s: %s", what, msg);
+}
+
+static void test_alloc_basic(void)
+{
+	bool ids = true, loads = true;
+	unsigned long warns = vm_warn_count;
+	u32 id = 12345;
+
+	ok(xa_marked(&ida, XA_FREE_MARK) && !xa_marked(&ida1, XA_FREE_MARK),
+	   "DEFINE_XARRAY_ALLOC: index 0 free; ALLOC1: not");
+	for (u32 i = 0; i < 200; i++) {
+		ids &= xa_alloc(&ida, &id, P(i), xa_limit_32b, GFP_KERNEL) == 0 && id == i;
+		check_on(&ida, "alloc");
+	}
+	ok(ids, "200 allocations hand out 0..199 in order");
+	for (u32 i = 0; i < 200; i++)
+		loads &= xa_load(&ida, i) == P(i);
+	ok(loads, "each ID holds its entry");
+
+	xa_erase(&ida, 70);
+	xa_erase(&ida, 3);
+	xa_erase(&ida, 150);
+	check_on(&ida, "erase");
+	ok(xa_alloc(&ida, &id, P(1000), xa_limit_32b, GFP_KERNEL) == 0 && id == 3,
+	   "after erasing 3, 70 and 150 the lowest free ID comes back first");
+	ok(xa_alloc(&ida, &id, NULL, xa_limit_32b, GFP_KERNEL) == 0 && id == 70,
+	   "xa_alloc(NULL) reserves the next (70)");
+	ok(xa_load(&ida, 70) == NULL, "which loads NULL");
+	ok(xa_store(&ida, 150, NULL, GFP_KERNEL) == NULL && xa_load(&ida, 150) == NULL,
+	   "xa_store(NULL) in an allocating array reserves rather than frees");
+	ok(xa_alloc(&ida, &id, P(1001), xa_limit_32b, GFP_KERNEL) == 0 && id == 200,
+	   "so the next ID is 200");
+	xa_erase(&ida, 150);
+	ok(xa_alloc(&ida, &id, P(1002), xa_limit_32b, GFP_KERNEL) == 0 && id == 150,
+	   "xa_erase does free it");
+	check_on(&ida, "reserve");
+
+	id = 7;
+	is_int(xa_alloc(&ida, &id, P(1), XA_LIMIT(5, 7), GFP_KERNEL), -EBUSY,
+	       "XA_LIMIT(5, 7) with 5..7 in use: -EBUSY");
+	is_int(id, 7, "leaving *id alone");
+	xa_erase(&ida, 6);
+	ok(xa_alloc(&ida, &id, P(6), XA_LIMIT(5, 7), GFP_KERNEL) == 0 && id == 6, "one freed: that one");
+	ok(xa_alloc(&ida, &id, P(1), XA_LIMIT(100000, 200000), GFP_KERNEL) == 0 && id == 100000,
+	   "a limit beyond the tree starts at its min");
+	ok(xa_alloc(&ida, &id, P(1), XA_LIMIT(UINT32_MAX, UINT32_MAX), GFP_KERNEL) == 0 && id == UINT32_MAX,
+	   "UINT32_MAX can be allocated");
+	is_int(xa_alloc(&ida, &id, P(1), XA_LIMIT(UINT32_MAX, UINT32_MAX), GFP_KERNEL), -EBUSY,
+	       "once");
+	ok(xa_limit_31b.max == INT32_MAX && xa_limit_16b.max == UINT16_MAX && xa_limit_32b.max == UINT32_MAX &&
+	   !xa_limit_32b.min, "the limits' bounds");
+	check_on(&ida, "limits");
+	{
+		XA_STATE(xas, &ida, 5);
+		struct xa_node *leaf, *parent;
+		char msg[200];
+
+		xa_lock(&ida);
+		xas_load(&xas);
+		leaf = xas.xa_node;
+		parent = leaf->parent;
+		leaf->marks[XA_FREE_MARK][0] |= BIT(5);
+		ok(xa_check(&ida, msg, sizeof(msg)) == -EINVAL && strstr(msg, "free mark set on used slot 5"),
+		   "mutant: the checker catches a free mark on a used slot (%s)", msg);
+		leaf->marks[XA_FREE_MARK][0] &= ~BIT(5);
+		parent->marks[XA_FREE_MARK][0] |= BIT(leaf->offset);
+		ok(xa_check(&ida, msg, sizeof(msg)) == -EINVAL && strstr(msg, "no free slot"),
+		   "mutant: and one above a full child (%s)", msg);
+		parent->marks[XA_FREE_MARK][0] &= ~BIT(leaf->offset);
+		ok(xa_check(&ida, msg, sizeof(msg)) == 0, "restored");
+		xa_unlock(&ida);
+	}
+
+	vm_warn_quiet = true;
+	is_int(xa_alloc(&xa, &id, P(1), xa_limit_32b, GFP_KERNEL), -EINVAL,
+	       "xa_alloc on an array without XA_FLAGS_ALLOC: -EINVAL");
+	is_int(xa_alloc(&ida, &id, XA_RETRY_ENTRY, xa_limit_32b, GFP_KERNEL), -EINVAL,
+	       "an internal entry: -EINVAL");
+	vm_warn_quiet = false;
+	is_int(vm_warn_count - warns, 2, "with a warning each");
+	vm_warn_count = warns;
+
+	xa_destroy(&ida);
+	ok(xa_empty(&ida) && xa_marked(&ida, XA_FREE_MARK), "destroyed: empty, index 0 free again");
+	ok(xa_alloc(&ida, &id, P(0), xa_limit_32b, GFP_KERNEL) == 0 && id == 0 && ida.xa_head == P(0),
+	   "the first ID is 0, in the head");
+	ok(xa_erase(&ida, 0) == P(0) && xa_empty(&ida) && xa_marked(&ida, XA_FREE_MARK), "and back");
+	check_on(&ida, "head");
+
+	/* ALLOC1 */
+	ok(xa_alloc(&ida1, &id, P(1), xa_limit_32b, GFP_KERNEL) == 0 && id == 1, "ALLOC1: the first ID is 1");
+	ok(xa_alloc(&ida1, &id, P(2), xa_limit_32b, GFP_KERNEL) == 0 && id == 2, "then 2");
+	ok(xa_load(&ida1, 0) == NULL, "index 0 loads NULL");
+	check_on(&ida1, "alloc1");
+	xa_erase(&ida1, 1);
+	xa_erase(&ida1, 2);
+	check_on(&ida1, "alloc1 erase");
+	ok(xa_empty(&ida1), "erasing every ID empties it");
+	ok(xa_alloc(&ida1, &id, P(3), xa_limit_32b, GFP_KERNEL) == 0 && id == 1, "and 1 comes first again");
+	xa_destroy(&ida1);
+	ok(xa_empty(&ida1) && !xa_marked(&ida1, XA_FREE_MARK), "xa_destroy keeps index 0 busy");
+	ok(xa_alloc(&ida1, &id, P(3), xa_limit_32b, GFP_KERNEL) == 0 && id == 1, "still 1 first");
+	xa_destroy(&ida1);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("alloc");
+}
+
+static void test_alloc_random(void)
+{
+	static bool used[600];
+	unsigned int seed = 11;
+	bool lowest = true;
+	u32 id;
+
+	for (unsigned int op = 0; op < 3000; op++) {
+		u32 i = (u32)rand_r(&seed) % 600;
+
+		if (rand_r(&seed) % 3) {
+			u32 want = 0;
+
+			while (want < 600 && used[want])
+				want++;
+			if (want == 600)
+				continue;
+			lowest &= xa_alloc(&ida, &id, xa_mk_value(op), XA_LIMIT(0, 599), GFP_KERNEL) == 0 &&
+				  id == want;
+			used[want] = true;
+		} else {
+			xa_erase(&ida, i);
+			used[i] = false;
+		}
+		check_on(&ida, "random alloc/erase");
+	}
+	ok(lowest, "3000 random allocations and frees: xa_alloc always takes the lowest free ID");
+	xa_destroy(&ida);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("alloc random");
+}
+
+static void test_alloc_cyclic(void)
+{
+	u32 id, next = 0;
+	int ret;
+	bool seq = true;
+
+	for (u32 i = 0; i < 4; i++)
+		seq &= xa_alloc_cyclic(&ida, &id, P(i), XA_LIMIT(0, 3), &next, GFP_KERNEL) == 0 &&
+		       id == i && next == i + 1;
+	ok(seq, "xa_alloc_cyclic hands out 0..3, *next following");
+	xa_erase(&ida, 1);
+	xa_erase(&ida, 2);
+	ret = xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL);
+	ok(ret == 1 && id == 1 && next == 2, "past the limit it wraps to the lowest free ID and returns 1");
+	ret = xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL);
+	ok(ret == 0 && id == 2 && next == 3, "then carries on from *next, returning 0");
+	xa_erase(&ida, 1);
+	ret = xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL);
+	is_int(ret, 1, "from 3, full above: wraps to 1");
+	is_int(xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL), -EBUSY,
+	       "every ID in use: -EBUSY");
+	check_on(&ida, "cyclic");
+	xa_destroy(&ida);
+
+	next = UINT32_MAX;
+	ret = xa_alloc_cyclic(&ida, &id, P(1), xa_limit_32b, &next, GFP_KERNEL);
+	ok(ret == 0 && id == UINT32_MAX && next == 0, "at UINT32_MAX: allocated, *next wraps to 0");
+	ok(ida.xa_flags & XA_FLAGS_ALLOC_WRAPPED, "the array remembers the wrap");
+	ret = xa_alloc_cyclic(&ida, &id, P(2), xa_limit_32b, &next, GFP_KERNEL);
+	ok(ret == 1 && id == 0 && next == 1, "the next allocation, at 0, returns 1");
+	ok(!(ida.xa_flags & XA_FLAGS_ALLOC_WRAPPED), "once");
+	ret = xa_alloc_cyclic(&ida, &id, P(3), xa_limit_32b, &next, GFP_KERNEL);
+	ok(ret == 0 && id == 1, "then 0 again");
+	check_on(&ida, "cyclic wrap");
+	xa_destroy(&ida);
+
+	/* under the harness's GFP_NOWAIT failures */
+	ok(xa_alloc(&ida, &id, P(0), xa_limit_32b, GFP_KERNEL) == 0 && id == 0, "ID 0, in the head");
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	next = 1U << 30;
+	/* at *next, then (as the kernel does after any error) from the limit's min: both need nodes */
+	is_int(xa_alloc_cyclic(&ida, &id, P(4), xa_limit_32b, &next, GFP_NOWAIT), -ENOMEM,
+	       "GFP_NOWAIT allocation needing nodes: -ENOMEM");
+	is_int(next, 1U << 30, "*next unchanged");
+	ok(xa_alloc_cyclic(&ida, &id, P(4), xa_limit_32b, &next, GFP_KERNEL) >= 0 && id == 1U << 30,
+	   "GFP_KERNEL completes at *next");
+	ok(xa_alloc(&ida, &id, P(5), XA_LIMIT(1U << 31, UINT32_MAX), GFP_KERNEL) == 0 && id == 1U << 31,
+	   "xa_alloc too");
+	xa_fail_gfp_without = 0;
+	nr_checks++;
+	{
+		char msg[200];
+		int rc;
+
+		xa_lock(&ida);
+		rc = __xa_check(&ida, XA_CHECK_UNTIDY, msg, sizeof(msg));
+		xa_unlock(&ida);
+		if (rc && !nr_check_failures++)
+			snprintf(first_failure, sizeof(first_failure), "after nomem alloc: %s", msg);
+	}
+	xa_destroy(&ida);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("alloc cyclic");
+}
+
 /* --- iteration ---------------------------------------------------------------------- */
 
 struct found {
@@ -1102,6 +1318,9 @@ int main(void)
 	test_zero_entry();
 	test_insert_cmpxchg();
 	test_get_order();
+	test_alloc_basic();
+	test_alloc_random();
+	test_alloc_cyclic();
 	test_iteration();
 	test_rcu_free();
 	test_mutants();

@@ -134,6 +134,9 @@ struct xarray {
 }
 #define DEFINE_XARRAY_FLAGS(name, flags) struct xarray name = XARRAY_INIT(name, flags)
 #define DEFINE_XARRAY(name)	DEFINE_XARRAY_FLAGS(name, 0)
+/* For xa_alloc(): IDs from 0, or from 1 (index 0 is never handed out). */
+#define DEFINE_XARRAY_ALLOC(name)	DEFINE_XARRAY_FLAGS(name, XA_FLAGS_ALLOC)
+#define DEFINE_XARRAY_ALLOC1(name)	DEFINE_XARRAY_FLAGS(name, XA_FLAGS_ALLOC1)
 
 void xa_init_flags(struct xarray *xa, gfp_t flags);
 
@@ -166,14 +169,15 @@ static inline bool xa_marked(const struct xarray *xa, xa_mark_t mark)
 	return READ_ONCE(((struct xarray *)xa)->xa_flags) & XA_FLAGS_MARK(mark);
 }
 
+/* READ_ONCE: lockless finds ask while a writer changes the head marks. */
 static inline bool xa_track_free(const struct xarray *xa)
 {
-	return xa->xa_flags & XA_FLAGS_TRACK_FREE;
+	return READ_ONCE(((struct xarray *)xa)->xa_flags) & XA_FLAGS_TRACK_FREE;
 }
 
 static inline bool xa_zero_busy(const struct xarray *xa)
 {
-	return xa->xa_flags & XA_FLAGS_ZERO_BUSY;
+	return READ_ONCE(((struct xarray *)xa)->xa_flags) & XA_FLAGS_ZERO_BUSY;
 }
 
 /*
@@ -215,6 +219,60 @@ int __xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
 int xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
 /* The order of the entry at @index; 0 if there is none. */
 int xa_get_order(struct xarray *xa, unsigned long index);
+
+/* The IDs xa_alloc() may hand out: [min, max]. */
+struct xa_limit {
+	u32 max;
+	u32 min;
+};
+
+#define XA_LIMIT(_min, _max)	((struct xa_limit){ .min = (_min), .max = (_max) })
+#define xa_limit_32b		XA_LIMIT(0, UINT32_MAX)
+#define xa_limit_31b		XA_LIMIT(0, INT32_MAX)
+#define xa_limit_16b		XA_LIMIT(0, UINT16_MAX)
+
+/*
+ * In an array initialised with XA_FLAGS_ALLOC or ALLOC1: store @entry (NULL
+ * reserves) at the lowest free index in @limit and set *@id to it.  0,
+ * -EBUSY (no free index in @limit), -ENOMEM, or -EINVAL (not an
+ * allocating array, or an internal entry).
+ */
+int __xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit, gfp_t gfp);
+int xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit, gfp_t gfp);
+/*
+ * xa_alloc() from *@next upwards, wrapping to @limit.min; *@next becomes
+ * the ID after the one allocated.  1 instead of 0 when the IDs wrapped
+ * (the search went back to the start, or the previous allocation took
+ * the last ID).
+ */
+int __xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+		      u32 *next, gfp_t gfp);
+int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+		    u32 *next, gfp_t gfp);
+
+static inline int xa_alloc_bh(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+			      gfp_t gfp)
+{
+	return xa_alloc(xa, id, entry, limit, gfp);
+}
+
+static inline int xa_alloc_irq(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+			       gfp_t gfp)
+{
+	return xa_alloc(xa, id, entry, limit, gfp);
+}
+
+static inline int xa_alloc_cyclic_bh(struct xarray *xa, u32 *id, void *entry,
+				     struct xa_limit limit, u32 *next, gfp_t gfp)
+{
+	return xa_alloc_cyclic(xa, id, entry, limit, next, gfp);
+}
+
+static inline int xa_alloc_cyclic_irq(struct xarray *xa, u32 *id, void *entry,
+				      struct xa_limit limit, u32 *next, gfp_t gfp)
+{
+	return xa_alloc_cyclic(xa, id, entry, limit, next, gfp);
+}
 
 static inline void *xa_store_bh(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <linux/minmax.h>
 #include <linux/xarray.h>
 
 BUILD_BUG_ON(XA_CHUNK_SIZE != BITS_PER_LONG);	/* one mark word per node */
@@ -62,6 +63,12 @@ static inline bool node_clear_mark(struct xa_node *node, unsigned int offset, xa
 static inline bool node_any_mark(const struct xa_node *node, xa_mark_t mark)
 {
 	return node_mark_word(node, mark) != 0;
+}
+
+/* A new node of an allocating array: every slot is free. */
+static inline void node_mark_all(struct xa_node *node, xa_mark_t mark)
+{
+	WRITE_ONCE(node->marks[mark][0], ~0UL);
 }
 
 static inline void xa_mark_set(struct xarray *xa, xa_mark_t mark)
@@ -416,6 +423,8 @@ static void xas_shrink(struct xa_state *xas)
 			break;
 		if (!xa_is_node(entry) && node->shift)
 			break;
+		if (xa_is_zero(entry) && xa_zero_busy(xa))
+			entry = NULL;	/* index 0 of an ALLOC1 array is busy anyway */
 		xas->xa_node = XAS_BOUNDS;
 
 		/*
@@ -428,6 +437,8 @@ static void xas_shrink(struct xa_state *xas)
 		 * handed on by the lock to us).
 		 */
 		rcu_assign_pointer(xa->xa_head, entry);
+		if (xa_track_free(xa) && !node_get_mark(node, 0, XA_FREE_MARK))
+			xa_mark_clear(xa, XA_FREE_MARK);
 		node->count = 0;
 		node->nr_values = 0;
 		/*
@@ -553,10 +564,22 @@ static int xas_expand(struct xa_state *xas, void *head)
 		if (xa_is_value(head))
 			node->nr_values = 1;
 		RCU_INIT_POINTER(node->slots[0], head);
-		/* The head's marks become slot 0's. */
-		for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++)
-			if (xa_marked(xa, mark))
+		/*
+		 * The head's marks become slot 0's.  In an allocating array
+		 * every other slot of the new level is free, and slot 0 is as
+		 * free as the old head was.
+		 */
+		for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++) {
+			if (xa_track_free(xa) && mark == XA_FREE_MARK) {
+				node_mark_all(node, XA_FREE_MARK);
+				if (!xa_marked(xa, XA_FREE_MARK)) {
+					node_clear_mark(node, 0, XA_FREE_MARK);
+					xa_mark_set(xa, XA_FREE_MARK);
+				}
+			} else if (xa_marked(xa, mark)) {
 				node_set_mark(node, 0, mark);
+			}
+		}
 
 		/* Fully initialised: publish it above the old head. */
 		if (xa_is_node(head)) {
@@ -593,6 +616,9 @@ static void *xas_create(struct xa_state *xas, bool allow_root)
 	if (xas_top(node)) {
 		entry = xa_head_locked(xa);
 		xas->xa_node = NULL;
+		/* Index 0 of an ALLOC1 array is never free: grow as if it held an entry. */
+		if (!entry && xa_zero_busy(xa))
+			entry = XA_ZERO_ENTRY;
 		shift = xas_expand(xas, entry);
 		if (shift < 0)
 			return NULL;	/* levels added so far stay, for the retry */
@@ -621,6 +647,8 @@ static void *xas_create(struct xa_state *xas, bool allow_root)
 			node = xas_alloc(xas, (unsigned int)shift);
 			if (!node)
 				break;
+			if (xa_track_free(xa))
+				node_mark_all(node, XA_FREE_MARK);
 			rcu_assign_pointer(*slot, xa_mk_node(node));
 		} else if (xa_is_node(entry)) {
 			node = xa_to_node(entry);
@@ -789,11 +817,15 @@ void xas_clear_mark(const struct xa_state *xas, xa_mark_t mark)
 	xa_mark_clear(xas->xa, mark);
 }
 
-/* Clear every mark of the entry (no XA_FLAGS_TRACK_FREE in the model). */
+/* Clear every mark of the entry; in an allocating array it is free now. */
 void xas_init_marks(const struct xa_state *xas)
 {
-	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++)
-		xas_clear_mark(xas, mark);
+	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++) {
+		if (xa_track_free(xas->xa) && mark == XA_FREE_MARK)
+			xas_set_mark(xas, mark);
+		else
+			xas_clear_mark(xas, mark);
+	}
 }
 
 /* --- moving and finding ----------------------------------------------------- */
@@ -1012,8 +1044,12 @@ void *xas_find_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark)
 		}
 
 		entry = xa_entry(xas->xa, xas->xa_node, xas->xa_offset);
-		/* Erased or merged into a multi-index entry under us: look on. */
-		if (!entry || xa_is_sibling(entry)) {
+		/*
+		 * Erased or merged into a multi-index entry under us: look on.
+		 * In an allocating array a free slot is NULL by definition.
+		 */
+		if ((!entry && !(xa_track_free(xas->xa) && mark == XA_FREE_MARK)) ||
+		    xa_is_sibling(entry)) {
 			advance = true;
 			continue;
 		}
@@ -1267,6 +1303,77 @@ int xa_get_order(struct xarray *xa, unsigned long index)
 	return order;
 }
 
+int __xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit, gfp_t gfp)
+{
+	XA_STATE(xas, xa, 0);
+
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
+		return -EINVAL;
+	if (VM_WARN_ON_ONCE(!xa_track_free(xa)))
+		return -EINVAL;
+	if (!entry)
+		entry = XA_ZERO_ENTRY;
+	do {
+		xas.xa_index = limit.min;
+		xas_find_marked(&xas, limit.max, XA_FREE_MARK);
+		if (xas.xa_node == XAS_RESTART)
+			xas_set_err(&xas, -EBUSY);	/* nothing free up to limit.max */
+		else
+			*id = (u32)xas.xa_index;
+		xas_store(&xas, entry);
+		xas_clear_mark(&xas, XA_FREE_MARK);
+	} while (__xas_nomem(&xas, gfp));
+	return xas_error(&xas);
+}
+
+int xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit, gfp_t gfp)
+{
+	int err;
+
+	xa_lock(xa);
+	err = __xa_alloc(xa, id, entry, limit, gfp);
+	xa_unlock(xa);
+	return err;
+}
+
+/* XA_FLAGS_ALLOC_WRAPPED: the last allocation took U32_MAX, *next wrapped to 0. */
+int __xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+		      u32 *next, gfp_t gfp)
+{
+	u32 min = limit.min;
+	int ret;
+
+	limit.min = max(min, *next);
+	ret = __xa_alloc(xa, id, entry, limit, gfp);
+	if ((xa->xa_flags & XA_FLAGS_ALLOC_WRAPPED) && ret == 0) {
+		WRITE_ONCE(xa->xa_flags, xa->xa_flags & ~XA_FLAGS_ALLOC_WRAPPED);
+		ret = 1;
+	}
+	if (ret < 0 && limit.min > min) {
+		limit.min = min;
+		ret = __xa_alloc(xa, id, entry, limit, gfp);
+		if (ret == 0)
+			ret = 1;
+	}
+	if (ret >= 0) {
+		*next = *id + 1;
+		if (*next == 0)
+			WRITE_ONCE(xa->xa_flags, xa->xa_flags | XA_FLAGS_ALLOC_WRAPPED);
+	}
+	return ret;
+}
+
+int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+		    u32 *next, gfp_t gfp)
+{
+	int ret;
+
+	xa_lock(xa);
+	ret = __xa_alloc_cyclic(xa, id, entry, limit, next, gfp);
+	xa_unlock(xa);
+	return ret;
+}
+
 /* A mark is only set on a present entry. */
 void __xa_set_mark(struct xarray *xa, unsigned long index, xa_mark_t mark)
 {
@@ -1394,6 +1501,8 @@ void xa_destroy(struct xarray *xa)
 	entry = xa_head_locked(xa);
 	RCU_INIT_POINTER(xa->xa_head, NULL);
 	xas_init_marks(&xas);
+	if (xa_zero_busy(xa))
+		xa_mark_clear(xa, XA_FREE_MARK);
 	if (xa_is_node(entry))
 		xas_free_nodes(&xas, xa_to_node(entry));
 	xa_unlock(xa);
@@ -1522,20 +1631,40 @@ static int xa_check_slots(struct xa_check_state *cs, struct xa_node *node, unsig
 	return 0;
 }
 
+/* XA_FREE_MARK in an allocating array: set on free (NULL) slots. */
+static bool xa_check_free_mark(struct xa_check_state *cs, xa_mark_t mark)
+{
+	return xa_track_free(cs->xa) && mark == XA_FREE_MARK;
+}
+
 /*
  * A node's mark bits: none on an empty or sibling slot; on a node slot,
  * set iff the child has that mark anywhere.  *@marked: whether any slot
- * of @node has it.
+ * of @node has it.  The free mark of an allocating array is on empty
+ * slots and on no used one; a free slot may lack it (the slots a
+ * multi-index entry left), so a node slot may lack it above a child
+ * that has it, but not the reverse.
  */
 static int xa_check_marks(struct xa_check_state *cs, struct xa_node *node, unsigned long base,
 			  bool child_marked[XA_MAX_MARKS][XA_CHUNK_SIZE], bool *marked)
 {
 	for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++) {
+		bool free_mark = xa_check_free_mark(cs, m);
+
 		marked[m] = node_any_mark(node, m);
 		for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
 			void *entry = xa_entry_locked(cs->xa, node, i);
 			bool bit = node_get_mark(node, i, m);
 
+			if (free_mark) {
+				if (bit && entry && !xa_is_node(entry))
+					return xa_check_fail(cs, "node %p (index %#lx shift %u): free mark set on used slot %u",
+							     (void *)node, base, node->shift, i);
+				if (xa_is_node(entry) && bit && !child_marked[m][i])
+					return xa_check_fail(cs, "node %p (index %#lx shift %u): free mark set on slot %u, but the child below has no free slot",
+							     (void *)node, base, node->shift, i);
+				continue;
+			}
 			if (bit && (!entry || xa_is_sibling(entry)))
 				return xa_check_fail(cs, "node %p (index %#lx shift %u): mark %u set on %s slot %u",
 						     (void *)node, base, node->shift, m,
@@ -1591,8 +1720,10 @@ int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len)
 		if (head && !xa_check_leaf_entry(head))
 			return xa_check_fail(&cs, "head holds internal entry %#lx", (unsigned long)head);
 		for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++)
-			if (!head && xa_marked(xa, m))
+			if (!head && xa_marked(xa, m) && !xa_check_free_mark(&cs, m))
 				return xa_check_fail(&cs, "mark %u set on an empty array", m);
+		if (head && xa_track_free(xa) && xa_marked(xa, XA_FREE_MARK))
+			return xa_check_fail(&cs, "free mark set on the used head entry");
 		return 0;
 	}
 
@@ -1609,7 +1740,8 @@ int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len)
 					     (void *)root, root->shift);
 	}
 	for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++)
-		if (xa_marked(xa, m) != marked[m])
+		if (xa_marked(xa, m) != marked[m] &&
+		    !(xa_check_free_mark(&cs, m) && !xa_marked(xa, m)))
 			return xa_check_fail(&cs, "head mark %u is %s, but the head node %s it",
 					     m, xa_marked(xa, m) ? "set" : "clear",
 					     marked[m] ? "has" : "does not have");
