@@ -1000,6 +1000,406 @@ static void test_alloc_cyclic(void)
 	checks_passed("alloc cyclic");
 }
 
+/* --- ranges ---------------------------------------------------------------------- */
+
+static bool range_loads(unsigned long first, unsigned long last, void *entry)
+{
+	for (unsigned long i = first; i <= last; i++)
+		if (xa_load(&xa, i) != entry)
+			return false;
+	return true;
+}
+
+static void test_store_range(void)
+{
+	long allocated;
+	void *e;
+
+	ok(xa_store_range(&xa, 10, 1000, P(1), GFP_KERNEL) == NULL, "xa_store_range(10, 1000)");
+	check("store_range");
+	ok(range_loads(10, 1000, P(1)) && !xa_load(&xa, 9) && !xa_load(&xa, 1001),
+	   "every index in the range loads the entry, the indices around it do not");
+	ok(xa_get_order(&xa, 512) == 8 && xa_get_order(&xa, 10) == 1 && xa_get_order(&xa, 1000) == 0,
+	   "stored as aligned blocks (512: order 8, 10: order 1, 1000: order 0)");
+	ok(xa_store_range(&xa, 10, 1000, NULL, GFP_KERNEL) == NULL && xa_empty(&xa),
+	   "storing NULL over the same range erases it all");
+	check("store_range NULL");
+
+	ok(xa_store_range(&xa, 0, ULONG_MAX, xa_mk_value(7), GFP_KERNEL) == NULL,
+	   "the whole index space");
+	check("store_range all");
+	ok(xa_load(&xa, 0) == xa_mk_value(7) && xa_load(&xa, ULONG_MAX) == xa_mk_value(7) &&
+	   xa_load(&xa, 1UL << 40) == xa_mk_value(7), "loads everywhere");
+	xa_destroy(&xa);
+
+	/* a smaller value entry into a larger one: nr_values exact (the checker counts) */
+	xa_store_range(&xa, 0, 255, xa_mk_value(1), GFP_KERNEL);
+	ok(xa_store_range(&xa, 0, 3, xa_mk_value(2), GFP_KERNEL) == NULL, "an order-2 store into an order-8 value");
+	check("smaller value over larger");
+	e = xa_load(&xa, 200);
+	ok(e == xa_mk_value(2), "replaces the whole entry, as a store into a multi-index entry does");
+	xa_store_range(&xa, 0, 3, P(3), GFP_KERNEL);
+	check("pointer over value");
+	ok(xa_load(&xa, 255) == P(3), "a pointer over it: the same, and nr_values follows");
+	xa_destroy(&xa);
+
+	vm_warn_quiet = true;
+	ok(xa_err(xa_store_range(&xa, 5, 4, P(1), GFP_KERNEL)) == -EINVAL &&
+	   xa_err(xa_store_range(&xa, 4, 5, XA_ZERO_ENTRY, GFP_KERNEL)) == -EINVAL,
+	   "last < first, or an internal entry: -EINVAL");
+	vm_warn_quiet = false;
+	vm_warn_count = 0;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	allocated = atomic_long_read(&xa_nodes_allocated);
+	ok(xa_store_range(&xa, 1UL << 30, (1UL << 30) + 300, P(2), GFP_KERNEL) == NULL &&
+	   range_loads(1UL << 30, (1UL << 30) + 300, P(2)),
+	   "under GFP_NOWAIT failures it completes, resuming after each -ENOMEM");
+	xa_fail_gfp_without = 0;
+	diag("%ld nodes allocated by xas_nomem()", atomic_long_read(&xa_nodes_allocated) - allocated);
+	check("store_range nomem");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("store_range");
+}
+
+static void test_create_range(void)
+{
+	XA_STATE_ORDER(xas, &xa, 256, 8);
+	char msg[200];
+	bool stored = true;
+	int rounds = 0;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	do {
+		xas_lock(&xas);
+		xas_create_range(&xas);
+		xas_unlock(&xas);
+		check_untidy("create_range round");
+		rounds++;
+	} while (xas_nomem(&xas, GFP_KERNEL) && rounds < MAX_ROUNDS);
+	is_int(xas_error(&xas), 0, "xas_create_range completes under GFP_NOWAIT failures");
+	is_int(rounds, 6, "in six rounds: a head and four leaves, one node a round");
+	is_int(live_nodes(), 5, "five nodes");
+	ok(xas.xa_index == 256 && xas.xa_shift == 0 && xas.xa_sibs == 0,
+	   "xas is left at the start of the range, for single-index stores");
+	ok(check_now(&xa, msg, sizeof(msg)) == -EINVAL && strstr(msg, "empty node"),
+	   "the leaves are empty until stored to: the strict check says so");
+	ok(range_loads(0, 600, NULL), "and every index loads NULL");
+
+	/* every allocation fails now: the stores must need none */
+	fail_allocs(0, 1000);
+	xas_lock(&xas);
+	for (unsigned long i = 256; i < 512; i++) {
+		xas_set(&xas, i);
+		xas_store(&xas, xa_mk_value(i));
+		stored &= !xas_error(&xas);
+	}
+	xas_unlock(&xas);
+	fail_allocs(-1, 1);
+	xa_fail_gfp_without = 0;
+	ok(stored, "256 single-index stores into the range need no allocation");
+	check("filled range");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("create_range");
+}
+
+/* --- splitting ---------------------------------------------------------------------- */
+
+static bool orders_are(unsigned long first, unsigned long last, int order, void *entry)
+{
+	for (unsigned long i = first; i <= last; i++)
+		if (xa_get_order(&xa, i) != order || xa_load(&xa, i) != entry)
+			return false;
+	return true;
+}
+
+static bool marked_every(unsigned long first, unsigned long last, xa_mark_t mark)
+{
+	for (unsigned long i = first; i <= last; i++)
+		if (!xa_get_mark(&xa, i, mark))
+			return false;
+	return true;
+}
+
+static void split(unsigned long index, unsigned int new_order, void *entry, unsigned int order)
+{
+	XA_STATE_ORDER(xas, &xa, index, new_order);
+
+	xas_split_alloc(&xas, entry, order, GFP_KERNEL);
+	if (xas_error(&xas))
+		return;
+	xas_lock(&xas);
+	xas_split(&xas, entry, order);
+	xas_unlock(&xas);
+	xas_destroy(&xas);
+}
+
+static void test_split(void)
+{
+	long live;
+
+	/* in the same node: order 4 (16 slots of a leaf) into order 2 */
+	store_order(16, 4, P(16));
+	xa_set_mark(&xa, 20, XA_MARK_1);
+	live = live_nodes();
+	split(21, 2, xa_mk_value(16), 4);
+	check("split in node");
+	ok(orders_are(16, 31, 2, xa_mk_value(16)), "order 4 -> 2 in a leaf: four order-2 value entries");
+	ok(marked_every(16, 31, XA_MARK_1), "each with the old entry's mark");
+	is_int(live_nodes(), live, "no node needed");
+	xa_erase(&xa, 16);
+	ok(xa_load(&xa, 16) == NULL && xa_load(&xa, 20) == xa_mk_value(16), "they are separate entries now");
+	check("erase one");
+	xa_destroy(&xa);
+
+	/* one level down: order 6 (one slot) into 64 single entries */
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	store_order(64, 6, P(64));
+	xa_set_mark(&xa, 64, XA_MARK_0);
+	live = live_nodes();
+	split(64, 0, P(64), 6);
+	check("split one slot");
+	ok(orders_are(64, 127, 0, P(64)), "order 6 -> 0: 64 single entries in a new leaf");
+	ok(marked_every(64, 127, XA_MARK_0), "every one marked");
+	is_int(live_nodes(), live + 1, "one node");
+
+	/* order 8 (4 slots of a shift-6 node) into order 2: four leaves */
+	store_order(256, 8, xa_mk_value(2));
+	live = live_nodes();
+	split(256, 2, P(256), 8);
+	check("split four slots");
+	ok(orders_are(256, 511, 2, P(256)), "order 8 -> 2: 64 order-2 entries in four new leaves");
+	is_int(live_nodes(), live + 4, "four nodes");
+
+	/* unsupported and failing splits */
+	store_order(1UL << 20, 12, P(12));
+	{
+		XA_STATE_ORDER(xas, &xa, 1UL << 20, 0);
+
+		vm_warn_quiet = true;
+		xas_split_alloc(&xas, P(12), 12, GFP_KERNEL);
+		vm_warn_quiet = false;
+		is_int(xas_error(&xas), -ENOMEM, "across two levels: refused with -ENOMEM and a warning, as the kernel");
+		is_int(vm_warn_count, 1, "one warning");
+		vm_warn_count = 0;
+	}
+	{
+		XA_STATE_ORDER(xas, &xa, 1UL << 20, 6);
+
+		live = live_nodes();
+		xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+		xas_split_alloc(&xas, P(12), 12, GFP_NOWAIT);
+		xa_fail_gfp_without = 0;
+		is_int(xas_error(&xas), -ENOMEM, "xas_split_alloc with GFP_NOWAIT failing: -ENOMEM");
+		is_int(live_nodes(), live, "nothing kept");
+		xas_set_order(&xas, 1UL << 20, 6);
+		xas_split_alloc(&xas, P(12), 12, GFP_KERNEL);
+		xas_lock(&xas);
+		xas_split(&xas, P(12), 12);
+		xas_unlock(&xas);
+		ok(!xas_error(&xas) && xas.xa_alloc == NULL, "order 12 -> 6 uses each node it allocated");
+		check("split 12 -> 6");
+		ok(orders_are((1UL << 20) + 4000, (1UL << 20) + 4095, 6, P(12)), "into order-6 entries");
+	}
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("split");
+}
+
+static void test_try_split(void)
+{
+	XA_STATE_ORDER(xas, &xa, 512, 6);
+	long live;
+
+	ok(xas_try_split_min_order(9) == 6 && xas_try_split_min_order(6) == 5 &&
+	   xas_try_split_min_order(12) == 11 && xas_try_split_min_order(1) == 0 &&
+	   xas_try_split_min_order(0) == 0, "xas_try_split_min_order: down to the node's level, else one less");
+	store_order(512, 9, P(9));
+	xa_set_mark(&xa, 600, XA_MARK_2);
+	live = live_nodes();
+	xas_lock(&xas);
+	xas_try_split(&xas, P(9), 9);
+	xas_unlock(&xas);
+	ok(!xas_error(&xas) && orders_are(512, 1023, 6, P(9)), "order 9 -> 6 in place");
+	is_int(live_nodes(), live, "without a node");
+	ok(marked_every(512, 1023, XA_MARK_2), "marks copied");
+	check("try_split 9 -> 6");
+
+	xas_set_order(&xas, 512, 5);
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	xas_lock(&xas);
+	xas_try_split(&xas, P(9), 6);
+	xas_unlock(&xas);
+	xa_fail_gfp_without = 0;
+	is_int(xas_error(&xas), -ENOMEM, "order 6 -> 5 needs a node: GFP_NOWAIT failing gives -ENOMEM");
+	ok(orders_are(512, 575, 6, P(9)), "and the entry is whole");
+	xas_set_order(&xas, 512, 5);
+	xas_lock(&xas);
+	xas_try_split(&xas, P(9), 6);
+	xas_unlock(&xas);
+	ok(!xas_error(&xas) && orders_are(512, 575, 5, P(9)), "with it, order 6 -> 5");
+	ok(orders_are(576, 1023, 6, P(9)), "the other order-6 entries are untouched");
+	is_int(live_nodes(), live + 1, "one node");
+	check("try_split 6 -> 5");
+
+	store_order(1UL << 20, 8, P(8));
+	xas_set_order(&xas, 1UL << 20, 5);
+	xas_lock(&xas);
+	xas_try_split(&xas, P(8), 8);
+	xas_unlock(&xas);
+	is_int(xas_error(&xas), -EINVAL, "order 8 -> 5 would need four nodes: -EINVAL");
+	ok(orders_are(1UL << 20, (1UL << 20) + 255, 8, P(8)), "leaving the entry whole");
+	check("try_split refused");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("try_split");
+}
+
+/* --- the update callback: workingset's shadow-node list -------------------------- */
+
+static LIST_HEAD(shadow_nodes);
+static int nr_updates;
+
+static void shadow_update(struct xa_node *node)
+{
+	nr_updates++;
+	if (node->count && node->count == node->nr_values) {
+		if (list_empty(&node->private_list))
+			list_add(&node->private_list, &shadow_nodes);
+	} else if (!list_empty(&node->private_list)) {
+		list_del_init(&node->private_list);
+	}
+}
+
+static void store_upd(unsigned long index, void *entry)
+{
+	XA_STATE(xas, &xa, index);
+
+	xas_set_update(&xas, shadow_update);
+	do {
+		xas_lock(&xas);
+		xas_store(&xas, entry);
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+}
+
+static int list_count(const struct list_head *head)
+{
+	const struct list_head *pos;
+	int n = 0;
+
+	list_for_each(pos, head)
+		n++;
+	return n;
+}
+
+static struct xa_node *leaf_of(unsigned long index)
+{
+	XA_STATE(xas, &xa, index);
+
+	xas_load(&xas);
+	return xas.xa_node;
+}
+
+static void test_update(void)
+{
+	struct xa_node *leaf;
+	long live;
+
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	store_upd(64, xa_mk_value(64));
+	store_upd(65, xa_mk_value(65));
+	leaf = leaf_of(64);
+	ok(nr_updates > 0, "the callback runs");
+	ok(list_count(&shadow_nodes) == 1 && shadow_nodes.next == &leaf->private_list,
+	   "a leaf of value entries only goes on the shadow list");
+	store_upd(66, P(66));
+	is_int(list_count(&shadow_nodes), 0, "a pointer stored in it takes it off");
+	store_upd(66, NULL);
+	is_int(list_count(&shadow_nodes), 1, "erasing the pointer puts it back");
+	check("update");
+
+	live = live_nodes();
+	xa_lock(&xa);
+	xa_delete_node(leaf, shadow_update);
+	xa_unlock(&xa);
+	ok(list_empty(&shadow_nodes), "xa_delete_node: the node leaves the list (count 0 at the end)");
+	ok(xa_load(&xa, 64) == NULL && xa_load(&xa, 65) == NULL && xa_load(&xa, 0) == P(0),
+	   "its entries are gone, the others stay");
+	is_int(live_nodes(), live - 3, "it is freed, and the head and leaf left above index 0 shrink away");
+	ok(xa.xa_head == P(0), "back to a head entry");
+	check("delete_node");
+
+	xa_erase(&xa, 0);
+	store_upd(1, xa_mk_value(1));
+	store_upd(2, xa_mk_value(2));
+	is_int(list_count(&shadow_nodes), 1, "a head leaf of shadows is listed too");
+	xa_lock(&xa);
+	xa_delete_node(leaf_of(1), shadow_update);
+	xa_unlock(&xa);
+	ok(xa_empty(&xa) && list_empty(&shadow_nodes), "deleting it empties the array and the list");
+	check("delete head node");
+
+	store_upd(5, xa_mk_value(5));
+	store_upd(6, xa_mk_value(6));
+	ok(list_count(&shadow_nodes) == 1, "listed");
+	vm_warn_quiet = true;
+	xa_store(&xa, 7, P(7), GFP_KERNEL);
+	vm_warn_quiet = false;
+	is_int(vm_warn_count, 1, "a change to a listed node without the callback warns (the kernel BUGs)");
+	vm_warn_count = 0;
+	list_del_init(shadow_nodes.next);
+	store_upd(300000, xa_mk_value(1));
+	store_upd(300000, NULL);
+	ok(list_empty(&shadow_nodes), "nodes added and freed through the callback leave no trace on the list");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("update");
+}
+
+/* --- extract and dump ------------------------------------------------------------ */
+
+static void test_extract_dump(void)
+{
+	void *dst[10];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	xa_store(&xa, 3, xa_mk_value(3), GFP_KERNEL);
+	store_order(16, 3, P(16));
+	xa_reserve(&xa, 40, GFP_KERNEL);
+	xa_store(&xa, 64, P(64), GFP_KERNEL);
+	xa_store(&xa, 200, P(200), GFP_KERNEL);
+	xa_store(&xa, 1UL << 30, P(30), GFP_KERNEL);
+	xa_set_mark(&xa, 200, XA_MARK_0);
+	xa_set_mark(&xa, 1UL << 30, XA_MARK_0);
+
+	is_int(xa_extract(&xa, dst, 0, ULONG_MAX, 10, XA_PRESENT), 5,
+	       "xa_extract: five entries (the reserved index skipped)");
+	ok(dst[0] == xa_mk_value(3) && dst[1] == P(16) && dst[2] == P(64) && dst[3] == P(200) &&
+	   dst[4] == P(30), "in index order, the multi-index entry once");
+	is_int(xa_extract(&xa, dst, 0, ULONG_MAX, 2, XA_PRESENT), 2, "at most n");
+	ok(xa_extract(&xa, dst, 17, 100, 10, XA_PRESENT) == 2 && dst[0] == P(16) && dst[1] == P(64),
+	   "from inside a multi-index entry, up to max");
+	ok(xa_extract(&xa, dst, 0, ULONG_MAX, 10, XA_MARK_0) == 2 && dst[0] == P(200) && dst[1] == P(30),
+	   "by mark");
+	is_int(xa_extract(&xa, dst, 0, ULONG_MAX, 0, XA_PRESENT), 0, "n = 0: none");
+
+	f = open_memstream(&buf, &len);
+	__xa_dump(f, &xa);
+	fclose(f);
+	ok(buf && strstr(buf, "value 3") && strstr(buf, "sibling of slot 16") &&
+	   strstr(buf, "zero (reserved)") && strstr(buf, "shift 24") && strstr(buf, "marks 1 0 0"),
+	   "xa_dump shows values, siblings, reserved entries, nodes and the head marks");
+	free(buf);
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("extract, dump");
+}
+
 /* --- iteration ---------------------------------------------------------------------- */
 
 struct found {
@@ -1321,6 +1721,12 @@ int main(void)
 	test_alloc_basic();
 	test_alloc_random();
 	test_alloc_cyclic();
+	test_store_range();
+	test_create_range();
+	test_split();
+	test_try_split();
+	test_update();
+	test_extract_dump();
 	test_iteration();
 	test_rcu_free();
 	test_mutants();

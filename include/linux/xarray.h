@@ -20,11 +20,13 @@
 #define _LINUX_XARRAY_H
 
 #include <errno.h>
+#include <stdio.h>
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/gfp.h>
+#include <linux/list.h>
 #include <linux/mmdebug.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -376,6 +378,25 @@ void *xa_find_after(struct xarray *xa, unsigned long *indexp, unsigned long max,
  */
 void xa_destroy(struct xarray *xa);
 
+/*
+ * Copy up to @n entries in [@start, @max] (@filter: XA_PRESENT or a mark)
+ * into @dst, in index order, a multi-index entry once; returns how many.
+ * Reserved entries are skipped.  Takes rcu_read_lock() itself.
+ */
+unsigned int xa_extract(struct xarray *xa, void **dst, unsigned long start, unsigned long max,
+			unsigned int n, xa_mark_t filter);
+/*
+ * Make every index in [@first, @last] load @entry (NULL erases): the range
+ * is stored as aligned power-of-two multi-index entries, each replacing
+ * whatever it overlaps.  Returns NULL or an error entry.  Takes xa_lock.
+ */
+void *xa_store_range(struct xarray *xa, unsigned long first, unsigned long last, void *entry,
+		     gfp_t gfp);
+/* Print the tree, node by node, to stderr (the kernel prints to its log). */
+void xa_dump(const struct xarray *xa);
+/* The same to @f, for tests that read it back. */
+void __xa_dump(FILE *f, const struct xarray *xa);
+
 /* --- nodes (the advanced API from here on) ------------------------------- */
 
 #define XA_CHUNK_SHIFT		6
@@ -398,6 +419,13 @@ struct xa_node {
 	unsigned char nr_values;
 	struct xa_node *parent;		/* NULL at the top; RCU */
 	struct xarray *array;		/* the array we belong to */
+	/*
+	 * The user's, through the xas_set_update() callback (workingset
+	 * keeps shadow-only nodes on a list); empty when the node is freed.
+	 * The kernel shares the space with rcu_head, since a node on a user
+	 * list is not being freed; the model keeps both.
+	 */
+	struct list_head private_list;
 	struct rcu_head rcu_head;	/* for the free after a grace period */
 	void *slots[XA_CHUNK_SIZE];	/* RCU */
 	unsigned long marks[XA_MAX_MARKS][XA_MARK_LONGS];
@@ -482,6 +510,13 @@ static inline struct xa_node *xa_parent_locked(const struct xarray *xa,
  * (@xa_sibs + 1) << @xa_shift indices from @xa_index.  @xa_alloc holds a
  * node xas_nomem() allocated for the retried operation to use.
  */
+/*
+ * Called under xa_lock for every node whose count or nr_values an
+ * operation changed, for each node it adds, and for each node it frees
+ * (count 0 by then): the user keeps node->private_list in step.
+ */
+typedef void (*xa_update_node_t)(struct xa_node *node);
+
 struct xa_state {
 	struct xarray *xa;
 	unsigned long xa_index;
@@ -490,7 +525,8 @@ struct xa_state {
 	unsigned char xa_offset;
 	unsigned char xa_pad;
 	struct xa_node *xa_node;
-	struct xa_node *xa_alloc;
+	struct xa_node *xa_alloc;	/* xas_split_alloc(): a list through ->parent */
+	xa_update_node_t xa_update;
 };
 
 #define XA_ERROR(errno)	((struct xa_node *)(((unsigned long)(errno) << 2) | 2UL))
@@ -506,6 +542,7 @@ struct xa_state {
 	.xa_pad = 0,							\
 	.xa_node = XAS_RESTART,						\
 	.xa_alloc = NULL,						\
+	.xa_update = NULL,						\
 }
 
 #define XA_STATE(name, array, index)					\
@@ -605,7 +642,47 @@ void xas_init_marks(const struct xa_state *xas);
  * will use).  Returns false, freeing any unused node, otherwise.
  */
 bool xas_nomem(struct xa_state *xas, gfp_t gfp);
+/* Free the nodes xas_nomem() or xas_split_alloc() set aside and nothing used. */
+void xas_destroy(struct xa_state *xas);
 void xas_pause(struct xa_state *xas);
+
+static inline void xas_set_update(struct xa_state *xas, xa_update_node_t update)
+{
+	xas->xa_update = update;
+}
+
+/*
+ * Remove @node, which the caller emptied of entries or is emptying (the
+ * shadow-node shrinker), and any ancestor it leaves empty.  xa_lock.
+ */
+void xa_delete_node(struct xa_node *node, xa_update_node_t update);
+
+/*
+ * Make every slot of the range a multi-index @xas covers exist down to
+ * single indices, and leave @xas set for single-index stores at the start
+ * of the range (nodes stay empty until stored to).  Error in @xas.
+ */
+void xas_create_range(struct xa_state *xas);
+
+/*
+ * Splitting the order-@order entry @xas is in (at any of its indices)
+ * into entries of the order @xas was set up with, each @entry, marks
+ * copied.  Across one level (new order + XA_CHUNK_SHIFT <= @order) it
+ * needs a node per slot of the old entry: xas_split_alloc() allocates
+ * them with @gfp, without xa_lock, then xas_split() under the lock.
+ * Across two or more levels is not supported (-EINVAL), as in the kernel.
+ */
+void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order, gfp_t gfp);
+void xas_split(struct xa_state *xas, void *entry, unsigned int order);
+/*
+ * One step of a split, under xa_lock: to an order in the same node, or to
+ * one level below when the old entry takes a single slot (order a
+ * multiple of XA_CHUNK_SHIFT), with one node from xa_alloc or GFP_NOWAIT
+ * (-ENOMEM); -EINVAL for a split that needs more nodes.
+ */
+void xas_try_split(struct xa_state *xas, void *entry, unsigned int order);
+/* The smallest order xas_try_split() reaches from @order in one step. */
+unsigned int xas_try_split_min_order(unsigned int order);
 /* The order of the entry @xas was walked to (by xas_load or a find). */
 int xas_get_order(struct xa_state *xas);
 

@@ -249,9 +249,11 @@ static struct xa_node *xa_node_alloc(gfp_t gfp)
 	(void)gfp;
 #endif
 	node = calloc(1, sizeof(*node));
+	if (!node)
+		return NULL;
+	INIT_LIST_HEAD(&node->private_list);
 #ifdef CONFIG_DEBUG_VM
-	if (node)
-		atomic_long_inc(&xa_nodes_allocated);
+	atomic_long_inc(&xa_nodes_allocated);
 #endif
 	return node;
 }
@@ -276,15 +278,26 @@ static void xa_node_free(struct xa_node *node)
 	call_rcu(&node->rcu_head, xa_node_rcu_free);
 }
 
-/* Free the node xas_nomem() allocated if the operation did not use it. */
-static void xas_destroy(struct xa_state *xas)
+/* The nodes set aside are listed through ->parent; none was published. */
+void xas_destroy(struct xa_state *xas)
 {
-	struct xa_node *node = xas->xa_alloc;
+	struct xa_node *next, *node = xas->xa_alloc;
 
-	if (!node)
-		return;
-	xa_node_release(node);	/* never published */
+	while (node) {
+		next = node->parent;
+		xa_node_release(node);
+		node = next;
+	}
 	xas->xa_alloc = NULL;
+}
+
+/* Tell the user a node changed (or is about to be freed: count 0). */
+static void xas_update(struct xa_state *xas, struct xa_node *node)
+{
+	if (xas->xa_update)
+		xas->xa_update(node);
+	else
+		VM_WARN_ON(!list_empty(&node->private_list));
 }
 
 /*
@@ -344,7 +357,7 @@ static struct xa_node *xas_alloc(struct xa_state *xas, unsigned int shift)
 	if (xas_invalid(xas))
 		return NULL;
 	if (node) {
-		xas->xa_alloc = NULL;
+		xas->xa_alloc = node->parent;
 	} else {
 		gfp_t gfp = GFP_NOWAIT;
 
@@ -452,6 +465,7 @@ static void xas_shrink(struct xa_state *xas)
 			RCU_INIT_POINTER(node->slots[0], XA_RETRY_ENTRY);
 		else
 			RCU_INIT_POINTER(xa_to_node(entry)->parent, NULL);
+		xas_update(xas, node);
 		xa_node_free(node);
 		if (!xa_is_node(entry))
 			break;
@@ -491,6 +505,7 @@ static void xas_delete_node(struct xa_state *xas)
 		xa_node_free(node);
 		parent->count--;
 		node = parent;
+		xas_update(xas, node);
 	}
 
 	if (!xa_parent_locked(xas->xa, node))
@@ -523,6 +538,7 @@ static void xas_free_nodes(struct xa_state *xas, struct xa_node *top)
 			offset = node->offset + 1;
 			node->count = 0;
 			node->nr_values = 0;
+			xas_update(xas, node);
 			xa_node_free(node);
 			if (node == top)
 				return;
@@ -588,6 +604,7 @@ static int xas_expand(struct xa_state *xas, void *head)
 		}
 		head = xa_mk_node(node);
 		rcu_assign_pointer(xa->xa_head, head);
+		xas_update(xas, node);
 
 		shift += XA_CHUNK_SHIFT;
 	}
@@ -671,6 +688,7 @@ static void update_node(struct xa_state *xas, struct xa_node *node, int count, i
 	node->nr_values += values;
 	VM_BUG_ON(node->count > XA_CHUNK_SIZE);
 	VM_BUG_ON(node->nr_values > XA_CHUNK_SIZE);
+	xas_update(xas, node);
 	if (count < 0)
 		xas_delete_node(xas);
 }
@@ -1506,6 +1524,380 @@ void xa_destroy(struct xarray *xa)
 	if (xa_is_node(entry))
 		xas_free_nodes(&xas, xa_to_node(entry));
 	xa_unlock(xa);
+}
+
+/* --- ranges, splitting, node deletion ------------------------------------------ */
+
+void xas_create_range(struct xa_state *xas)
+{
+	unsigned long index = xas->xa_index;
+	unsigned char shift = xas->xa_shift;
+	unsigned char sibs = xas->xa_sibs;
+	unsigned long last = index + xas_size(xas) - 1;
+	unsigned long chunk = last & ~XA_CHUNK_MASK;
+
+	/*
+	 * One leaf per XA_CHUNK_SIZE indices, from the last down to the
+	 * first, so that @xas ends up in the first one.  A leaf is reached
+	 * through its chunk's highest index in the range: at index 0 alone
+	 * the head would do, and the caller wants a node.
+	 */
+	for (;;) {
+		xas->xa_shift = 0;
+		xas->xa_sibs = 0;
+		xas->xa_index = min(chunk + XA_CHUNK_MASK, last);
+		xas->xa_node = XAS_RESTART;
+		xas_create(xas, true);
+		if (xas_error(xas)) {
+			/* As it was, for xas_nomem() and the retry. */
+			xas->xa_shift = shift;
+			xas->xa_sibs = sibs;
+			xas->xa_index = index;
+			return;
+		}
+		if (chunk <= index)
+			break;
+		chunk -= XA_CHUNK_SIZE;
+	}
+	xas->xa_index = index;
+	if (xas->xa_node)
+		xas_set_offset(xas);
+}
+
+/* The largest aligned block at @first that ends at or before @last. */
+static unsigned int range_order(unsigned long first, unsigned long last)
+{
+	unsigned int order = first ? (unsigned int)__builtin_ctzl(first) : BITS_PER_LONG - 1;
+
+	if (order > BITS_PER_LONG - 1)
+		order = BITS_PER_LONG - 1;
+	while (order && last - first < (1UL << order) - 1)
+		order--;
+	return order;
+}
+
+/*
+ * The kernel stores one canonical slot with a sibling run of any length
+ * per node; the model keeps every multi-index entry an aligned power of
+ * two (what xa_check() verifies), so a range is a sequence of blocks.
+ * Loads see the same either way.  After -ENOMEM the retry resumes at the
+ * first block not stored.
+ */
+void *xa_store_range(struct xarray *xa, unsigned long first, unsigned long last, void *entry,
+		     gfp_t gfp)
+{
+	XA_STATE(xas, xa, 0);
+
+	if (VM_WARN_ON_ONCE(xa_is_internal(entry)))
+		return XA_ERROR(-EINVAL);
+	if (last < first)
+		return XA_ERROR(-EINVAL);
+	do {
+		xas_lock(&xas);
+		for (;;) {
+			unsigned int order = range_order(first, last);
+
+			xas_set_order(&xas, first, order);
+			xas_store(&xas, entry);
+			if (xas_error(&xas))
+				break;
+			if (last - first == (1UL << order) - 1)
+				break;
+			first += 1UL << order;
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, gfp));
+	return xas_result(&xas, NULL);
+}
+
+void xa_delete_node(struct xa_node *node, xa_update_node_t update)
+{
+	/* The slot @node occupies in its parent, as a multi-index xa_state. */
+	struct xa_state xas = {
+		.xa = node->array,
+		.xa_index = (unsigned long)node->offset << (node->shift + XA_CHUNK_SHIFT),
+		.xa_shift = node->shift + XA_CHUNK_SHIFT,
+		.xa_offset = node->offset,
+		.xa_node = xa_parent_locked(node->array, node),
+		.xa_update = update,
+	};
+
+	xas_store(&xas, NULL);
+}
+
+static unsigned int node_get_marks(const struct xa_node *node, unsigned int offset)
+{
+	unsigned int marks = 0;
+
+	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++)
+		if (node_get_mark(node, offset, mark))
+			marks |= 1U << mark;
+	return marks;
+}
+
+/*
+ * Give @offset of @node the marks @marks, and the canonical slots of the
+ * new @child (entries of xa_sibs + 1 slots each) too.  Siblings carry none.
+ */
+static void node_set_marks(struct xa_node *node, unsigned int offset, struct xa_node *child,
+			   unsigned int sibs, unsigned int marks)
+{
+	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++) {
+		if (!(marks & (1U << mark)))
+			continue;
+		node_set_mark(node, offset, mark);
+		if (!child)
+			continue;
+		for (unsigned int i = 0; i < XA_CHUNK_SIZE; i += sibs + 1)
+			node_set_mark(child, i, mark);
+	}
+}
+
+/* A node below the old entry, every slot an entry of the new order. */
+static void split_fill(struct xa_node *node, struct xarray *xa, void *entry, unsigned int sibs)
+{
+	void *sibling = NULL;
+
+	node->array = xa;
+	for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
+		if (!(i & sibs)) {
+			RCU_INIT_POINTER(node->slots[i], entry);
+			sibling = xa_mk_sibling(i);
+		} else {
+			RCU_INIT_POINTER(node->slots[i], sibling);
+		}
+	}
+}
+
+void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order, gfp_t gfp)
+{
+	unsigned int nr = 1U << (order % XA_CHUNK_SHIFT);
+
+	/* Across two levels or more: the kernel does not either. */
+	if (VM_WARN_ON((unsigned int)xas->xa_shift + 2 * XA_CHUNK_SHIFT <= order))
+		goto nomem;
+	if ((unsigned int)xas->xa_shift + XA_CHUNK_SHIFT > order)
+		return;		/* the new entries fit in the old entry's node */
+	if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
+		gfp |= __GFP_ACCOUNT;
+	while (nr--) {
+		struct xa_node *node = xa_node_alloc(gfp);
+
+		if (!node)
+			goto nomem;
+		split_fill(node, xas->xa, entry, xas->xa_sibs);
+		RCU_INIT_POINTER(node->parent, xas->xa_alloc);
+		xas->xa_alloc = node;
+	}
+	return;
+nomem:
+	xas_destroy(xas);
+	xas_set_err(xas, -ENOMEM);
+}
+
+/* Slot @offset of @node becomes @child, a full node of new entries. */
+static void split_publish_child(struct xa_state *xas, struct xa_node *node, unsigned int offset,
+				struct xa_node *child, void *entry, unsigned int marks)
+{
+	child->shift = node->shift - XA_CHUNK_SHIFT;
+	child->offset = offset;
+	child->count = XA_CHUNK_SIZE;
+	child->nr_values = xa_is_value(entry) ? XA_CHUNK_SIZE : 0;
+	RCU_INIT_POINTER(child->parent, node);
+	node_set_marks(node, offset, child, xas->xa_sibs, marks);
+	/* Fully initialised: readers may step into it from here on. */
+	rcu_assign_pointer(node->slots[offset], xa_mk_node(child));
+	xas_update(xas, child);
+}
+
+/*
+ * The group of slots ending at @offset in @node becomes one new entry:
+ * canonical slot first, so that a reader following a new sibling finds
+ * it; the old canonical slot is rewritten last of all (by the caller's
+ * order), so a reader following an old sibling finds an entry for its
+ * index throughout.  Returns the change in nr_values.
+ */
+static int split_in_node(struct xa_state *xas, struct xa_node *node, unsigned int offset,
+			 void *entry, void *curr, unsigned int marks)
+{
+	unsigned int canon = offset - xas->xa_sibs;
+
+	node_set_marks(node, canon, NULL, 0, marks);
+	rcu_assign_pointer(node->slots[canon], entry);
+	while (offset > canon)
+		rcu_assign_pointer(node->slots[offset--], xa_mk_sibling(canon));
+	return ((int)xa_is_value(entry) - (int)xa_is_value(curr)) * (xas->xa_sibs + 1);
+}
+
+/*
+ * Walk the old entry's slots from the last to the first (see
+ * split_in_node()); below the node's level each slot takes a node from
+ * the xa_alloc list.
+ */
+void xas_split(struct xa_state *xas, void *entry, unsigned int order)
+{
+	unsigned int sibs = (1U << (order % XA_CHUNK_SHIFT)) - 1;
+	void *curr = xas_load(xas);
+	struct xa_node *node = xas->xa_node;
+	unsigned int marks;
+	int offset, values = 0;
+
+	if (xas_top(node) || xas_error(xas))
+		return;
+	marks = node_get_marks(node, xas->xa_offset);
+	offset = xas->xa_offset + (int)sibs;
+	while (offset >= xas->xa_offset) {
+		if (xas->xa_shift < node->shift) {
+			struct xa_node *child = xas->xa_alloc;
+
+			xas->xa_alloc = child->parent;
+			split_publish_child(xas, node, (unsigned int)offset, child, entry, marks);
+			values -= xa_is_value(curr);
+			offset--;
+		} else {
+			values += split_in_node(xas, node, (unsigned int)offset, entry, curr, marks);
+			offset -= xas->xa_sibs + 1;
+		}
+	}
+	node->nr_values += values;
+	xas_update(xas, node);
+}
+
+unsigned int xas_try_split_min_order(unsigned int order)
+{
+	if (order % XA_CHUNK_SHIFT == 0)
+		return order ? order - 1 : 0;
+	return order - (order % XA_CHUNK_SHIFT);
+}
+
+void xas_try_split(struct xa_state *xas, void *entry, unsigned int order)
+{
+	unsigned int sibs = (1U << (order % XA_CHUNK_SHIFT)) - 1;
+	void *curr = xas_load(xas);
+	struct xa_node *node = xas->xa_node;
+	struct xa_node *child;
+	unsigned int marks;
+	gfp_t gfp = GFP_NOWAIT;
+
+	if (xas_top(node) || xas_error(xas))
+		return;
+	if (xas->xa_shift >= node->shift) {
+		xas_split(xas, entry, order);	/* no node needed */
+		return;
+	}
+	/* One node for one slot, one level down: anything more is refused. */
+	if (sibs || xas->xa_shift + XA_CHUNK_SHIFT != node->shift) {
+		xas_set_err(xas, -EINVAL);
+		return;
+	}
+	child = xas->xa_alloc;
+	if (child) {
+		xas->xa_alloc = child->parent;
+	} else {
+		if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
+			gfp |= __GFP_ACCOUNT;
+		child = xa_node_alloc(gfp);
+		if (!child) {
+			xas_set_err(xas, -ENOMEM);
+			return;
+		}
+	}
+	split_fill(child, xas->xa, entry, xas->xa_sibs);
+	marks = node_get_marks(node, xas->xa_offset);
+	split_publish_child(xas, node, xas->xa_offset, child, entry, marks);
+	node->nr_values -= xa_is_value(curr);
+	xas_update(xas, node);
+}
+
+/* --- extract and dump ------------------------------------------------------------ */
+
+unsigned int xa_extract(struct xarray *xa, void **dst, unsigned long start, unsigned long max,
+			unsigned int n, xa_mark_t filter)
+{
+	XA_STATE(xas, xa, start);
+	unsigned int i = 0;
+	void *entry;
+
+	if (!n)
+		return 0;
+	rcu_read_lock();
+	if (filter < XA_MAX_MARKS) {
+		xas_for_each_marked(&xas, entry, max, filter) {
+			if (xas_retry(&xas, entry))
+				continue;
+			dst[i++] = entry;
+			if (i == n)
+				break;
+		}
+	} else {
+		xas_for_each(&xas, entry, max) {
+			if (xas_retry(&xas, entry))
+				continue;
+			dst[i++] = entry;
+			if (i == n)
+				break;
+		}
+	}
+	rcu_read_unlock();
+	return i;
+}
+
+static void xa_dump_entry(FILE *f, const void *entry, unsigned long index, unsigned int shift,
+			  int depth);
+
+static void xa_dump_node(FILE *f, const struct xa_node *node, unsigned long index, int depth)
+{
+	fprintf(f, "%*snode %p index %#lx shift %u count %u values %u offset %u parent %p marks %#lx %#lx %#lx\n",
+		depth * 2, "", (void *)node, index, node->shift, node->count, node->nr_values,
+		node->offset, (void *)node->parent, node->marks[0][0], node->marks[1][0],
+		node->marks[2][0]);
+	for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
+		const void *entry = node->slots[i];
+
+		if (entry)
+			xa_dump_entry(f, entry, index + ((unsigned long)i << node->shift),
+				      node->shift, depth + 1);
+	}
+}
+
+static void xa_dump_entry(FILE *f, const void *entry, unsigned long index, unsigned int shift,
+			  int depth)
+{
+	if (xa_is_node(entry)) {
+		xa_dump_node(f, xa_to_node(entry), index, depth);
+		return;
+	}
+	fprintf(f, "%*s%#lx-%#lx: ", depth * 2, "", index,
+		index + (shift < BITS_PER_LONG ? (1UL << shift) - 1 : 0));
+	if (xa_is_value(entry))
+		fprintf(f, "value %lu\n", xa_to_value(entry));
+	else if (xa_is_zero(entry))
+		fprintf(f, "zero (reserved)\n");
+	else if (xa_is_retry(entry))
+		fprintf(f, "retry\n");
+	else if (xa_is_sibling(entry))
+		fprintf(f, "sibling of slot %lu\n", xa_to_sibling(entry));
+	else if (xa_is_internal(entry))
+		fprintf(f, "internal %#lx\n", (unsigned long)entry);
+	else
+		fprintf(f, "pointer %p\n", entry);
+}
+
+/* Under xa_lock, or on a tree no one is changing. */
+void __xa_dump(FILE *f, const struct xarray *xa)
+{
+	const void *head = xa->xa_head;
+
+	fprintf(f, "xarray %p head %p flags %#x marks %d %d %d\n", (const void *)xa, head,
+		xa->xa_flags, xa_marked(xa, XA_MARK_0), xa_marked(xa, XA_MARK_1),
+		xa_marked(xa, XA_MARK_2));
+	if (head)
+		xa_dump_entry(f, head, 0, 0, 1);
+}
+
+void xa_dump(const struct xarray *xa)
+{
+	__xa_dump(stderr, xa);
 }
 
 /* --- the checker ---------------------------------------------------------------- */
