@@ -1,9 +1,12 @@
 /*
  * The XArray, one operation at a time: shapes of the tree as it grows and
  * shrinks, value entries, marks, multi-index entries, the -ENOMEM retry
- * loop (with injected allocation failures), iteration, freeing nodes after
- * a grace period, and the invariant checker: it passes after every
- * operation and catches corrupted counts, marks and sibling entries.
+ * loop (with injected allocation failures, and its progress when every
+ * GFP_NOWAIT allocation fails), reserved entries, insert, cmpxchg, ID
+ * allocation, ranges, splitting, the node-update callback, extract and
+ * dump, iteration, freeing nodes after a grace period, and the invariant
+ * checker: it passes after every operation and catches corrupted counts,
+ * marks and sibling entries.
  */
 #include <limits.h>
 #include <string.h>

@@ -713,8 +713,8 @@ static int xas_trailing_siblings(const struct xa_node *node, unsigned int max)
  * xa_sibs sibling slots), under xa_lock.  Storing NULL erases; a store at
  * any index of a multi-index entry replaces all of it; nodes below a
  * replaced range are freed.  Returns the old entry (for a multi-index
- * @xas only the first one).  On -ENOMEM the error is in @xas and nothing
- * changed: see xas_nomem().
+ * @xas only the first one).  On -ENOMEM the error is in @xas and no entry
+ * changed, but the nodes added on the way down stay: see xas_nomem().
  */
 void *xas_store(struct xa_state *xas, void *entry)
 {
