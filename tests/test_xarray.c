@@ -581,6 +581,37 @@ static int store_rounds(unsigned long index, unsigned int order, void *entry, in
 	return xas_error(&xas);
 }
 
+/* The same bound for random stores into a random tree. */
+static void test_nomem_random(void)
+{
+	unsigned int seed = 5;
+	int max_rounds = 0, rounds, err;
+	bool done = true, exact = true;
+	long allocated;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	for (int i = 0; i < 300; i++) {
+		unsigned int order = (unsigned int)rand_r(&seed) % 13;
+		unsigned long index = ((unsigned long)rand_r(&seed) << (rand_r(&seed) % 40)) &
+				      ~((1UL << order) - 1);
+
+		allocated = atomic_long_read(&xa_nodes_allocated);
+		err = store_rounds(index, order, xa_mk_value(i), &rounds);
+		check_untidy("random progress");
+		done &= !err && xa_load(&xa, index) == xa_mk_value(i);
+		exact &= rounds == atomic_long_read(&xa_nodes_allocated) - allocated + 1;
+		if (rounds > max_rounds)
+			max_rounds = rounds;
+	}
+	xa_fail_gfp_without = 0;
+	ok(done && exact, "300 random stores (orders 0..12, indices spread over 64 bits): "
+	   "each completes in one round more than its new nodes");
+	ok(max_rounds > 3 && max_rounds <= 12, "at most 12 rounds (eleven levels); %d seen", max_rounds);
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("nomem random");
+}
+
 static void test_nomem_progress(void)
 {
 	static const struct {
@@ -1724,6 +1755,7 @@ int main(void)
 	test_multi();
 	test_nomem();
 	test_nomem_progress();
+	test_nomem_random();
 	test_zero_entry();
 	test_insert_cmpxchg();
 	test_get_order();
