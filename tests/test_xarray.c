@@ -767,6 +767,22 @@ static void test_insert_cmpxchg(void)
 	   xa_store_bh(&xa, 22, P(24), GFP_KERNEL) == NULL && xa_load(&xa, 22) == P(24),
 	   "the _bh and _irq forms do what the plain forms do");
 	check("bh irq");
+	{
+		XA_STATE(xas, &xa, 22);
+		unsigned long flags = 0;
+		bool held = true;
+
+		xas_lock_bh(&xas);
+		held &= spin_is_locked(&xa.xa_lock);
+		xas_unlock_bh(&xas);
+		xas_lock_irqsave(&xas, flags);
+		held &= spin_is_locked(&xa.xa_lock);
+		xas_unlock_irqrestore(&xas, flags);
+		xa_lock_nested(&xa, 1);
+		held &= spin_is_locked(&xa.xa_lock);
+		xa_unlock(&xa);
+		ok(held && !spin_is_locked(&xa.xa_lock), "the _bh, _irqsave and _nested lock forms take xa_lock");
+	}
 
 	/* reserving needs nodes too: under the harness's GFP_NOWAIT failures */
 	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;

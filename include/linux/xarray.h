@@ -160,6 +160,12 @@ static inline void xa_init(struct xarray *xa)
 #define xa_unlock_irq(xa)	spin_unlock_irq(&(xa)->xa_lock)
 #define xa_lock_irqsave(xa, flags)	spin_lock_irqsave(&(xa)->xa_lock, flags)
 #define xa_unlock_irqrestore(xa, flags)	spin_unlock_irqrestore(&(xa)->xa_lock, flags)
+/* No lockdep either: the nesting subclass is for the reader. */
+#define xa_lock_nested(xa, subclass)		((void)(subclass), xa_lock(xa))
+#define xa_lock_bh_nested(xa, subclass)		((void)(subclass), xa_lock(xa))
+#define xa_lock_irq_nested(xa, subclass)	((void)(subclass), xa_lock(xa))
+#define xa_lock_irqsave_nested(xa, flags, subclass)				\
+	do { (void)(subclass); xa_lock_irqsave(xa, flags); } while (0)
 
 static inline bool xa_empty(const struct xarray *xa)
 {
@@ -562,6 +568,8 @@ struct xa_state {
 #define xas_unlock_bh(xas)	xa_unlock_bh((xas)->xa)
 #define xas_lock_irq(xas)	xa_lock_irq((xas)->xa)
 #define xas_unlock_irq(xas)	xa_unlock_irq((xas)->xa)
+#define xas_lock_irqsave(xas, flags)	xa_lock_irqsave((xas)->xa, flags)
+#define xas_unlock_irqrestore(xas, flags) xa_unlock_irqrestore((xas)->xa, flags)
 
 static inline int xas_error(const struct xa_state *xas)
 {
