@@ -258,6 +258,18 @@ static struct xa_node *xa_node_alloc(gfp_t gfp)
 	return node;
 }
 
+/*
+ * The array's accounting flag joins the caller's gfp.  READ_ONCE: the
+ * lock may be dropped here, while another writer changes the head marks
+ * in the same word.
+ */
+static gfp_t xa_node_gfp(const struct xarray *xa, gfp_t gfp)
+{
+	if (READ_ONCE(((struct xarray *)xa)->xa_flags) & XA_FLAGS_ACCOUNT)
+		gfp |= __GFP_ACCOUNT;
+	return gfp;
+}
+
 static void xa_node_release(struct xa_node *node)
 {
 #ifdef CONFIG_DEBUG_VM
@@ -315,9 +327,7 @@ bool xas_nomem(struct xa_state *xas, gfp_t gfp)
 		xas_destroy(xas);
 		return false;
 	}
-	if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
-	xas->xa_alloc = xa_node_alloc(gfp);
+	xas->xa_alloc = xa_node_alloc(xa_node_gfp(xas->xa, gfp));
 	if (!xas->xa_alloc)
 		return false;
 	xas->xa_node = XAS_RESTART;
@@ -359,11 +369,7 @@ static struct xa_node *xas_alloc(struct xa_state *xas, unsigned int shift)
 	if (node) {
 		xas->xa_alloc = node->parent;
 	} else {
-		gfp_t gfp = GFP_NOWAIT;
-
-		if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
-			gfp |= __GFP_ACCOUNT;
-		node = xa_node_alloc(gfp);
+		node = xa_node_alloc(xa_node_gfp(xas->xa, GFP_NOWAIT));
 		if (!node) {
 			xas_set_err(xas, -ENOMEM);
 			return NULL;
@@ -1678,8 +1684,7 @@ void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order, gfp_
 		goto nomem;
 	if ((unsigned int)xas->xa_shift + XA_CHUNK_SHIFT > order)
 		return;		/* the new entries fit in the old entry's node */
-	if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
-		gfp |= __GFP_ACCOUNT;
+	gfp = xa_node_gfp(xas->xa, gfp);
 	while (nr--) {
 		struct xa_node *node = xa_node_alloc(gfp);
 
@@ -1777,7 +1782,6 @@ void xas_try_split(struct xa_state *xas, void *entry, unsigned int order)
 	struct xa_node *node = xas->xa_node;
 	struct xa_node *child;
 	unsigned int marks;
-	gfp_t gfp = GFP_NOWAIT;
 
 	if (xas_top(node) || xas_error(xas))
 		return;
@@ -1794,9 +1798,7 @@ void xas_try_split(struct xa_state *xas, void *entry, unsigned int order)
 	if (child) {
 		xas->xa_alloc = child->parent;
 	} else {
-		if (xas->xa->xa_flags & XA_FLAGS_ACCOUNT)
-			gfp |= __GFP_ACCOUNT;
-		child = xa_node_alloc(gfp);
+		child = xa_node_alloc(xa_node_gfp(xas->xa, GFP_NOWAIT));
 		if (!child) {
 			xas_set_err(xas, -ENOMEM);
 			return;
