@@ -4,9 +4,9 @@
  *
  * Writers store single and multi-index entries (orders 0..9, value entries
  * and pointers to immutable "folios" that record their own index and
- * order), erase them, set and clear marks, grow the tree to eleven levels
+ * order), erase them, split them in place (xas_split), set and clear marks, grow the tree to eleven levels
  * with far indices and shrink it again, with injected allocation failures
- * now and then, all under xa_lock, and keep a shadow copy of what each
+ * now and then (and stretches where every allocation under the lock fails), all under xa_lock, and keep a shadow copy of what each
  * index should hold.  A writer never stores into part of a larger entry
  * (it erases that first, as the page cache would split it), so at every
  * moment each index holds either nothing or an entry that covers it.
@@ -63,6 +63,7 @@ struct worker {
 	unsigned int seed;
 	/* writers */
 	unsigned long stores, erases, marks, far_ops, nomem_given_up, bad_erase, checks, check_failed;
+	unsigned long splits, bad_split;
 	char check_msg[200];
 	/* readers */
 	unsigned long reads, walked, retries, torn, bad;
@@ -206,6 +207,49 @@ static void store_entry(struct worker *w, unsigned long base, unsigned int order
 		w->nomem_given_up++;
 }
 
+/*
+ * Split the entry covering @index in place, as the page cache splits a
+ * large folio: xas_split() puts the old entry in every new slot (where it
+ * still covers the indices a reader finds it at), then each new slot gets
+ * an entry of its own, which needs no allocation.
+ */
+static void split_at(struct worker *w, unsigned long index)
+{
+	XA_STATE(xas, &xa, index);
+	void *entry = xas_load(&xas);
+	unsigned int order, new_order;
+	unsigned long base;
+
+	if (!entry || entry != shadow[index] || !order_of(entry))
+		return;
+	order = order_of(entry);
+	new_order = rnd(w, order);
+	base = index & ~((1UL << order) - 1);
+	{
+		XA_STATE_ORDER(sx, &xa, base, new_order);
+
+		xas_split_alloc(&sx, entry, order, GFP_KERNEL);
+		if (xas_error(&sx)) {
+			w->nomem_given_up++;
+			return;
+		}
+		xas_split(&sx, entry, order);
+		xas_destroy(&sx);
+	}
+	for (unsigned long b = base; b < base + (1UL << order); b += 1UL << new_order) {
+		XA_STATE_ORDER(px, &xa, b, new_order);
+		void *e = mk_entry(b, new_order, rnd(w, 2));
+
+		xas_store(&px, e);
+		if (xas_error(&px)) {
+			w->bad_split++;
+			return;
+		}
+		shadow_set(b, new_order, e);
+	}
+	w->splits++;
+}
+
 static void mark_at(struct worker *w, unsigned long index, xa_mark_t mark, bool set)
 {
 	XA_STATE(xas, &xa, index);
@@ -250,13 +294,17 @@ static void far_op(struct worker *w)
 	w->far_ops++;
 }
 
+/*
+ * Untidy: another writer may be between two rounds of its -ENOMEM retry,
+ * or have given up, leaving the nodes it built in the tree, empty.
+ */
 static void writer_check(struct worker *w)
 {
 	char msg[200];
 	int rc;
 
 	xa_lock(&xa);
-	rc = xa_check(&xa, msg, sizeof(msg));
+	rc = __xa_check(&xa, XA_CHECK_UNTIDY, msg, sizeof(msg));
 	xa_unlock(&xa);
 	w->checks++;
 	if (rc && !w->check_failed++)
@@ -275,9 +323,13 @@ static void writer_main(struct worker *w)
 			unsigned long base = (unsigned long)rnd(w, RANGE) & ~((1UL << order) - 1);
 
 			store_entry(w, base, order, mk_entry(base, order, rnd(w, 2)));
-		} else if (what < 80) {
+		} else if (what < 75) {
 			xa_lock(&xa);
 			erase_at(w, rnd(w, RANGE));
+			xa_unlock(&xa);
+		} else if (what < 80) {
+			xa_lock(&xa);
+			split_at(w, rnd(w, RANGE));
 			xa_unlock(&xa);
 		} else if (what < 95) {
 			mark_at(w, rnd(w, RANGE), (xa_mark_t)rnd(w, XA_MAX_MARKS), rnd(w, 2));
@@ -289,10 +341,21 @@ static void writer_main(struct worker *w)
 			__atomic_store_n(&xa_fail_alloc_nr, 1 + rnd(w, 2), __ATOMIC_RELAXED);
 			__atomic_store_n(&xa_fail_alloc_after, rnd(w, 3), __ATOMIC_RELAXED);
 		}
+		if (!(op % 1024)) {
+			/*
+			 * Every other stretch, each allocation under xa_lock
+			 * fails and only xas_nomem()'s succeeds: every store
+			 * that needs nodes retries, one node more each round.
+			 */
+			__atomic_store_n(&xa_fail_gfp_without,
+					 (op / 1024) % 2 ? __GFP_DIRECT_RECLAIM : 0,
+					 __ATOMIC_RELAXED);
+		}
 		if (!(op % 512))
 			writer_check(w);
 	}
 	__atomic_store_n(&xa_fail_alloc_after, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&xa_fail_gfp_without, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&writers_left, 1, __ATOMIC_RELEASE);
 }
 
@@ -389,6 +452,24 @@ static void read_find(struct worker *r)
 	}
 }
 
+/*
+ * Where to xas_advance() to: the entry's last index, but no further than
+ * the node the walk is in (xas_advance() moves within a node).  While a
+ * split is publishing the old entry in smaller nodes, a reader can be in
+ * one of those and still hold the old, larger entry; the kernel's readers
+ * never get there, since the folio being split is frozen and their
+ * folio_try_get() fails, but these take no reference.
+ */
+static unsigned long advance_to(const struct xa_state *xas, unsigned long last)
+{
+	unsigned long node_last;
+
+	if (!xas_is_node(xas))
+		return last;
+	node_last = xas->xa_index | ((XA_CHUNK_SIZE << xas->xa_node->shift) - 1);
+	return min(last, node_last);
+}
+
 /* filemap_get_read_batch(): xas_next from entry to entry, skipping each one's range. */
 static void read_next(struct worker *r)
 {
@@ -409,7 +490,7 @@ static void read_next(struct worker *r)
 			break;
 		}
 		entry_range(entry, &base, &order);
-		xas_advance(&xas, base + (1UL << order) - 1);
+		xas_advance(&xas, advance_to(&xas, base + (1UL << order) - 1));
 		r->walked++;
 	}
 	rcu_read_unlock();
@@ -444,6 +525,7 @@ int main(void)
 	struct worker workers[NR_WRITERS + NR_READERS] = { 0 };
 	void *args[NR_WRITERS + NR_READERS];
 	unsigned long stores = 0, erases = 0, marks = 0, far = 0, given_up = 0, bad_erase = 0;
+	unsigned long splits = 0, bad_split = 0;
 	unsigned long checks = 0, check_failed = 0, reads = 0, walked = 0, retries = 0, torn = 0, bad = 0;
 	unsigned long mismatches = 0;
 	struct machine_threads *t;
@@ -478,6 +560,8 @@ int main(void)
 		erases += w->erases;
 		marks += w->marks;
 		far += w->far_ops;
+		splits += w->splits;
+		bad_split += w->bad_split;
 		given_up += w->nomem_given_up;
 		bad_erase += w->bad_erase;
 		checks += w->checks;
@@ -492,17 +576,20 @@ int main(void)
 		if (w->bad)
 			diag("reader %d: %s", i, w->bad_msg);
 	}
-	diag("%s: %lu stores, %lu erases, %lu mark changes, %lu far-index ops, %lu stores gave up on -ENOMEM",
-	     MM_KERNEL_NAME, stores, erases, marks, far, given_up);
+	diag("%s: %lu stores, %lu erases, %lu splits, %lu mark changes, %lu far-index ops, "
+	     "%lu stores or splits gave up on -ENOMEM",
+	     MM_KERNEL_NAME, stores, erases, splits, marks, far, given_up);
 	diag("readers: %lu loads, %lu entries walked, %lu retries after meeting a node being freed, "
 	     "%lu torn reads through a sibling that the recheck caught", reads, walked, retries, torn);
-	ok(stores > 0 && erases > 0 && marks > 0 && reads > 0 && walked > 0, "writers and readers ran");
+	ok(stores > 0 && erases > 0 && marks > 0 && splits > 0 && reads > 0 && walked > 0,
+	   "writers and readers ran");
+	is_int(bad_split, 0, "each new entry of a split was stored without an allocation");
 	is_int(bad, 0, "every entry a reader found, and its recheck confirmed, covers the index it was found at");
 	is_int(bad_erase, 0, "every entry a writer erased was the shadow's, with its own order");
 	is_int(check_failed, 0, "xa_check passed at each of %lu checks during the run", checks);
 
 	xa_lock(&xa);
-	rc = xa_check(&xa, msg, sizeof(msg));
+	rc = __xa_check(&xa, XA_CHECK_UNTIDY, msg, sizeof(msg));
 	for (unsigned long i = 0; i < RANGE; i++)
 		mismatches += xa_load(&xa, i) != shadow[i];
 	for (unsigned int i = 0; i < NR_FAR; i++)

@@ -55,6 +55,33 @@ static void test_add(void)
 	folio_put(dup);
 }
 
+/*
+ * filemap_add_folio() hands its gfp to the XArray.  With every allocation
+ * that may not sleep failing (the kernel's userspace harness), GFP_NOWAIT
+ * cannot get the nodes a far index needs; GFP_KERNEL drops xa_lock for
+ * each and completes.
+ */
+static void test_add_nomem(void)
+{
+	struct folio *a = folio_alloc(GFP_KERNEL, 0), *b = folio_alloc(GFP_KERNEL, 0);
+	pgoff_t far = 1UL << 30;
+	unsigned long nrpages = mapping.nrpages;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	is_int(filemap_add_folio(&mapping, a, far, GFP_NOWAIT), -ENOMEM,
+	       "GFP_NOWAIT and no node to be had: -ENOMEM");
+	ok(folio_ref_count(a) == 1 && !folio_test_locked(a) && a->mapping == NULL,
+	   "the folio is left as it was");
+	is_int(filemap_add_folio(&mapping, b, far, GFP_KERNEL), 0,
+	       "GFP_KERNEL: node by node with the lock dropped, it completes");
+	xa_fail_gfp_without = 0;
+	ok(xa_load(&mapping.i_pages, far) == b && mapping.nrpages == nrpages + 1, "and the folio is there");
+	folio_put(a);
+	folio_mark_uptodate(b);
+	folio_unlock(b);
+	folio_put(b);
+}
+
 static void test_read(void)
 {
 	struct folio *folio;
@@ -140,6 +167,7 @@ int main(void)
 	ok(mem_init(16ULL << 20) == 0, "boot");
 	address_space_init(&mapping);
 	test_add();
+	test_add_nomem();
 	test_read();
 	test_remove_mapping();
 	test_truncate_with_reader();

@@ -1,9 +1,12 @@
 /*
  * The XArray, one operation at a time: shapes of the tree as it grows and
  * shrinks, value entries, marks, multi-index entries, the -ENOMEM retry
- * loop (with injected allocation failures), iteration, freeing nodes after
- * a grace period, and the invariant checker: it passes after every
- * operation and catches corrupted counts, marks and sibling entries.
+ * loop (with injected allocation failures, and its progress when every
+ * GFP_NOWAIT allocation fails), reserved entries, insert, cmpxchg, ID
+ * allocation, ranges, splitting, the node-update callback, extract and
+ * dump, iteration, freeing nodes after a grace period, and the invariant
+ * checker: it passes after every operation and catches corrupted counts,
+ * marks and sibling entries.
  */
 #include <limits.h>
 #include <string.h>
@@ -39,6 +42,20 @@ static void check(const char *what)
 
 	nr_checks++;
 	if (check_now(&xa, msg, sizeof(msg)) && !nr_check_failures++)
+		snprintf(first_failure, sizeof(first_failure), "after %s: %s", what, msg);
+}
+
+/* For a tree that a store which met -ENOMEM may have left nodes in. */
+static void check_untidy(const char *what)
+{
+	char msg[200];
+	int rc;
+
+	nr_checks++;
+	xa_lock(&xa);
+	rc = __xa_check(&xa, XA_CHECK_UNTIDY, msg, sizeof(msg));
+	xa_unlock(&xa);
+	if (rc && !nr_check_failures++)
 		snprintf(first_failure, sizeof(first_failure), "after %s: %s", what, msg);
 }
 
@@ -476,17 +493,20 @@ static void test_nomem(void)
 		check("nomem retried store");
 	}
 
-	/* a failure half-way down, then the retry */
+	/* a failure half-way down: the level it added stays, for the retry */
 	{
 		XA_STATE(xas, &xa, 300000);
+		char msg[200];
 
 		fail_allocs(1, 1);
 		xas_lock(&xas);
 		xas_store(&xas, P(3));
 		is_int(xas_error(&xas), -ENOMEM, "a store needing five nodes fails at the second");
 		xas_unlock(&xas);
-		check("nomem half-way failed");
-		is_int(root_shift(), 6, "the failed store took back the level it added");
+		check_untidy("nomem half-way failed");
+		is_int(root_shift(), 12, "the level the failed store added above the head stays");
+		ok(check_now(&xa, msg, sizeof(msg)) == -EINVAL && strstr(msg, "should have shrunk"),
+		   "a strict check sees that head level, the untidy one lets it pass");
 		ok(xas_nomem(&xas, GFP_KERNEL), "xas_nomem");
 		xas_lock(&xas);
 		xas_store(&xas, P(3));
@@ -496,31 +516,944 @@ static void test_nomem(void)
 		check("nomem half-way");
 	}
 
-	/* giving up: nothing changed, nothing left behind */
+	/* giving up: as in the kernel, the nodes it built stay in the tree */
 	live = live_nodes();
 	fail_allocs(0, 2);
 	is_int(store_order(1UL << 40, 0, P(4)), -ENOMEM, "when the retry's allocation fails too, the store gives up");
 	check("nomem give up");
 	ok(xa_load(&xa, 1UL << 40) == NULL, "having stored nothing");
-	is_int(live_nodes(), live, "and left no node behind");
+	is_int(live_nodes(), live, "its first allocation failed: no node added");
 
 	fail_allocs(2, 2);
-	is_int(store_order(1UL << 40, 3, P(5)), -ENOMEM, "giving up after adding nodes, twice");
-	check("nomem give up later");
-	is_int(live_nodes(), live, "removes the nodes it added");
-	is_int(root_shift(), 18, "and the levels it added above the head");
+	is_int(store_order(1UL << 40, 3, P(5)), -ENOMEM, "giving up after adding two nodes");
+	check_untidy("nomem give up later");
+	is_int(live_nodes(), live + 2, "leaves those two nodes in the tree");
+	is_int(root_shift(), 30, "two levels above the old head");
+	ok(xa_load(&xa, 1UL << 40) == NULL && xa_load(&xa, 300000) == P(3), "loads are unaffected");
+	{
+		long allocated = atomic_long_read(&xa_nodes_allocated);
+
+		/* from a shift-18 head: levels 24, 30, 36, then 30..0 below: 9 nodes */
+		is_int(store_order(1UL << 40, 3, P(5)), 0, "a later store there succeeds");
+		is_int(atomic_long_read(&xa_nodes_allocated) - allocated, 9 - 2,
+		       "allocating only the nodes the failed one did not leave");
+		check("store after give up");
+		xa_erase(&xa, 1UL << 40);
+		check("erase after give up");
+	}
+	live = live_nodes();
 
 	fail_allocs(0, 2);
 	is_int(xa_err(xa_store(&xa, 1UL << 41, P(6), GFP_KERNEL)), -ENOMEM,
 	       "xa_store returns xa_err(-ENOMEM) when it gives up");
 	check("xa_store give up");
-	is_int(live_nodes(), live, "leaving no node behind");
+	is_int(live_nodes(), live, "leaving no node behind when its first allocation failed");
 	ok(xa_fail_alloc_after == -1, "the failure hook disarmed itself");
 
 	xa_destroy(&xa);
 	ok(xa_empty(&xa), "xa_destroy empties the array");
 	is_int(live_nodes(), 0, "and frees every node after a grace period");
 	checks_passed("nomem");
+}
+
+/*
+ * The kernel's userspace harness: every allocation that may not sleep
+ * fails, so each node a store needs comes from xas_nomem(), one per
+ * round.  A store needing N new nodes must complete in N + 1 rounds.
+ */
+#define MAX_ROUNDS	40
+
+/* The advanced API's loop, counting the xas_store() calls. */
+static int store_rounds(unsigned long index, unsigned int order, void *entry, int *rounds)
+{
+	XA_STATE_ORDER(xas, &xa, index, order);
+
+	*rounds = 0;
+	do {
+		xas_lock(&xas);
+		xas_store(&xas, entry);
+		xas_unlock(&xas);
+		check_untidy("a round of the retry loop");
+		/* No progress (the old undo): xa_alloc was used and freed, nothing leaks. */
+		if (++*rounds == MAX_ROUNDS)
+			break;
+	} while (xas_nomem(&xas, GFP_KERNEL));
+	return xas_error(&xas);
+}
+
+/* The same bound for random stores into a random tree. */
+static void test_nomem_random(void)
+{
+	unsigned int seed = 5;
+	int max_rounds = 0, rounds, err;
+	bool done = true, exact = true;
+	long allocated;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	for (int i = 0; i < 300; i++) {
+		unsigned int order = (unsigned int)rand_r(&seed) % 13;
+		unsigned long index = ((unsigned long)rand_r(&seed) << (rand_r(&seed) % 40)) &
+				      ~((1UL << order) - 1);
+
+		allocated = atomic_long_read(&xa_nodes_allocated);
+		err = store_rounds(index, order, xa_mk_value(i), &rounds);
+		check_untidy("random progress");
+		done &= !err && xa_load(&xa, index) == xa_mk_value(i);
+		exact &= rounds == atomic_long_read(&xa_nodes_allocated) - allocated + 1;
+		if (rounds > max_rounds)
+			max_rounds = rounds;
+	}
+	xa_fail_gfp_without = 0;
+	ok(done && exact, "300 random stores (orders 0..12, indices spread over 64 bits): "
+	   "each completes in one round more than its new nodes");
+	ok(max_rounds > 3 && max_rounds <= 12, "at most 12 rounds (eleven levels); %d seen", max_rounds);
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("nomem random");
+}
+
+static void test_nomem_progress(void)
+{
+	static const struct {
+		unsigned long index;
+		unsigned int order;
+	} cases[] = {
+		{ 3, 0 }, { 4096, 0 }, { 5000, 2 }, { 1UL << 20, 6 }, { 1UL << 33, 9 },
+		{ (1UL << 40) + 64, 0 }, { ULONG_MAX, 0 }, { 0, 7 },
+	};
+	bool exact = true, done = true;
+	long allocated;
+	int rounds, err;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	err = store_rounds(64, 0, P(64), &rounds);
+	is_int(err, 0, "every GFP_NOWAIT allocation fails: a store at 64 in an empty array completes");
+	is_int(rounds, 3, "in 3 rounds (a shift-6 head and a leaf, one node per round)");
+	check("progress at 64");
+	xa_destroy(&xa);
+
+	err = store_rounds(1UL << 30, 0, P(30), &rounds);
+	is_int(err, 0, "a store at 1<<30 in an empty array completes");
+	is_int(rounds, 7, "in 7 rounds (six levels, shifts 30 down to 0)");
+	check("progress at 1<<30");
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		allocated = atomic_long_read(&xa_nodes_allocated);
+		err = store_rounds(cases[i].index, cases[i].order, P(200 + i), &rounds);
+		check("progress");
+		done &= !err && xa_load(&xa, cases[i].index) == P(200 + i);
+		if (rounds != atomic_long_read(&xa_nodes_allocated) - allocated + 1) {
+			exact = false;
+			diag("order %u at %#lx: %d rounds for %ld new nodes", cases[i].order,
+			     cases[i].index, rounds, atomic_long_read(&xa_nodes_allocated) - allocated);
+		}
+	}
+	ok(done, "stores of orders 0..9 up to ULONG_MAX into a growing tree all complete");
+	ok(exact, "each in one round more than the nodes it needed");
+
+	if (done && exact) {
+		/* the normal API: never tried while the bounded loop fails, it would spin */
+		allocated = atomic_long_read(&xa_nodes_allocated);
+		ok(xa_store(&xa, 1UL << 50, P(50), GFP_KERNEL) == NULL && xa_load(&xa, 1UL << 50) == P(50),
+		   "xa_store with GFP_KERNEL completes, dropping the lock to allocate");
+		/* below the shift-48 node that holds 1<<40: shifts 42 down to 0 */
+		is_int(atomic_long_read(&xa_nodes_allocated) - allocated, 8,
+		       "its eight nodes all allocated by the GFP_KERNEL retries");
+		check("xa_store progress");
+	}
+	allocated = atomic_long_read(&xa_nodes_allocated);
+	is_int(xa_err(xa_store(&xa, 1UL << 51, P(51), GFP_NOWAIT)), -ENOMEM,
+	       "xa_store with GFP_NOWAIT that needs a node fails");
+	is_int(atomic_long_read(&xa_nodes_allocated) - allocated, 0, "having allocated nothing");
+	ok(xa_store(&xa, 4097, P(65), GFP_NOWAIT) == NULL && xa_load(&xa, 4097) == P(65),
+	   "one that needs no node succeeds");
+	check_untidy("GFP_NOWAIT");
+	xa_fail_gfp_without = 0;
+
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("nomem progress");
+}
+
+/* --- reserved entries, insert, cmpxchg, get_order ---------------------------- */
+
+/* The kernel's xa_store(XA_ZERO_ENTRY) reserves; it used to be refused. */
+static void test_zero_entry(void)
+{
+	unsigned long index, warns = vm_warn_count;
+	void *entry;
+	int n = 0;
+
+	ok(xa_store(&xa, 5, XA_ZERO_ENTRY, GFP_KERNEL) == NULL, "xa_store(XA_ZERO_ENTRY) is accepted");
+	is_int(vm_warn_count - warns, 0, "without a warning");
+	check("store zero");
+	ok(!xa_empty(&xa), "a reserved index makes the array non-empty");
+	ok(xa_load(&xa, 5) == NULL && xa_load(&xa, 4) == NULL, "and loads as NULL");
+	xa_for_each(&xa, index, entry)
+		n++;
+	is_int(n, 0, "xa_for_each does not visit it");
+	ok(xa_store(&xa, 5, P(5), GFP_KERNEL) == NULL, "a store over it returns NULL");
+	ok(xa_load(&xa, 5) == P(5), "and is there");
+	ok(xa_store(&xa, 5, XA_ZERO_ENTRY, GFP_KERNEL) == P(5), "storing zero over an entry returns it");
+	ok(xa_erase(&xa, 5) == NULL && xa_empty(&xa), "erasing a reserved index returns NULL and empties");
+	check("erase zero");
+
+	ok(xa_store(&xa, 0, XA_ZERO_ENTRY, GFP_KERNEL) == NULL, "reserve index 0 of an empty array");
+	ok(xa_is_node(xa.xa_head) && xa_to_node(xa.xa_head)->count == 1,
+	   "it gets a leaf, as in the kernel, not the head");
+	check("zero at 0");
+	ok(!xa_empty(&xa) && xa_load(&xa, 0) == NULL, "non-empty, loads NULL");
+	ok(xa_erase(&xa, 0) == NULL && xa_empty(&xa), "erase");
+	is_int(live_nodes(), 0, "every node freed");
+
+	vm_warn_quiet = true;
+	is_int(xa_err(xa_store(&xa, 6, XA_RETRY_ENTRY, GFP_KERNEL)), -EINVAL,
+	       "the retry entry is still refused");
+	vm_warn_quiet = false;
+	is_int(vm_warn_count - warns, 1, "with a warning");
+	vm_warn_count = warns;
+	checks_passed("zero entry");
+}
+
+static void test_insert_cmpxchg(void)
+{
+	unsigned long warns = vm_warn_count;
+
+	is_int(xa_insert(&xa, 10, P(10), GFP_KERNEL), 0, "xa_insert into an empty index");
+	ok(xa_load(&xa, 10) == P(10), "stores");
+	is_int(xa_insert(&xa, 10, P(11), GFP_KERNEL), -EBUSY, "xa_insert over an entry: -EBUSY");
+	ok(xa_load(&xa, 10) == P(10), "leaving it");
+	is_int(xa_insert(&xa, 11, NULL, GFP_KERNEL), 0, "xa_insert(NULL) reserves");
+	ok(xa_load(&xa, 11) == NULL, "the reserved index loads NULL");
+	is_int(xa_insert(&xa, 11, P(11), GFP_KERNEL), -EBUSY, "and a later insert there is -EBUSY");
+	vm_warn_quiet = true;
+	is_int(xa_insert(&xa, 12, xa_mk_sibling(0), GFP_KERNEL), -EINVAL, "an internal entry: -EINVAL");
+	vm_warn_quiet = false;
+	vm_warn_count = warns;
+	check("insert");
+
+	ok(xa_cmpxchg(&xa, 10, P(99), P(12), GFP_KERNEL) == P(10), "xa_cmpxchg with the wrong old returns the current entry");
+	ok(xa_load(&xa, 10) == P(10), "and stores nothing");
+	ok(xa_cmpxchg(&xa, 10, P(10), P(12), GFP_KERNEL) == P(10), "with the right old returns it");
+	ok(xa_load(&xa, 10) == P(12), "and stores");
+	ok(xa_cmpxchg(&xa, 13, NULL, P(13), GFP_KERNEL) == NULL && xa_load(&xa, 13) == P(13),
+	   "NULL -> entry on an empty index stores");
+	ok(xa_cmpxchg(&xa, 13, P(13), NULL, GFP_KERNEL) == P(13) && xa_load(&xa, 13) == NULL,
+	   "entry -> NULL erases");
+	ok(xa_cmpxchg(&xa, 11, NULL, P(11), GFP_KERNEL) == NULL && xa_load(&xa, 11) == NULL,
+	   "NULL -> entry on a reserved index returns NULL and stores nothing");
+	ok(xa_cmpxchg(&xa, 11, XA_ZERO_ENTRY, P(11), GFP_KERNEL) == NULL && xa_load(&xa, 11) == P(11),
+	   "XA_ZERO_ENTRY -> entry fills it");
+	check("cmpxchg");
+
+	is_int(xa_reserve(&xa, 20, GFP_KERNEL), 0, "xa_reserve");
+	ok(xa_load(&xa, 20) == NULL && xa_insert(&xa, 20, P(20), GFP_KERNEL) == -EBUSY,
+	   "a reserved index loads NULL and refuses xa_insert");
+	is_int(xa_reserve(&xa, 10, GFP_KERNEL), 0, "xa_reserve over an entry succeeds");
+	ok(xa_load(&xa, 10) == P(12), "leaving the entry");
+	xa_release(&xa, 10);
+	ok(xa_load(&xa, 10) == P(12), "xa_release of an index that holds an entry leaves it");
+	xa_release(&xa, 20);
+	is_int(xa_insert(&xa, 20, P(20), GFP_KERNEL), 0, "xa_release frees a reserved index");
+	is_int(xa_reserve_bh(&xa, 21, GFP_KERNEL), 0, "xa_reserve_bh");
+	ok(xa_store_irq(&xa, 21, P(21), GFP_KERNEL) == NULL, "a store over a reserved index returns NULL");
+	xa_release(&xa, 21);
+	ok(xa_load(&xa, 21) == P(21), "and xa_release then leaves it");
+	check("reserve");
+	ok(xa_erase_bh(&xa, 21) == P(21) && xa_erase_irq(&xa, 20) == P(20) &&
+	   xa_insert_irq(&xa, 22, P(22), GFP_KERNEL) == 0 && xa_insert_bh(&xa, 22, P(22), GFP_KERNEL) == -EBUSY &&
+	   xa_cmpxchg_bh(&xa, 22, P(22), P(23), GFP_KERNEL) == P(22) &&
+	   xa_cmpxchg_irq(&xa, 22, P(23), NULL, GFP_KERNEL) == P(23) && xa_load(&xa, 22) == NULL &&
+	   xa_store_bh(&xa, 22, P(24), GFP_KERNEL) == NULL && xa_load(&xa, 22) == P(24),
+	   "the _bh and _irq forms do what the plain forms do");
+	check("bh irq");
+	{
+		XA_STATE(xas, &xa, 22);
+		unsigned long flags = 0;
+		bool held = true;
+
+		xas_lock_bh(&xas);
+		held &= spin_is_locked(&xa.xa_lock);
+		xas_unlock_bh(&xas);
+		xas_lock_irqsave(&xas, flags);
+		held &= spin_is_locked(&xa.xa_lock);
+		xas_unlock_irqrestore(&xas, flags);
+		xa_lock_nested(&xa, 1);
+		held &= spin_is_locked(&xa.xa_lock);
+		xa_unlock(&xa);
+		ok(held && !spin_is_locked(&xa.xa_lock), "the _bh, _irqsave and _nested lock forms take xa_lock");
+	}
+
+	/* reserving needs nodes too: under the harness's GFP_NOWAIT failures */
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	is_int(xa_reserve(&xa, 1UL << 30, GFP_NOWAIT), -ENOMEM, "xa_reserve with GFP_NOWAIT: -ENOMEM");
+	is_int(xa_reserve(&xa, 1UL << 30, GFP_KERNEL), 0, "with GFP_KERNEL it completes, node by node");
+	is_int(xa_insert(&xa, (1UL << 30) + 64, P(30), GFP_NOWAIT), -ENOMEM, "so does xa_insert: NOWAIT fails");
+	is_int(xa_insert(&xa, 1UL << 40, P(40), GFP_KERNEL), 0, "GFP_KERNEL completes");
+	ok(xa_cmpxchg(&xa, 1UL << 41, NULL, P(41), GFP_KERNEL) == NULL && xa_load(&xa, 1UL << 41) == P(41),
+	   "and xa_cmpxchg");
+	xa_fail_gfp_without = 0;
+	check_untidy("insert under nomem");
+	ok(xa_insert(&xa, 1UL << 30, P(30), GFP_KERNEL) == -EBUSY && xa_load(&xa, 1UL << 30) == NULL,
+	   "the index reserved through the retries is reserved");
+
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("insert, cmpxchg, reserve");
+}
+
+static void test_get_order(void)
+{
+	XA_STATE(xas, &xa, 0);
+	bool orders = true;
+
+	is_int(xa_get_order(&xa, 100), 0, "xa_get_order of an empty index is 0");
+	xa_store(&xa, 100, P(100), GFP_KERNEL);
+	is_int(xa_get_order(&xa, 100), 0, "of a single entry 0");
+	for (unsigned int order = 1; order <= 12; order++) {
+		unsigned long base = 1UL << 20;
+
+		store_order(base, order, P(order));
+		for (unsigned long i = 0; i < (1UL << order); i += 1 + (i >> 2))
+			orders &= xa_get_order(&xa, base + i) == (int)order;
+		orders &= xa_get_order(&xa, base + (1UL << order)) == 0;
+		check("get_order");
+		xa_erase(&xa, base);
+	}
+	ok(orders, "orders 1..12: every index of the entry reports its order, the next index 0");
+	store_order(0, 4, XA_ZERO_ENTRY);
+	is_int(xa_get_order(&xa, 9), 4, "a reserved multi-index entry has its order too");
+	ok(xa_load(&xa, 9) == NULL, "while loading NULL");
+	check("reserved multi-index");
+
+	ok(!xas_marked(&xas, XA_MARK_1), "xas_marked: no entry has mark 1");
+	xa_set_mark(&xa, 100, XA_MARK_1);
+	ok(xas_marked(&xas, XA_MARK_1), "xas_marked: one does");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("get_order");
+}
+
+/* --- ID allocation ---------------------------------------------------------------- */
+
+static DEFINE_XARRAY_ALLOC(ida);
+static DEFINE_XARRAY_ALLOC1(ida1);
+
+static void check_on(struct xarray *x, const char *what)
+{
+	char msg[200];
+
+	nr_checks++;
+	if (check_now(x, msg, sizeof(msg)) && !nr_check_failures++)
+		snprintf(first_failure, sizeof(first_failure), "after %s: %s", what, msg);
+}
+
+static void test_alloc_basic(void)
+{
+	bool ids = true, loads = true;
+	unsigned long warns = vm_warn_count;
+	u32 id = 12345;
+
+	ok(xa_marked(&ida, XA_FREE_MARK) && !xa_marked(&ida1, XA_FREE_MARK),
+	   "DEFINE_XARRAY_ALLOC: index 0 free; ALLOC1: not");
+	for (u32 i = 0; i < 200; i++) {
+		ids &= xa_alloc(&ida, &id, P(i), xa_limit_32b, GFP_KERNEL) == 0 && id == i;
+		check_on(&ida, "alloc");
+	}
+	ok(ids, "200 allocations hand out 0..199 in order");
+	for (u32 i = 0; i < 200; i++)
+		loads &= xa_load(&ida, i) == P(i);
+	ok(loads, "each ID holds its entry");
+
+	xa_erase(&ida, 70);
+	xa_erase(&ida, 3);
+	xa_erase(&ida, 150);
+	check_on(&ida, "erase");
+	ok(xa_alloc(&ida, &id, P(1000), xa_limit_32b, GFP_KERNEL) == 0 && id == 3,
+	   "after erasing 3, 70 and 150 the lowest free ID comes back first");
+	ok(xa_alloc(&ida, &id, NULL, xa_limit_32b, GFP_KERNEL) == 0 && id == 70,
+	   "xa_alloc(NULL) reserves the next (70)");
+	ok(xa_load(&ida, 70) == NULL, "which loads NULL");
+	ok(xa_store(&ida, 150, NULL, GFP_KERNEL) == NULL && xa_load(&ida, 150) == NULL,
+	   "xa_store(NULL) in an allocating array reserves rather than frees");
+	ok(xa_alloc(&ida, &id, P(1001), xa_limit_32b, GFP_KERNEL) == 0 && id == 200,
+	   "so the next ID is 200");
+	xa_erase(&ida, 150);
+	ok(xa_alloc(&ida, &id, P(1002), xa_limit_32b, GFP_KERNEL) == 0 && id == 150,
+	   "xa_erase does free it");
+	check_on(&ida, "reserve");
+
+	id = 7;
+	is_int(xa_alloc(&ida, &id, P(1), XA_LIMIT(5, 7), GFP_KERNEL), -EBUSY,
+	       "XA_LIMIT(5, 7) with 5..7 in use: -EBUSY");
+	is_int(id, 7, "leaving *id alone");
+	xa_erase(&ida, 6);
+	ok(xa_alloc(&ida, &id, P(6), XA_LIMIT(5, 7), GFP_KERNEL) == 0 && id == 6, "one freed: that one");
+	ok(xa_alloc(&ida, &id, P(1), XA_LIMIT(100000, 200000), GFP_KERNEL) == 0 && id == 100000,
+	   "a limit beyond the tree starts at its min");
+	ok(xa_alloc(&ida, &id, P(1), XA_LIMIT(UINT32_MAX, UINT32_MAX), GFP_KERNEL) == 0 && id == UINT32_MAX,
+	   "UINT32_MAX can be allocated");
+	is_int(xa_alloc(&ida, &id, P(1), XA_LIMIT(UINT32_MAX, UINT32_MAX), GFP_KERNEL), -EBUSY,
+	       "once");
+	ok(xa_limit_31b.max == INT32_MAX && xa_limit_16b.max == UINT16_MAX && xa_limit_32b.max == UINT32_MAX &&
+	   !xa_limit_32b.min, "the limits' bounds");
+	check_on(&ida, "limits");
+	{
+		XA_STATE(xas, &ida, 5);
+		struct xa_node *leaf, *parent;
+		char msg[200];
+
+		xa_lock(&ida);
+		xas_load(&xas);
+		leaf = xas.xa_node;
+		parent = leaf->parent;
+		leaf->marks[XA_FREE_MARK][0] |= BIT(5);
+		ok(xa_check(&ida, msg, sizeof(msg)) == -EINVAL && strstr(msg, "free mark set on used slot 5"),
+		   "mutant: the checker catches a free mark on a used slot (%s)", msg);
+		leaf->marks[XA_FREE_MARK][0] &= ~BIT(5);
+		parent->marks[XA_FREE_MARK][0] |= BIT(leaf->offset);
+		ok(xa_check(&ida, msg, sizeof(msg)) == -EINVAL && strstr(msg, "no free slot"),
+		   "mutant: and one above a full child (%s)", msg);
+		parent->marks[XA_FREE_MARK][0] &= ~BIT(leaf->offset);
+		ok(xa_check(&ida, msg, sizeof(msg)) == 0, "restored");
+		xa_unlock(&ida);
+	}
+
+	vm_warn_quiet = true;
+	is_int(xa_alloc(&xa, &id, P(1), xa_limit_32b, GFP_KERNEL), -EINVAL,
+	       "xa_alloc on an array without XA_FLAGS_ALLOC: -EINVAL");
+	is_int(xa_alloc(&ida, &id, XA_RETRY_ENTRY, xa_limit_32b, GFP_KERNEL), -EINVAL,
+	       "an internal entry: -EINVAL");
+	vm_warn_quiet = false;
+	is_int(vm_warn_count - warns, 2, "with a warning each");
+	vm_warn_count = warns;
+
+	xa_destroy(&ida);
+	ok(xa_empty(&ida) && xa_marked(&ida, XA_FREE_MARK), "destroyed: empty, index 0 free again");
+	ok(xa_alloc(&ida, &id, P(0), xa_limit_32b, GFP_KERNEL) == 0 && id == 0 && ida.xa_head == P(0),
+	   "the first ID is 0, in the head");
+	ok(xa_erase(&ida, 0) == P(0) && xa_empty(&ida) && xa_marked(&ida, XA_FREE_MARK), "and back");
+	check_on(&ida, "head");
+
+	/* ALLOC1 */
+	ok(xa_alloc(&ida1, &id, P(1), xa_limit_32b, GFP_KERNEL) == 0 && id == 1, "ALLOC1: the first ID is 1");
+	ok(xa_alloc(&ida1, &id, P(2), xa_limit_32b, GFP_KERNEL) == 0 && id == 2, "then 2");
+	ok(xa_load(&ida1, 0) == NULL, "index 0 loads NULL");
+	check_on(&ida1, "alloc1");
+	xa_erase(&ida1, 1);
+	xa_erase(&ida1, 2);
+	check_on(&ida1, "alloc1 erase");
+	ok(xa_empty(&ida1), "erasing every ID empties it");
+	ok(xa_alloc(&ida1, &id, P(3), xa_limit_32b, GFP_KERNEL) == 0 && id == 1, "and 1 comes first again");
+	xa_destroy(&ida1);
+	ok(xa_empty(&ida1) && !xa_marked(&ida1, XA_FREE_MARK), "xa_destroy keeps index 0 busy");
+	ok(xa_alloc(&ida1, &id, P(3), xa_limit_32b, GFP_KERNEL) == 0 && id == 1, "still 1 first");
+	xa_destroy(&ida1);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("alloc");
+}
+
+static void test_alloc_random(void)
+{
+	static bool used[600];
+	unsigned int seed = 11;
+	bool lowest = true;
+	u32 id;
+
+	for (unsigned int op = 0; op < 3000; op++) {
+		u32 i = (u32)rand_r(&seed) % 600;
+
+		if (rand_r(&seed) % 3) {
+			u32 want = 0;
+
+			while (want < 600 && used[want])
+				want++;
+			if (want == 600)
+				continue;
+			lowest &= xa_alloc(&ida, &id, xa_mk_value(op), XA_LIMIT(0, 599), GFP_KERNEL) == 0 &&
+				  id == want;
+			used[want] = true;
+		} else {
+			xa_erase(&ida, i);
+			used[i] = false;
+		}
+		check_on(&ida, "random alloc/erase");
+	}
+	ok(lowest, "3000 random allocations and frees: xa_alloc always takes the lowest free ID");
+	xa_destroy(&ida);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("alloc random");
+}
+
+static void test_alloc_cyclic(void)
+{
+	u32 id, next = 0;
+	int ret;
+	bool seq = true;
+
+	for (u32 i = 0; i < 4; i++)
+		seq &= xa_alloc_cyclic(&ida, &id, P(i), XA_LIMIT(0, 3), &next, GFP_KERNEL) == 0 &&
+		       id == i && next == i + 1;
+	ok(seq, "xa_alloc_cyclic hands out 0..3, *next following");
+	xa_erase(&ida, 1);
+	xa_erase(&ida, 2);
+	ret = xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL);
+	ok(ret == 1 && id == 1 && next == 2, "past the limit it wraps to the lowest free ID and returns 1");
+	ret = xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL);
+	ok(ret == 0 && id == 2 && next == 3, "then carries on from *next, returning 0");
+	xa_erase(&ida, 1);
+	ret = xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL);
+	is_int(ret, 1, "from 3, full above: wraps to 1");
+	is_int(xa_alloc_cyclic(&ida, &id, P(9), XA_LIMIT(0, 3), &next, GFP_KERNEL), -EBUSY,
+	       "every ID in use: -EBUSY");
+	check_on(&ida, "cyclic");
+	xa_destroy(&ida);
+
+	next = UINT32_MAX;
+	ret = xa_alloc_cyclic(&ida, &id, P(1), xa_limit_32b, &next, GFP_KERNEL);
+	ok(ret == 0 && id == UINT32_MAX && next == 0, "at UINT32_MAX: allocated, *next wraps to 0");
+	ok(ida.xa_flags & XA_FLAGS_ALLOC_WRAPPED, "the array remembers the wrap");
+	ret = xa_alloc_cyclic(&ida, &id, P(2), xa_limit_32b, &next, GFP_KERNEL);
+	ok(ret == 1 && id == 0 && next == 1, "the next allocation, at 0, returns 1");
+	ok(!(ida.xa_flags & XA_FLAGS_ALLOC_WRAPPED), "once");
+	ret = xa_alloc_cyclic(&ida, &id, P(3), xa_limit_32b, &next, GFP_KERNEL);
+	ok(ret == 0 && id == 1, "then 0 again");
+	check_on(&ida, "cyclic wrap");
+	xa_destroy(&ida);
+
+	/* under the harness's GFP_NOWAIT failures */
+	ok(xa_alloc(&ida, &id, P(0), xa_limit_32b, GFP_KERNEL) == 0 && id == 0, "ID 0, in the head");
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	next = 1U << 30;
+	/* at *next, then (as the kernel does after any error) from the limit's min: both need nodes */
+	is_int(xa_alloc_cyclic(&ida, &id, P(4), xa_limit_32b, &next, GFP_NOWAIT), -ENOMEM,
+	       "GFP_NOWAIT allocation needing nodes: -ENOMEM");
+	is_int(next, 1U << 30, "*next unchanged");
+	ok(xa_alloc_cyclic(&ida, &id, P(4), xa_limit_32b, &next, GFP_KERNEL) >= 0 && id == 1U << 30,
+	   "GFP_KERNEL completes at *next");
+	ok(xa_alloc(&ida, &id, P(5), XA_LIMIT(1U << 31, UINT32_MAX), GFP_KERNEL) == 0 && id == 1U << 31,
+	   "xa_alloc too");
+	xa_fail_gfp_without = 0;
+	nr_checks++;
+	{
+		char msg[200];
+		int rc;
+
+		xa_lock(&ida);
+		rc = __xa_check(&ida, XA_CHECK_UNTIDY, msg, sizeof(msg));
+		xa_unlock(&ida);
+		if (rc && !nr_check_failures++)
+			snprintf(first_failure, sizeof(first_failure), "after nomem alloc: %s", msg);
+	}
+	xa_destroy(&ida);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("alloc cyclic");
+}
+
+/* --- ranges ---------------------------------------------------------------------- */
+
+static bool range_loads(unsigned long first, unsigned long last, void *entry)
+{
+	for (unsigned long i = first; i <= last; i++)
+		if (xa_load(&xa, i) != entry)
+			return false;
+	return true;
+}
+
+static void test_store_range(void)
+{
+	unsigned long warns;
+	long allocated;
+	void *e;
+
+	ok(xa_store_range(&xa, 10, 1000, P(1), GFP_KERNEL) == NULL, "xa_store_range(10, 1000)");
+	check("store_range");
+	ok(range_loads(10, 1000, P(1)) && !xa_load(&xa, 9) && !xa_load(&xa, 1001),
+	   "every index in the range loads the entry, the indices around it do not");
+	ok(xa_get_order(&xa, 512) == 8 && xa_get_order(&xa, 10) == 1 && xa_get_order(&xa, 1000) == 0,
+	   "stored as aligned blocks (512: order 8, 10: order 1, 1000: order 0)");
+	ok(xa_store_range(&xa, 10, 1000, NULL, GFP_KERNEL) == NULL && xa_empty(&xa),
+	   "storing NULL over the same range erases it all");
+	check("store_range NULL");
+
+	ok(xa_store_range(&xa, 0, ULONG_MAX, xa_mk_value(7), GFP_KERNEL) == NULL,
+	   "the whole index space");
+	check("store_range all");
+	ok(xa_load(&xa, 0) == xa_mk_value(7) && xa_load(&xa, ULONG_MAX) == xa_mk_value(7) &&
+	   xa_load(&xa, 1UL << 40) == xa_mk_value(7), "loads everywhere");
+	xa_destroy(&xa);
+
+	/* a smaller value entry into a larger one: nr_values exact (the checker counts) */
+	xa_store_range(&xa, 0, 255, xa_mk_value(1), GFP_KERNEL);
+	ok(xa_store_range(&xa, 0, 3, xa_mk_value(2), GFP_KERNEL) == NULL, "an order-2 store into an order-8 value");
+	check("smaller value over larger");
+	e = xa_load(&xa, 200);
+	ok(e == xa_mk_value(2), "replaces the whole entry, as a store into a multi-index entry does");
+	xa_store_range(&xa, 0, 3, P(3), GFP_KERNEL);
+	check("pointer over value");
+	ok(xa_load(&xa, 255) == P(3), "a pointer over it: the same, and nr_values follows");
+	xa_destroy(&xa);
+
+	warns = vm_warn_count;
+	vm_warn_quiet = true;
+	ok(xa_err(xa_store_range(&xa, 5, 4, P(1), GFP_KERNEL)) == -EINVAL &&
+	   xa_err(xa_store_range(&xa, 4, 5, XA_ZERO_ENTRY, GFP_KERNEL)) == -EINVAL,
+	   "last < first, or an internal entry: -EINVAL");
+	vm_warn_quiet = false;
+	is_int(vm_warn_count - warns, 1, "the internal entry warns");
+	vm_warn_count = warns;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	allocated = atomic_long_read(&xa_nodes_allocated);
+	ok(xa_store_range(&xa, 1UL << 30, (1UL << 30) + 300, P(2), GFP_KERNEL) == NULL &&
+	   range_loads(1UL << 30, (1UL << 30) + 300, P(2)),
+	   "under GFP_NOWAIT failures it completes, resuming after each -ENOMEM");
+	xa_fail_gfp_without = 0;
+	diag("%ld nodes allocated by xas_nomem()", atomic_long_read(&xa_nodes_allocated) - allocated);
+	check("store_range nomem");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("store_range");
+}
+
+static void test_create_range(void)
+{
+	XA_STATE_ORDER(xas, &xa, 256, 8);
+	char msg[200];
+	bool stored = true;
+	int rounds = 0;
+
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	do {
+		xas_lock(&xas);
+		xas_create_range(&xas);
+		xas_unlock(&xas);
+		check_untidy("create_range round");
+		rounds++;
+	} while (xas_nomem(&xas, GFP_KERNEL) && rounds < MAX_ROUNDS);
+	is_int(xas_error(&xas), 0, "xas_create_range completes under GFP_NOWAIT failures");
+	is_int(rounds, 6, "in six rounds: a head and four leaves, one node a round");
+	is_int(live_nodes(), 5, "five nodes");
+	ok(xas.xa_index == 256 && xas.xa_shift == 0 && xas.xa_sibs == 0,
+	   "xas is left at the start of the range, for single-index stores");
+	ok(check_now(&xa, msg, sizeof(msg)) == -EINVAL && strstr(msg, "empty node"),
+	   "the leaves are empty until stored to: the strict check says so");
+	ok(range_loads(0, 600, NULL), "and every index loads NULL");
+
+	/* every allocation fails now: the stores must need none */
+	fail_allocs(0, 1000);
+	xas_lock(&xas);
+	for (unsigned long i = 256; i < 512; i++) {
+		xas_set(&xas, i);
+		xas_store(&xas, xa_mk_value(i));
+		stored &= !xas_error(&xas);
+	}
+	xas_unlock(&xas);
+	fail_allocs(-1, 1);
+	xa_fail_gfp_without = 0;
+	ok(stored, "256 single-index stores into the range need no allocation");
+	check("filled range");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("create_range");
+}
+
+/* --- splitting ---------------------------------------------------------------------- */
+
+static bool orders_are(unsigned long first, unsigned long last, int order, void *entry)
+{
+	for (unsigned long i = first; i <= last; i++)
+		if (xa_get_order(&xa, i) != order || xa_load(&xa, i) != entry)
+			return false;
+	return true;
+}
+
+static bool marked_every(unsigned long first, unsigned long last, xa_mark_t mark)
+{
+	for (unsigned long i = first; i <= last; i++)
+		if (!xa_get_mark(&xa, i, mark))
+			return false;
+	return true;
+}
+
+static void split(unsigned long index, unsigned int new_order, void *entry, unsigned int order)
+{
+	XA_STATE_ORDER(xas, &xa, index, new_order);
+
+	xas_split_alloc(&xas, entry, order, GFP_KERNEL);
+	if (xas_error(&xas))
+		return;
+	xas_lock(&xas);
+	xas_split(&xas, entry, order);
+	xas_unlock(&xas);
+	xas_destroy(&xas);
+}
+
+static void test_split(void)
+{
+	long live;
+
+	/* in the same node: order 4 (16 slots of a leaf) into order 2 */
+	store_order(16, 4, P(16));
+	xa_set_mark(&xa, 20, XA_MARK_1);
+	live = live_nodes();
+	split(21, 2, xa_mk_value(16), 4);
+	check("split in node");
+	ok(orders_are(16, 31, 2, xa_mk_value(16)), "order 4 -> 2 in a leaf: four order-2 value entries");
+	ok(marked_every(16, 31, XA_MARK_1), "each with the old entry's mark");
+	is_int(live_nodes(), live, "no node needed");
+	xa_erase(&xa, 16);
+	ok(xa_load(&xa, 16) == NULL && xa_load(&xa, 20) == xa_mk_value(16), "they are separate entries now");
+	check("erase one");
+	xa_destroy(&xa);
+
+	/* one level down: order 6 (one slot) into 64 single entries */
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	store_order(64, 6, P(64));
+	xa_set_mark(&xa, 64, XA_MARK_0);
+	live = live_nodes();
+	split(64, 0, P(64), 6);
+	check("split one slot");
+	ok(orders_are(64, 127, 0, P(64)), "order 6 -> 0: 64 single entries in a new leaf");
+	ok(marked_every(64, 127, XA_MARK_0), "every one marked");
+	is_int(live_nodes(), live + 1, "one node");
+
+	/* order 8 (4 slots of a shift-6 node) into order 2: four leaves */
+	store_order(256, 8, xa_mk_value(2));
+	live = live_nodes();
+	split(256, 2, P(256), 8);
+	check("split four slots");
+	ok(orders_are(256, 511, 2, P(256)), "order 8 -> 2: 64 order-2 entries in four new leaves");
+	is_int(live_nodes(), live + 4, "four nodes");
+
+	/* unsupported and failing splits */
+	store_order(1UL << 20, 12, P(12));
+	{
+		XA_STATE_ORDER(xas, &xa, 1UL << 20, 0);
+		unsigned long warns = vm_warn_count;
+
+		vm_warn_quiet = true;
+		xas_split_alloc(&xas, P(12), 12, GFP_KERNEL);
+		vm_warn_quiet = false;
+		is_int(xas_error(&xas), -ENOMEM, "across two levels: refused with -ENOMEM and a warning, as the kernel");
+		is_int(vm_warn_count - warns, 1, "one warning");
+		vm_warn_count = warns;
+	}
+	{
+		XA_STATE_ORDER(xas, &xa, 1UL << 20, 6);
+
+		live = live_nodes();
+		xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+		xas_split_alloc(&xas, P(12), 12, GFP_NOWAIT);
+		xa_fail_gfp_without = 0;
+		is_int(xas_error(&xas), -ENOMEM, "xas_split_alloc with GFP_NOWAIT failing: -ENOMEM");
+		is_int(live_nodes(), live, "nothing kept");
+		xas_set_order(&xas, 1UL << 20, 6);
+		xas_split_alloc(&xas, P(12), 12, GFP_KERNEL);
+		xas_lock(&xas);
+		xas_split(&xas, P(12), 12);
+		xas_unlock(&xas);
+		ok(!xas_error(&xas) && xas.xa_alloc == NULL, "order 12 -> 6 uses each node it allocated");
+		check("split 12 -> 6");
+		ok(orders_are((1UL << 20) + 4000, (1UL << 20) + 4095, 6, P(12)), "into order-6 entries");
+	}
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("split");
+}
+
+static void test_try_split(void)
+{
+	XA_STATE_ORDER(xas, &xa, 512, 6);
+	long live;
+
+	ok(xas_try_split_min_order(9) == 6 && xas_try_split_min_order(6) == 5 &&
+	   xas_try_split_min_order(12) == 11 && xas_try_split_min_order(1) == 0 &&
+	   xas_try_split_min_order(0) == 0, "xas_try_split_min_order: down to the node's level, else one less");
+	store_order(512, 9, P(9));
+	xa_set_mark(&xa, 600, XA_MARK_2);
+	live = live_nodes();
+	xas_lock(&xas);
+	xas_try_split(&xas, P(9), 9);
+	xas_unlock(&xas);
+	ok(!xas_error(&xas) && orders_are(512, 1023, 6, P(9)), "order 9 -> 6 in place");
+	is_int(live_nodes(), live, "without a node");
+	ok(marked_every(512, 1023, XA_MARK_2), "marks copied");
+	check("try_split 9 -> 6");
+
+	xas_set_order(&xas, 512, 5);
+	xa_fail_gfp_without = __GFP_DIRECT_RECLAIM;
+	xas_lock(&xas);
+	xas_try_split(&xas, P(9), 6);
+	xas_unlock(&xas);
+	xa_fail_gfp_without = 0;
+	is_int(xas_error(&xas), -ENOMEM, "order 6 -> 5 needs a node: GFP_NOWAIT failing gives -ENOMEM");
+	ok(orders_are(512, 575, 6, P(9)), "and the entry is whole");
+	xas_set_order(&xas, 512, 5);
+	xas_lock(&xas);
+	xas_try_split(&xas, P(9), 6);
+	xas_unlock(&xas);
+	ok(!xas_error(&xas) && orders_are(512, 575, 5, P(9)), "with it, order 6 -> 5");
+	ok(orders_are(576, 1023, 6, P(9)), "the other order-6 entries are untouched");
+	is_int(live_nodes(), live + 1, "one node");
+	check("try_split 6 -> 5");
+
+	store_order(1UL << 20, 8, P(8));
+	xas_set_order(&xas, 1UL << 20, 5);
+	xas_lock(&xas);
+	xas_try_split(&xas, P(8), 8);
+	xas_unlock(&xas);
+	is_int(xas_error(&xas), -EINVAL, "order 8 -> 5 would need four nodes: -EINVAL");
+	ok(orders_are(1UL << 20, (1UL << 20) + 255, 8, P(8)), "leaving the entry whole");
+	check("try_split refused");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("try_split");
+}
+
+/* --- the update callback: workingset's shadow-node list -------------------------- */
+
+static LIST_HEAD(shadow_nodes);
+static int nr_updates;
+
+static void shadow_update(struct xa_node *node)
+{
+	nr_updates++;
+	if (node->count && node->count == node->nr_values) {
+		if (list_empty(&node->private_list))
+			list_add(&node->private_list, &shadow_nodes);
+	} else if (!list_empty(&node->private_list)) {
+		list_del_init(&node->private_list);
+	}
+}
+
+static void store_upd(unsigned long index, void *entry)
+{
+	XA_STATE(xas, &xa, index);
+
+	xas_set_update(&xas, shadow_update);
+	do {
+		xas_lock(&xas);
+		xas_store(&xas, entry);
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+}
+
+static int list_count(const struct list_head *head)
+{
+	const struct list_head *pos;
+	int n = 0;
+
+	list_for_each(pos, head)
+		n++;
+	return n;
+}
+
+static struct xa_node *leaf_of(unsigned long index)
+{
+	XA_STATE(xas, &xa, index);
+
+	xas_load(&xas);
+	return xas.xa_node;
+}
+
+static void test_update(void)
+{
+	unsigned long warns;
+	struct xa_node *leaf;
+	long live;
+
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	store_upd(64, xa_mk_value(64));
+	store_upd(65, xa_mk_value(65));
+	leaf = leaf_of(64);
+	ok(nr_updates > 0, "the callback runs");
+	ok(list_count(&shadow_nodes) == 1 && shadow_nodes.next == &leaf->private_list,
+	   "a leaf of value entries only goes on the shadow list");
+	store_upd(66, P(66));
+	is_int(list_count(&shadow_nodes), 0, "a pointer stored in it takes it off");
+	store_upd(66, NULL);
+	is_int(list_count(&shadow_nodes), 1, "erasing the pointer puts it back");
+	check("update");
+
+	live = live_nodes();
+	xa_lock(&xa);
+	xa_delete_node(leaf, shadow_update);
+	xa_unlock(&xa);
+	ok(list_empty(&shadow_nodes), "xa_delete_node: the node leaves the list (count 0 at the end)");
+	ok(xa_load(&xa, 64) == NULL && xa_load(&xa, 65) == NULL && xa_load(&xa, 0) == P(0),
+	   "its entries are gone, the others stay");
+	is_int(live_nodes(), live - 3, "it is freed, and the head and leaf left above index 0 shrink away");
+	ok(xa.xa_head == P(0), "back to a head entry");
+	check("delete_node");
+
+	xa_erase(&xa, 0);
+	store_upd(1, xa_mk_value(1));
+	store_upd(2, xa_mk_value(2));
+	is_int(list_count(&shadow_nodes), 1, "a head leaf of shadows is listed too");
+	xa_lock(&xa);
+	xa_delete_node(leaf_of(1), shadow_update);
+	xa_unlock(&xa);
+	ok(xa_empty(&xa) && list_empty(&shadow_nodes), "deleting it empties the array and the list");
+	check("delete head node");
+
+	store_upd(5, xa_mk_value(5));
+	store_upd(6, xa_mk_value(6));
+	ok(list_count(&shadow_nodes) == 1, "listed");
+	warns = vm_warn_count;
+	vm_warn_quiet = true;
+	xa_store(&xa, 7, P(7), GFP_KERNEL);
+	vm_warn_quiet = false;
+	is_int(vm_warn_count - warns, 1, "a change to a listed node without the callback warns (the kernel BUGs)");
+	vm_warn_count = warns;
+	list_del_init(shadow_nodes.next);
+	store_upd(300000, xa_mk_value(1));
+	store_upd(300000, NULL);
+	ok(list_empty(&shadow_nodes), "nodes added and freed through the callback leave no trace on the list");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("update");
+}
+
+/* --- extract and dump ------------------------------------------------------------ */
+
+static void test_extract_dump(void)
+{
+	void *dst[10];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	xa_store(&xa, 3, xa_mk_value(3), GFP_KERNEL);
+	store_order(16, 3, P(16));
+	xa_reserve(&xa, 40, GFP_KERNEL);
+	xa_store(&xa, 64, P(64), GFP_KERNEL);
+	xa_store(&xa, 200, P(200), GFP_KERNEL);
+	xa_store(&xa, 1UL << 30, P(30), GFP_KERNEL);
+	xa_set_mark(&xa, 200, XA_MARK_0);
+	xa_set_mark(&xa, 1UL << 30, XA_MARK_0);
+
+	is_int(xa_extract(&xa, dst, 0, ULONG_MAX, 10, XA_PRESENT), 5,
+	       "xa_extract: five entries (the reserved index skipped)");
+	ok(dst[0] == xa_mk_value(3) && dst[1] == P(16) && dst[2] == P(64) && dst[3] == P(200) &&
+	   dst[4] == P(30), "in index order, the multi-index entry once");
+	is_int(xa_extract(&xa, dst, 0, ULONG_MAX, 2, XA_PRESENT), 2, "at most n");
+	ok(xa_extract(&xa, dst, 17, 100, 10, XA_PRESENT) == 2 && dst[0] == P(16) && dst[1] == P(64),
+	   "from inside a multi-index entry, up to max");
+	ok(xa_extract(&xa, dst, 0, ULONG_MAX, 10, XA_MARK_0) == 2 && dst[0] == P(200) && dst[1] == P(30),
+	   "by mark");
+	is_int(xa_extract(&xa, dst, 0, ULONG_MAX, 0, XA_PRESENT), 0, "n = 0: none");
+
+	f = open_memstream(&buf, &len);
+	__xa_dump(f, &xa);
+	fclose(f);
+	ok(buf && strstr(buf, "value 3") && strstr(buf, "sibling of slot 16") &&
+	   strstr(buf, "zero (reserved)") && strstr(buf, "shift 24") && strstr(buf, "marks 1 0 0"),
+	   "xa_dump shows values, siblings, reserved entries, nodes and the head marks");
+	free(buf);
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("extract, dump");
 }
 
 /* --- iteration ---------------------------------------------------------------------- */
@@ -837,6 +1770,20 @@ int main(void)
 	test_marks();
 	test_multi();
 	test_nomem();
+	test_nomem_progress();
+	test_nomem_random();
+	test_zero_entry();
+	test_insert_cmpxchg();
+	test_get_order();
+	test_alloc_basic();
+	test_alloc_random();
+	test_alloc_cyclic();
+	test_store_range();
+	test_create_range();
+	test_split();
+	test_try_split();
+	test_update();
+	test_extract_dump();
 	test_iteration();
 	test_rcu_free();
 	test_mutants();

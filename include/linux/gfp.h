@@ -13,10 +13,38 @@ typedef unsigned int gfp_t;
 #define __GFP_MOVABLE	0x10u
 #define __GFP_RECLAIMABLE 0x20u
 
-#define GFP_KERNEL	0x00u
-#define GFP_NOWAIT	0x00u
-#define GFP_NOFS	0x00u
-#define GFP_HIGHUSER_MOVABLE	__GFP_MOVABLE
+#define __GFP_IO	0x40u
+#define __GFP_FS	0x80u
+/* The caller may sleep: the allocator may reclaim and compact directly. */
+#define __GFP_DIRECT_RECLAIM	0x100u
+/* Wake kswapd when low: every allocation but the most restricted does. */
+#define __GFP_KSWAPD_RECLAIM	0x200u
+#define __GFP_RECLAIM	(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM)
+#define __GFP_HIGH	0x400u
+#define __GFP_ACCOUNT	0x800u
+
+/*
+ * The kernel's compositions.  What the model looks at is whether an
+ * allocation may sleep (gfpflags_allow_blocking()): the XArray drops
+ * xa_lock only then, and the tests' failure hook (xa_fail_gfp_without)
+ * fails allocations by flag.  Every flag stays below bit 24, where
+ * struct xarray keeps its head marks.
+ */
+#define GFP_ATOMIC	(__GFP_HIGH | __GFP_KSWAPD_RECLAIM)
+#define GFP_NOWAIT	(__GFP_KSWAPD_RECLAIM | __GFP_NOWARN)
+#define GFP_NOIO	(__GFP_RECLAIM)
+#define GFP_NOFS	(__GFP_RECLAIM | __GFP_IO)
+#define GFP_KERNEL	(__GFP_RECLAIM | __GFP_IO | __GFP_FS)
+#define GFP_KERNEL_ACCOUNT	(GFP_KERNEL | __GFP_ACCOUNT)
+#define GFP_HIGHUSER_MOVABLE	(GFP_KERNEL | __GFP_MOVABLE)
+/* The bits that say how hard to try, which a caller passes on to the XArray. */
+#define GFP_RECLAIM_MASK	(__GFP_RECLAIM | __GFP_HIGH | __GFP_IO | __GFP_FS | \
+				 __GFP_NOWARN | __GFP_NORETRY)
+
+static inline bool gfpflags_allow_blocking(gfp_t gfp)
+{
+	return gfp & __GFP_DIRECT_RECLAIM;
+}
 
 /*
  * Returns a page (with __GFP_COMP a compound page) whose refcount is 1,

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <linux/minmax.h>
 #include <linux/xarray.h>
 
 BUILD_BUG_ON(XA_CHUNK_SIZE != BITS_PER_LONG);	/* one mark word per node */
@@ -62,6 +63,12 @@ static inline bool node_clear_mark(struct xa_node *node, unsigned int offset, xa
 static inline bool node_any_mark(const struct xa_node *node, xa_mark_t mark)
 {
 	return node_mark_word(node, mark) != 0;
+}
+
+/* A new node of an allocating array: every slot is free. */
+static inline void node_mark_all(struct xa_node *node, xa_mark_t mark)
+{
+	WRITE_ONCE(node->marks[mark][0], ~0UL);
 }
 
 static inline void xa_mark_set(struct xarray *xa, xa_mark_t mark)
@@ -201,13 +208,18 @@ void *xas_load(struct xa_state *xas)
 #ifdef CONFIG_DEBUG_VM
 long xa_fail_alloc_after = -1;
 long xa_fail_alloc_nr = 1;
+gfp_t xa_fail_gfp_without;
 atomic_long_t xa_nodes_allocated;
 atomic_long_t xa_nodes_freed;
 
-static bool xa_should_fail_alloc(void)
+static bool xa_should_fail_alloc(gfp_t gfp)
 {
-	long after = __atomic_load_n(&xa_fail_alloc_after, __ATOMIC_RELAXED);
+	gfp_t without = __atomic_load_n(&xa_fail_gfp_without, __ATOMIC_RELAXED);
+	long after;
 
+	if (without && !(gfp & without))
+		return true;
+	after = __atomic_load_n(&xa_fail_alloc_after, __ATOMIC_RELAXED);
 	if (after < 0)
 		return false;
 	if (after > 0) {
@@ -221,25 +233,41 @@ static bool xa_should_fail_alloc(void)
 #endif
 
 /*
- * The kernel allocates nodes from a slab cache (radix_tree_node_cachep,
- * GFP_NOWAIT under the lock, the caller's gfp in xas_nomem()); the model
- * uses calloc, which never sleeps, so @gfp does not matter here.
+ * The kernel allocates nodes from a slab cache (radix_tree_node_cachep):
+ * GFP_NOWAIT under xa_lock, the caller's gfp in xas_nomem().  The model
+ * uses calloc, which never sleeps; @gfp matters to the failure hooks,
+ * which can fail exactly the allocations that may not sleep.
  */
 static struct xa_node *xa_node_alloc(gfp_t gfp)
 {
 	struct xa_node *node;
 
-	(void)gfp;
 #ifdef CONFIG_DEBUG_VM
-	if (xa_should_fail_alloc())
+	if (xa_should_fail_alloc(gfp))
 		return NULL;
+#else
+	(void)gfp;
 #endif
 	node = calloc(1, sizeof(*node));
+	if (!node)
+		return NULL;
+	INIT_LIST_HEAD(&node->private_list);
 #ifdef CONFIG_DEBUG_VM
-	if (node)
-		atomic_long_inc(&xa_nodes_allocated);
+	atomic_long_inc(&xa_nodes_allocated);
 #endif
 	return node;
+}
+
+/*
+ * The array's accounting flag joins the caller's gfp.  READ_ONCE: the
+ * lock may be dropped here, while another writer changes the head marks
+ * in the same word.
+ */
+static gfp_t xa_node_gfp(const struct xarray *xa, gfp_t gfp)
+{
+	if (READ_ONCE(((struct xarray *)xa)->xa_flags) & XA_FLAGS_ACCOUNT)
+		gfp |= __GFP_ACCOUNT;
+	return gfp;
 }
 
 static void xa_node_release(struct xa_node *node)
@@ -262,26 +290,36 @@ static void xa_node_free(struct xa_node *node)
 	call_rcu(&node->rcu_head, xa_node_rcu_free);
 }
 
-/* Free the node xas_nomem() allocated if the operation did not use it. */
-static void xas_destroy(struct xa_state *xas)
+/* The nodes set aside are listed through ->parent; none was published. */
+void xas_destroy(struct xa_state *xas)
 {
-	struct xa_node *node = xas->xa_alloc;
+	struct xa_node *next, *node = xas->xa_alloc;
 
-	if (!node)
-		return;
-	xa_node_release(node);	/* never published */
+	while (node) {
+		next = node->parent;
+		xa_node_release(node);
+		node = next;
+	}
 	xas->xa_alloc = NULL;
+}
+
+/* Tell the user a node changed (or is about to be freed: count 0). */
+static void xas_update(struct xa_state *xas, struct xa_node *node)
+{
+	if (xas->xa_update)
+		xas->xa_update(node);
+	else
+		VM_WARN_ON(!list_empty(&node->private_list));
 }
 
 /*
  * Allocate the node a store that failed with -ENOMEM needs, for its retry.
- * The kernel keeps the nodes a failed store added, so that each retry,
- * with one more node, gets further; here a failed store removes them
- * (xas_create_undo()), which is only as good when the allocations under
- * the lock can succeed (calloc, which the fault injection alone fails).
- * Does not touch xa_lock: call it after dropping the lock, as the kernel
- * requires for allocations that may sleep (or holding it, which is fine
- * here, since calloc never sleeps).
+ * The nodes the failed attempt linked in stay in the tree (empty, or a
+ * head level with only the old head below it), so the retry walks down
+ * through them and needs one node more than they gave it: a store that
+ * needs N new nodes completes in N + 1 attempts even when every allocation
+ * under the lock fails.  Does not touch xa_lock: call it with the lock
+ * dropped when @gfp may sleep.
  */
 bool xas_nomem(struct xa_state *xas, gfp_t gfp)
 {
@@ -289,11 +327,32 @@ bool xas_nomem(struct xa_state *xas, gfp_t gfp)
 		xas_destroy(xas);
 		return false;
 	}
-	xas->xa_alloc = xa_node_alloc(gfp);
+	xas->xa_alloc = xa_node_alloc(xa_node_gfp(xas->xa, gfp));
 	if (!xas->xa_alloc)
 		return false;
 	xas->xa_node = XAS_RESTART;
 	return true;
+}
+
+/*
+ * xas_nomem() for the normal API, which holds xa_lock: drop it around an
+ * allocation that may sleep.  Another writer may change the tree
+ * meanwhile; the retry starts its walk again from the head.
+ */
+static bool __xas_nomem(struct xa_state *xas, gfp_t gfp)
+{
+	bool retry;
+
+	if (xas->xa_node != XA_ERROR(-ENOMEM)) {
+		xas_destroy(xas);
+		return false;
+	}
+	if (!gfpflags_allow_blocking(gfp))
+		return xas_nomem(xas, gfp);
+	xas_unlock(xas);
+	retry = xas_nomem(xas, gfp);
+	xas_lock(xas);
+	return retry;
 }
 
 /*
@@ -308,9 +367,9 @@ static struct xa_node *xas_alloc(struct xa_state *xas, unsigned int shift)
 	if (xas_invalid(xas))
 		return NULL;
 	if (node) {
-		xas->xa_alloc = NULL;
+		xas->xa_alloc = node->parent;
 	} else {
-		node = xa_node_alloc(GFP_NOWAIT);
+		node = xa_node_alloc(xa_node_gfp(xas->xa, GFP_NOWAIT));
 		if (!node) {
 			xas_set_err(xas, -ENOMEM);
 			return NULL;
@@ -383,6 +442,8 @@ static void xas_shrink(struct xa_state *xas)
 			break;
 		if (!xa_is_node(entry) && node->shift)
 			break;
+		if (xa_is_zero(entry) && xa_zero_busy(xa))
+			entry = NULL;	/* index 0 of an ALLOC1 array is busy anyway */
 		xas->xa_node = XAS_BOUNDS;
 
 		/*
@@ -395,6 +456,8 @@ static void xas_shrink(struct xa_state *xas)
 		 * handed on by the lock to us).
 		 */
 		rcu_assign_pointer(xa->xa_head, entry);
+		if (xa_track_free(xa) && !node_get_mark(node, 0, XA_FREE_MARK))
+			xa_mark_clear(xa, XA_FREE_MARK);
 		node->count = 0;
 		node->nr_values = 0;
 		/*
@@ -408,6 +471,7 @@ static void xas_shrink(struct xa_state *xas)
 			RCU_INIT_POINTER(node->slots[0], XA_RETRY_ENTRY);
 		else
 			RCU_INIT_POINTER(xa_to_node(entry)->parent, NULL);
+		xas_update(xas, node);
 		xa_node_free(node);
 		if (!xa_is_node(entry))
 			break;
@@ -447,6 +511,7 @@ static void xas_delete_node(struct xa_state *xas)
 		xa_node_free(node);
 		parent->count--;
 		node = parent;
+		xas_update(xas, node);
 	}
 
 	if (!xa_parent_locked(xas->xa, node))
@@ -479,36 +544,13 @@ static void xas_free_nodes(struct xa_state *xas, struct xa_node *top)
 			offset = node->offset + 1;
 			node->count = 0;
 			node->nr_values = 0;
+			xas_update(xas, node);
 			xa_node_free(node);
 			if (node == top)
 				return;
 			node = parent;
 		}
 	}
-}
-
-/*
- * xas_create() ran out of memory: remove the nodes it added for this store
- * (@node, the last one, left empty, with any ancestor that is empty
- * without it, and levels added above the old head), so that a failed
- * store leaves the tree as it found it.  The kernel leaves them in the
- * tree for the retry (or a later store) to use; see xas_nomem().
- */
-static void xas_create_undo(struct xa_state *xas, struct xa_node *node)
-{
-	int err = xas_error(xas);
-	void *head;
-
-	if (node && !node->count) {
-		xas->xa_node = node;
-		xas_delete_node(xas);
-	}
-	head = xa_head_locked(xas->xa);
-	if (xa_is_node(head)) {
-		xas->xa_node = xa_to_node(head);
-		xas_shrink(xas);
-	}
-	xas_set_err(xas, err);
 }
 
 /*
@@ -544,10 +586,22 @@ static int xas_expand(struct xa_state *xas, void *head)
 		if (xa_is_value(head))
 			node->nr_values = 1;
 		RCU_INIT_POINTER(node->slots[0], head);
-		/* The head's marks become slot 0's. */
-		for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++)
-			if (xa_marked(xa, mark))
+		/*
+		 * The head's marks become slot 0's.  In an allocating array
+		 * every other slot of the new level is free, and slot 0 is as
+		 * free as the old head was.
+		 */
+		for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++) {
+			if (xa_track_free(xa) && mark == XA_FREE_MARK) {
+				node_mark_all(node, XA_FREE_MARK);
+				if (!xa_marked(xa, XA_FREE_MARK)) {
+					node_clear_mark(node, 0, XA_FREE_MARK);
+					xa_mark_set(xa, XA_FREE_MARK);
+				}
+			} else if (xa_marked(xa, mark)) {
 				node_set_mark(node, 0, mark);
+			}
+		}
 
 		/* Fully initialised: publish it above the old head. */
 		if (xa_is_node(head)) {
@@ -556,6 +610,7 @@ static int xas_expand(struct xa_state *xas, void *head)
 		}
 		head = xa_mk_node(node);
 		rcu_assign_pointer(xa->xa_head, head);
+		xas_update(xas, node);
 
 		shift += XA_CHUNK_SHIFT;
 	}
@@ -569,8 +624,10 @@ static int xas_expand(struct xa_state *xas, void *head)
  * tree, and return what it holds (NULL if new).  Stops early at a
  * non-NULL entry above the target level: a larger entry that a store at
  * this index replaces.  On -ENOMEM returns NULL with the error in @xas.
+ * Unless @allow_root, index 0 gets a slot in a node even in an empty
+ * array (the kernel keeps a lone zero entry out of the head that way).
  */
-static void *xas_create(struct xa_state *xas)
+static void *xas_create(struct xa_state *xas, bool allow_root)
 {
 	struct xarray *xa = xas->xa;
 	struct xa_node *node = xas->xa_node;
@@ -582,11 +639,14 @@ static void *xas_create(struct xa_state *xas)
 	if (xas_top(node)) {
 		entry = xa_head_locked(xa);
 		xas->xa_node = NULL;
+		/* Index 0 of an ALLOC1 array is never free: grow as if it held an entry. */
+		if (!entry && xa_zero_busy(xa))
+			entry = XA_ZERO_ENTRY;
 		shift = xas_expand(xas, entry);
-		if (shift < 0) {
-			xas_create_undo(xas, NULL);
-			return NULL;
-		}
+		if (shift < 0)
+			return NULL;	/* levels added so far stay, for the retry */
+		if (!shift && !allow_root)
+			shift = XA_CHUNK_SHIFT;
 		entry = xa_head_locked(xa);
 		slot = &xa->xa_head;
 	} else if (xas_error(xas)) {
@@ -606,13 +666,12 @@ static void *xas_create(struct xa_state *xas)
 	while (shift > (int)order) {
 		shift -= XA_CHUNK_SHIFT;
 		if (!entry) {
-			struct xa_node *parent = xas->xa_node;
-
+			/* On failure the nodes above stay in the tree, for the retry. */
 			node = xas_alloc(xas, (unsigned int)shift);
-			if (!node) {
-				xas_create_undo(xas, parent);
+			if (!node)
 				break;
-			}
+			if (xa_track_free(xa))
+				node_mark_all(node, XA_FREE_MARK);
 			rcu_assign_pointer(*slot, xa_mk_node(node));
 		} else if (xa_is_node(entry)) {
 			node = xa_to_node(entry);
@@ -635,6 +694,7 @@ static void update_node(struct xa_state *xas, struct xa_node *node, int count, i
 	node->nr_values += values;
 	VM_BUG_ON(node->count > XA_CHUNK_SIZE);
 	VM_BUG_ON(node->nr_values > XA_CHUNK_SIZE);
+	xas_update(xas, node);
 	if (count < 0)
 		xas_delete_node(xas);
 }
@@ -659,8 +719,8 @@ static int xas_trailing_siblings(const struct xa_node *node, unsigned int max)
  * xa_sibs sibling slots), under xa_lock.  Storing NULL erases; a store at
  * any index of a multi-index entry replaces all of it; nodes below a
  * replaced range are freed.  Returns the old entry (for a multi-index
- * @xas only the first one).  On -ENOMEM the error is in @xas and nothing
- * changed: see xas_nomem().
+ * @xas only the first one).  On -ENOMEM the error is in @xas and no entry
+ * changed, but the nodes added on the way down stay: see xas_nomem().
  */
 void *xas_store(struct xa_state *xas, void *entry)
 {
@@ -673,7 +733,7 @@ void *xas_store(struct xa_state *xas, void *entry)
 	bool value = xa_is_value(entry);
 
 	if (entry)
-		first = xas_create(xas);
+		first = xas_create(xas, !xa_is_node(entry) && !xa_is_zero(entry));
 	else
 		first = xas_load(xas);
 
@@ -781,11 +841,15 @@ void xas_clear_mark(const struct xa_state *xas, xa_mark_t mark)
 	xa_mark_clear(xas->xa, mark);
 }
 
-/* Clear every mark of the entry (no XA_FLAGS_TRACK_FREE in the model). */
+/* Clear every mark of the entry; in an allocating array it is free now. */
 void xas_init_marks(const struct xa_state *xas)
 {
-	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++)
-		xas_clear_mark(xas, mark);
+	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++) {
+		if (xa_track_free(xas->xa) && mark == XA_FREE_MARK)
+			xas_set_mark(xas, mark);
+		else
+			xas_clear_mark(xas, mark);
+	}
 }
 
 /* --- moving and finding ----------------------------------------------------- */
@@ -1004,8 +1068,12 @@ void *xas_find_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark)
 		}
 
 		entry = xa_entry(xas->xa, xas->xa_node, xas->xa_offset);
-		/* Erased or merged into a multi-index entry under us: look on. */
-		if (!entry || xa_is_sibling(entry)) {
+		/*
+		 * Erased or merged into a multi-index entry under us: look on.
+		 * In an allocating array a free slot is NULL by definition.
+		 */
+		if ((!entry && !(xa_track_free(xas->xa) && mark == XA_FREE_MARK)) ||
+		    xa_is_sibling(entry)) {
 			advance = true;
 			continue;
 		}
@@ -1147,22 +1215,20 @@ void *xa_erase(struct xarray *xa, unsigned long index)
 	return entry;
 }
 
-/*
- * The kernel's __xa_store() drops xa_lock around the allocation when @gfp
- * may sleep (__xas_nomem()); here allocations never sleep, so it keeps the
- * lock, as the kernel does for GFP_NOWAIT, and retries with the node
- * xas_nomem() set aside.
- */
 void *__xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 {
 	XA_STATE(xas, xa, index);
 	void *curr;
 
-	if (VM_WARN_ON_ONCE(xa_is_internal(entry)))
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
 		return XA_ERROR(-EINVAL);
+	if (xa_track_free(xa) && !entry)
+		entry = XA_ZERO_ENTRY;	/* an allocated index stays allocated */
 	do {
 		curr = xas_store(&xas, entry);
-	} while (xas_nomem(&xas, gfp));
+		if (xa_track_free(xa))
+			xas_clear_mark(&xas, XA_FREE_MARK);
+	} while (__xas_nomem(&xas, gfp));
 	return xas_result(&xas, curr);
 }
 
@@ -1174,6 +1240,162 @@ void *xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
 	curr = __xa_store(xa, index, entry, gfp);
 	xa_unlock(xa);
 	return curr;
+}
+
+static void *__xa_cmpxchg_raw(struct xarray *xa, unsigned long index, void *old,
+			      void *entry, gfp_t gfp)
+{
+	XA_STATE(xas, xa, index);
+	void *curr;
+
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
+		return XA_ERROR(-EINVAL);
+	do {
+		curr = xas_load(&xas);
+		if (curr == old) {
+			xas_store(&xas, entry);
+			if (xa_track_free(xa) && entry && !curr)
+				xas_clear_mark(&xas, XA_FREE_MARK);
+		}
+	} while (__xas_nomem(&xas, gfp));
+	return xas_result(&xas, curr);
+}
+
+void *__xa_cmpxchg(struct xarray *xa, unsigned long index, void *old, void *entry, gfp_t gfp)
+{
+	return __xa_cmpxchg_raw(xa, index, old, entry, gfp);
+}
+
+void *xa_cmpxchg(struct xarray *xa, unsigned long index, void *old, void *entry, gfp_t gfp)
+{
+	void *curr;
+
+	xa_lock(xa);
+	curr = __xa_cmpxchg(xa, index, old, entry, gfp);
+	xa_unlock(xa);
+	return curr;
+}
+
+int __xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	XA_STATE(xas, xa, index);
+	void *curr;
+
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
+		return -EINVAL;
+	if (!entry)
+		entry = XA_ZERO_ENTRY;
+	do {
+		curr = xas_load(&xas);
+		if (!curr) {
+			xas_store(&xas, entry);
+			if (xa_track_free(xa))
+				xas_clear_mark(&xas, XA_FREE_MARK);
+		} else {
+			xas_set_err(&xas, -EBUSY);
+		}
+	} while (__xas_nomem(&xas, gfp));
+	return xas_error(&xas);
+}
+
+int xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	int err;
+
+	xa_lock(xa);
+	err = __xa_insert(xa, index, entry, gfp);
+	xa_unlock(xa);
+	return err;
+}
+
+int xa_get_order(struct xarray *xa, unsigned long index)
+{
+	XA_STATE(xas, xa, index);
+	int order = 0;
+	void *entry;
+
+	rcu_read_lock();
+	for (;;) {
+		entry = xas_load(&xas);
+		if (!xa_is_retry(entry))
+			break;
+		xas_reset(&xas);
+	}
+	if (entry)
+		order = xas_get_order(&xas);
+	rcu_read_unlock();
+	return order;
+}
+
+int __xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit, gfp_t gfp)
+{
+	XA_STATE(xas, xa, 0);
+
+	if (VM_WARN_ON_ONCE(xa_is_advanced(entry)))
+		return -EINVAL;
+	if (VM_WARN_ON_ONCE(!xa_track_free(xa)))
+		return -EINVAL;
+	if (!entry)
+		entry = XA_ZERO_ENTRY;
+	do {
+		xas.xa_index = limit.min;
+		xas_find_marked(&xas, limit.max, XA_FREE_MARK);
+		if (xas.xa_node == XAS_RESTART)
+			xas_set_err(&xas, -EBUSY);	/* nothing free up to limit.max */
+		else
+			*id = (u32)xas.xa_index;
+		xas_store(&xas, entry);
+		xas_clear_mark(&xas, XA_FREE_MARK);
+	} while (__xas_nomem(&xas, gfp));
+	return xas_error(&xas);
+}
+
+int xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit, gfp_t gfp)
+{
+	int err;
+
+	xa_lock(xa);
+	err = __xa_alloc(xa, id, entry, limit, gfp);
+	xa_unlock(xa);
+	return err;
+}
+
+/* XA_FLAGS_ALLOC_WRAPPED: the last allocation took U32_MAX, *next wrapped to 0. */
+int __xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+		      u32 *next, gfp_t gfp)
+{
+	u32 min = limit.min;
+	int ret;
+
+	limit.min = max(min, *next);
+	ret = __xa_alloc(xa, id, entry, limit, gfp);
+	if ((xa->xa_flags & XA_FLAGS_ALLOC_WRAPPED) && ret == 0) {
+		WRITE_ONCE(xa->xa_flags, xa->xa_flags & ~XA_FLAGS_ALLOC_WRAPPED);
+		ret = 1;
+	}
+	if (ret < 0 && limit.min > min) {
+		limit.min = min;
+		ret = __xa_alloc(xa, id, entry, limit, gfp);
+		if (ret == 0)
+			ret = 1;
+	}
+	if (ret >= 0) {
+		*next = *id + 1;
+		if (*next == 0)
+			WRITE_ONCE(xa->xa_flags, xa->xa_flags | XA_FLAGS_ALLOC_WRAPPED);
+	}
+	return ret;
+}
+
+int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry, struct xa_limit limit,
+		    u32 *next, gfp_t gfp)
+{
+	int ret;
+
+	xa_lock(xa);
+	ret = __xa_alloc_cyclic(xa, id, entry, limit, next, gfp);
+	xa_unlock(xa);
+	return ret;
 }
 
 /* A mark is only set on a present entry. */
@@ -1303,15 +1525,388 @@ void xa_destroy(struct xarray *xa)
 	entry = xa_head_locked(xa);
 	RCU_INIT_POINTER(xa->xa_head, NULL);
 	xas_init_marks(&xas);
+	if (xa_zero_busy(xa))
+		xa_mark_clear(xa, XA_FREE_MARK);
 	if (xa_is_node(entry))
 		xas_free_nodes(&xas, xa_to_node(entry));
 	xa_unlock(xa);
+}
+
+/* --- ranges, splitting, node deletion ------------------------------------------ */
+
+void xas_create_range(struct xa_state *xas)
+{
+	unsigned long index = xas->xa_index;
+	unsigned char shift = xas->xa_shift;
+	unsigned char sibs = xas->xa_sibs;
+	unsigned long last = index + xas_size(xas) - 1;
+	unsigned long chunk = last & ~XA_CHUNK_MASK;
+
+	/*
+	 * One leaf per XA_CHUNK_SIZE indices, from the last down to the
+	 * first, so that @xas ends up in the first one.  A leaf is reached
+	 * through its chunk's highest index in the range: at index 0 alone
+	 * the head would do, and the caller wants a node.
+	 */
+	for (;;) {
+		xas->xa_shift = 0;
+		xas->xa_sibs = 0;
+		xas->xa_index = min(chunk + XA_CHUNK_MASK, last);
+		xas->xa_node = XAS_RESTART;
+		xas_create(xas, true);
+		if (xas_error(xas)) {
+			/* As it was, for xas_nomem() and the retry. */
+			xas->xa_shift = shift;
+			xas->xa_sibs = sibs;
+			xas->xa_index = index;
+			return;
+		}
+		if (chunk <= index)
+			break;
+		chunk -= XA_CHUNK_SIZE;
+	}
+	xas->xa_index = index;
+	if (xas->xa_node)
+		xas_set_offset(xas);
+}
+
+/* The largest aligned block at @first that ends at or before @last. */
+static unsigned int range_order(unsigned long first, unsigned long last)
+{
+	unsigned int order = first ? (unsigned int)__builtin_ctzl(first) : BITS_PER_LONG - 1;
+
+	if (order > BITS_PER_LONG - 1)
+		order = BITS_PER_LONG - 1;
+	while (order && last - first < (1UL << order) - 1)
+		order--;
+	return order;
+}
+
+/*
+ * The kernel stores one canonical slot with a sibling run of any length
+ * per node; the model keeps every multi-index entry an aligned power of
+ * two (what xa_check() verifies), so a range is a sequence of blocks.
+ * Loads see the same either way.  After -ENOMEM the retry resumes at the
+ * first block not stored.
+ */
+void *xa_store_range(struct xarray *xa, unsigned long first, unsigned long last, void *entry,
+		     gfp_t gfp)
+{
+	XA_STATE(xas, xa, 0);
+
+	if (VM_WARN_ON_ONCE(xa_is_internal(entry)))
+		return XA_ERROR(-EINVAL);
+	if (last < first)
+		return XA_ERROR(-EINVAL);
+	do {
+		xas_lock(&xas);
+		for (;;) {
+			unsigned int order = range_order(first, last);
+
+			xas_set_order(&xas, first, order);
+			xas_store(&xas, entry);
+			if (xas_error(&xas))
+				break;
+			if (last - first == (1UL << order) - 1)
+				break;
+			first += 1UL << order;
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, gfp));
+	return xas_result(&xas, NULL);
+}
+
+void xa_delete_node(struct xa_node *node, xa_update_node_t update)
+{
+	/* The slot @node occupies in its parent, as a multi-index xa_state. */
+	struct xa_state xas = {
+		.xa = node->array,
+		.xa_index = (unsigned long)node->offset << (node->shift + XA_CHUNK_SHIFT),
+		.xa_shift = node->shift + XA_CHUNK_SHIFT,
+		.xa_offset = node->offset,
+		.xa_node = xa_parent_locked(node->array, node),
+		.xa_update = update,
+	};
+
+	xas_store(&xas, NULL);
+}
+
+static unsigned int node_get_marks(const struct xa_node *node, unsigned int offset)
+{
+	unsigned int marks = 0;
+
+	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++)
+		if (node_get_mark(node, offset, mark))
+			marks |= 1U << mark;
+	return marks;
+}
+
+/*
+ * Give @offset of @node the marks @marks, and the canonical slots of the
+ * new @child (entries of xa_sibs + 1 slots each) too.  Siblings carry none.
+ */
+static void node_set_marks(struct xa_node *node, unsigned int offset, struct xa_node *child,
+			   unsigned int sibs, unsigned int marks)
+{
+	for (xa_mark_t mark = 0; mark <= XA_MARK_MAX; mark++) {
+		if (!(marks & (1U << mark)))
+			continue;
+		node_set_mark(node, offset, mark);
+		if (!child)
+			continue;
+		for (unsigned int i = 0; i < XA_CHUNK_SIZE; i += sibs + 1)
+			node_set_mark(child, i, mark);
+	}
+}
+
+/* A node below the old entry, every slot an entry of the new order. */
+static void split_fill(struct xa_node *node, struct xarray *xa, void *entry, unsigned int sibs)
+{
+	void *sibling = NULL;
+
+	node->array = xa;
+	for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
+		if (!(i & sibs)) {
+			RCU_INIT_POINTER(node->slots[i], entry);
+			sibling = xa_mk_sibling(i);
+		} else {
+			RCU_INIT_POINTER(node->slots[i], sibling);
+		}
+	}
+}
+
+void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order, gfp_t gfp)
+{
+	unsigned int nr = 1U << (order % XA_CHUNK_SHIFT);
+
+	/* Across two levels or more: the kernel does not either. */
+	if (VM_WARN_ON((unsigned int)xas->xa_shift + 2 * XA_CHUNK_SHIFT <= order))
+		goto nomem;
+	if ((unsigned int)xas->xa_shift + XA_CHUNK_SHIFT > order)
+		return;		/* the new entries fit in the old entry's node */
+	gfp = xa_node_gfp(xas->xa, gfp);
+	while (nr--) {
+		struct xa_node *node = xa_node_alloc(gfp);
+
+		if (!node)
+			goto nomem;
+		split_fill(node, xas->xa, entry, xas->xa_sibs);
+		RCU_INIT_POINTER(node->parent, xas->xa_alloc);
+		xas->xa_alloc = node;
+	}
+	return;
+nomem:
+	xas_destroy(xas);
+	xas_set_err(xas, -ENOMEM);
+}
+
+/* Slot @offset of @node becomes @child, a full node of new entries. */
+static void split_publish_child(struct xa_state *xas, struct xa_node *node, unsigned int offset,
+				struct xa_node *child, void *entry, unsigned int marks)
+{
+	child->shift = node->shift - XA_CHUNK_SHIFT;
+	child->offset = offset;
+	child->count = XA_CHUNK_SIZE;
+	child->nr_values = xa_is_value(entry) ? XA_CHUNK_SIZE : 0;
+	RCU_INIT_POINTER(child->parent, node);
+	node_set_marks(node, offset, child, xas->xa_sibs, marks);
+	/* Fully initialised: readers may step into it from here on. */
+	rcu_assign_pointer(node->slots[offset], xa_mk_node(child));
+	xas_update(xas, child);
+}
+
+/*
+ * The group of slots ending at @offset in @node becomes one new entry:
+ * canonical slot first, so that a reader following a new sibling finds
+ * it; the old canonical slot is rewritten last of all (by the caller's
+ * order), so a reader following an old sibling finds an entry for its
+ * index throughout.  Returns the change in nr_values.
+ */
+static int split_in_node(struct xa_state *xas, struct xa_node *node, unsigned int offset,
+			 void *entry, void *curr, unsigned int marks)
+{
+	unsigned int canon = offset - xas->xa_sibs;
+
+	node_set_marks(node, canon, NULL, 0, marks);
+	rcu_assign_pointer(node->slots[canon], entry);
+	while (offset > canon)
+		rcu_assign_pointer(node->slots[offset--], xa_mk_sibling(canon));
+	return ((int)xa_is_value(entry) - (int)xa_is_value(curr)) * (xas->xa_sibs + 1);
+}
+
+/*
+ * Walk the old entry's slots from the last to the first (see
+ * split_in_node()); below the node's level each slot takes a node from
+ * the xa_alloc list.
+ */
+void xas_split(struct xa_state *xas, void *entry, unsigned int order)
+{
+	unsigned int sibs = (1U << (order % XA_CHUNK_SHIFT)) - 1;
+	void *curr = xas_load(xas);
+	struct xa_node *node = xas->xa_node;
+	unsigned int marks;
+	int offset, values = 0;
+
+	if (xas_top(node) || xas_error(xas))
+		return;
+	marks = node_get_marks(node, xas->xa_offset);
+	offset = xas->xa_offset + (int)sibs;
+	while (offset >= xas->xa_offset) {
+		if (xas->xa_shift < node->shift) {
+			struct xa_node *child = xas->xa_alloc;
+
+			xas->xa_alloc = child->parent;
+			split_publish_child(xas, node, (unsigned int)offset, child, entry, marks);
+			values -= xa_is_value(curr);
+			offset--;
+		} else {
+			values += split_in_node(xas, node, (unsigned int)offset, entry, curr, marks);
+			offset -= xas->xa_sibs + 1;
+		}
+	}
+	node->nr_values += values;
+	xas_update(xas, node);
+}
+
+unsigned int xas_try_split_min_order(unsigned int order)
+{
+	if (order % XA_CHUNK_SHIFT == 0)
+		return order ? order - 1 : 0;
+	return order - (order % XA_CHUNK_SHIFT);
+}
+
+void xas_try_split(struct xa_state *xas, void *entry, unsigned int order)
+{
+	unsigned int sibs = (1U << (order % XA_CHUNK_SHIFT)) - 1;
+	void *curr = xas_load(xas);
+	struct xa_node *node = xas->xa_node;
+	struct xa_node *child;
+	unsigned int marks;
+
+	if (xas_top(node) || xas_error(xas))
+		return;
+	if (xas->xa_shift >= node->shift) {
+		xas_split(xas, entry, order);	/* no node needed */
+		return;
+	}
+	/* One node for one slot, one level down: anything more is refused. */
+	if (sibs || xas->xa_shift + XA_CHUNK_SHIFT != node->shift) {
+		xas_set_err(xas, -EINVAL);
+		return;
+	}
+	child = xas->xa_alloc;
+	if (child) {
+		xas->xa_alloc = child->parent;
+	} else {
+		child = xa_node_alloc(xa_node_gfp(xas->xa, GFP_NOWAIT));
+		if (!child) {
+			xas_set_err(xas, -ENOMEM);
+			return;
+		}
+	}
+	split_fill(child, xas->xa, entry, xas->xa_sibs);
+	marks = node_get_marks(node, xas->xa_offset);
+	split_publish_child(xas, node, xas->xa_offset, child, entry, marks);
+	node->nr_values -= xa_is_value(curr);
+	xas_update(xas, node);
+}
+
+/* --- extract and dump ------------------------------------------------------------ */
+
+unsigned int xa_extract(struct xarray *xa, void **dst, unsigned long start, unsigned long max,
+			unsigned int n, xa_mark_t filter)
+{
+	XA_STATE(xas, xa, start);
+	unsigned int i = 0;
+	void *entry;
+
+	if (!n)
+		return 0;
+	rcu_read_lock();
+	if (filter < XA_MAX_MARKS) {
+		xas_for_each_marked(&xas, entry, max, filter) {
+			if (xas_retry(&xas, entry))
+				continue;
+			dst[i++] = entry;
+			if (i == n)
+				break;
+		}
+	} else {
+		xas_for_each(&xas, entry, max) {
+			if (xas_retry(&xas, entry))
+				continue;
+			dst[i++] = entry;
+			if (i == n)
+				break;
+		}
+	}
+	rcu_read_unlock();
+	return i;
+}
+
+static void xa_dump_entry(FILE *f, const void *entry, unsigned long index, unsigned int shift,
+			  int depth);
+
+static void xa_dump_node(FILE *f, const struct xa_node *node, unsigned long index, int depth)
+{
+	fprintf(f, "%*snode %p index %#lx shift %u count %u values %u offset %u parent %p marks %#lx %#lx %#lx\n",
+		depth * 2, "", (void *)node, index, node->shift, node->count, node->nr_values,
+		node->offset, (void *)node->parent, node->marks[0][0], node->marks[1][0],
+		node->marks[2][0]);
+	for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
+		const void *entry = node->slots[i];
+
+		if (entry)
+			xa_dump_entry(f, entry, index + ((unsigned long)i << node->shift),
+				      node->shift, depth + 1);
+	}
+}
+
+static void xa_dump_entry(FILE *f, const void *entry, unsigned long index, unsigned int shift,
+			  int depth)
+{
+	if (xa_is_node(entry)) {
+		xa_dump_node(f, xa_to_node(entry), index, depth);
+		return;
+	}
+	fprintf(f, "%*s%#lx-%#lx: ", depth * 2, "", index,
+		index + (shift < BITS_PER_LONG ? (1UL << shift) - 1 : 0));
+	if (xa_is_value(entry))
+		fprintf(f, "value %lu\n", xa_to_value(entry));
+	else if (xa_is_zero(entry))
+		fprintf(f, "zero (reserved)\n");
+	else if (xa_is_retry(entry))
+		fprintf(f, "retry\n");
+	else if (xa_is_sibling(entry))
+		fprintf(f, "sibling of slot %lu\n", xa_to_sibling(entry));
+	else if (xa_is_internal(entry))
+		fprintf(f, "internal %#lx\n", (unsigned long)entry);
+	else
+		fprintf(f, "pointer %p\n", entry);
+}
+
+/* Under xa_lock, or on a tree no one is changing. */
+void __xa_dump(FILE *f, const struct xarray *xa)
+{
+	const void *head = xa->xa_head;
+
+	fprintf(f, "xarray %p head %p flags %#x marks %d %d %d\n", (const void *)xa, head,
+		xa->xa_flags, xa_marked(xa, XA_MARK_0), xa_marked(xa, XA_MARK_1),
+		xa_marked(xa, XA_MARK_2));
+	if (head)
+		xa_dump_entry(f, head, 0, 0, 1);
+}
+
+void xa_dump(const struct xarray *xa)
+{
+	__xa_dump(stderr, xa);
 }
 
 /* --- the checker ---------------------------------------------------------------- */
 
 struct xa_check_state {
 	struct xarray *xa;
+	unsigned int flags;
 	char *msg;
 	size_t len;
 	int err;
@@ -1430,20 +2025,40 @@ static int xa_check_slots(struct xa_check_state *cs, struct xa_node *node, unsig
 	return 0;
 }
 
+/* XA_FREE_MARK in an allocating array: set on free (NULL) slots. */
+static bool xa_check_free_mark(struct xa_check_state *cs, xa_mark_t mark)
+{
+	return xa_track_free(cs->xa) && mark == XA_FREE_MARK;
+}
+
 /*
  * A node's mark bits: none on an empty or sibling slot; on a node slot,
  * set iff the child has that mark anywhere.  *@marked: whether any slot
- * of @node has it.
+ * of @node has it.  The free mark of an allocating array is on empty
+ * slots and on no used one; a free slot may lack it (the slots a
+ * multi-index entry left), so a node slot may lack it above a child
+ * that has it, but not the reverse.
  */
 static int xa_check_marks(struct xa_check_state *cs, struct xa_node *node, unsigned long base,
 			  bool child_marked[XA_MAX_MARKS][XA_CHUNK_SIZE], bool *marked)
 {
 	for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++) {
+		bool free_mark = xa_check_free_mark(cs, m);
+
 		marked[m] = node_any_mark(node, m);
 		for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
 			void *entry = xa_entry_locked(cs->xa, node, i);
 			bool bit = node_get_mark(node, i, m);
 
+			if (free_mark) {
+				if (bit && entry && !xa_is_node(entry))
+					return xa_check_fail(cs, "node %p (index %#lx shift %u): free mark set on used slot %u",
+							     (void *)node, base, node->shift, i);
+				if (xa_is_node(entry) && bit && !child_marked[m][i])
+					return xa_check_fail(cs, "node %p (index %#lx shift %u): free mark set on slot %u, but the child below has no free slot",
+							     (void *)node, base, node->shift, i);
+				continue;
+			}
 			if (bit && (!entry || xa_is_sibling(entry)))
 				return xa_check_fail(cs, "node %p (index %#lx shift %u): mark %u set on %s slot %u",
 						     (void *)node, base, node->shift, m,
@@ -1477,7 +2092,7 @@ static int xa_check_node(struct xa_check_state *cs, struct xa_node *node,
 	if (node->array != cs->xa)
 		return xa_check_fail(cs, "node %p (index %#lx shift %u): array %p, not this array %p",
 				     (void *)node, base, shift, (void *)node->array, (void *)cs->xa);
-	if (!node->count)
+	if (!node->count && !(cs->flags & XA_CHECK_UNTIDY))
 		return xa_check_fail(cs, "node %p (index %#lx shift %u): empty node left in the tree",
 				     (void *)node, base, shift);
 	if (xa_check_siblings(cs, node, base))
@@ -1487,9 +2102,9 @@ static int xa_check_node(struct xa_check_state *cs, struct xa_node *node,
 	return xa_check_marks(cs, node, base, child_marked, marked);
 }
 
-int xa_check(struct xarray *xa, char *msg, size_t len)
+int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len)
 {
-	struct xa_check_state cs = { .xa = xa, .msg = msg, .len = len };
+	struct xa_check_state cs = { .xa = xa, .flags = flags, .msg = msg, .len = len };
 	void *head = xa_head_locked(xa);
 	bool marked[XA_MAX_MARKS] = { false };
 
@@ -1499,8 +2114,10 @@ int xa_check(struct xarray *xa, char *msg, size_t len)
 		if (head && !xa_check_leaf_entry(head))
 			return xa_check_fail(&cs, "head holds internal entry %#lx", (unsigned long)head);
 		for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++)
-			if (!head && xa_marked(xa, m))
+			if (!head && xa_marked(xa, m) && !xa_check_free_mark(&cs, m))
 				return xa_check_fail(&cs, "mark %u set on an empty array", m);
+		if (head && xa_track_free(xa) && xa_marked(xa, XA_FREE_MARK))
+			return xa_check_fail(&cs, "free mark set on the used head entry");
 		return 0;
 	}
 
@@ -1510,12 +2127,15 @@ int xa_check(struct xarray *xa, char *msg, size_t len)
 
 		if (xa_check_node(&cs, root, NULL, 0, 0, root->shift, marked))
 			return cs.err;
-		if (root->count == 1 && first && (xa_is_node(first) || !root->shift))
+		/* A zero entry at 0 has a leaf of its own (xas_create()). */
+		if (!(flags & XA_CHECK_UNTIDY) && root->count == 1 && first &&
+		    (xa_is_node(first) || (!root->shift && !xa_is_zero(first))))
 			return xa_check_fail(&cs, "head node %p (shift %u) holds only slot 0: the tree should have shrunk",
 					     (void *)root, root->shift);
 	}
 	for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++)
-		if (xa_marked(xa, m) != marked[m])
+		if (xa_marked(xa, m) != marked[m] &&
+		    !(xa_check_free_mark(&cs, m) && !xa_marked(xa, m)))
 			return xa_check_fail(&cs, "head mark %u is %s, but the head node %s it",
 					     m, xa_marked(xa, m) ? "set" : "clear",
 					     marked[m] ? "has" : "does not have");

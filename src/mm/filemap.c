@@ -154,35 +154,54 @@ static void filemap_unprepare_folio(struct folio *folio)
 }
 
 /*
+ * After the XArray's allocation under xa_lock failed: allocate a node for
+ * the retry, dropping the lock if @gfp may sleep, as the kernel's
+ * __filemap_add_folio() always does.
+ */
+static bool filemap_xas_nomem(struct address_space *mapping, struct xa_state *xas, gfp_t gfp)
+{
+	bool retry;
+
+	if (xas_error(xas) != -ENOMEM || !gfpflags_allow_blocking(gfp))
+		return xas_nomem(xas, gfp);
+	filemap_xa_unlock_add(mapping);
+	retry = xas_nomem(xas, gfp);
+	filemap_xa_lock_add(mapping);
+	return retry;
+}
+
+/*
  * Insert a prepared folio at folio->index: the one place that adds to
  * i_pages.  The caller holds xa_lock: that is the whole difference between
  * inserting one folio per lock hold and a batch per hold, so it is stated
- * here once rather than passed around as a flag.
+ * here once rather than passed around as a flag.  @gfp is what the XArray
+ * may allocate its nodes with when the allocation under the lock fails: a
+ * gfp that may sleep lets it drop the lock meanwhile (one folio per hold);
+ * a batch passes GFP_NOWAIT and keeps it.
  */
-static int __filemap_add_folio(struct address_space *mapping, struct folio *folio)
+static int __filemap_add_folio(struct address_space *mapping, struct folio *folio, gfp_t gfp)
 {
 	XA_STATE_ORDER(xas, &mapping->i_pages, folio->index, folio_order(folio));
 	unsigned long nr = folio_nr_pages(folio);
 	void *entry;
 
 	VM_WARN_ON_ONCE(!spin_is_locked(&mapping->i_pages.xa_lock));
-	xas_for_each_conflict(&xas, entry) {
-		/*
-		 * A shadow (value) entry is replaced; a larger one would need
-		 * xas_split(), which the model does not have.
-		 */
-		if (!xa_is_value(entry) || xas_get_order(&xas) > (int)folio_order(folio))
-			return -EEXIST;
-	}
-	/*
-	 * One multi-index entry for the whole folio.  The kernel drops
-	 * xa_lock to allocate XArray nodes (xas_nomem() with the caller's
-	 * gfp) and retries; here the caller holds the lock across a batch,
-	 * so the retry allocates under it (calloc never sleeps).
-	 */
+	/* One multi-index entry for the whole folio. */
 	do {
+		/* Again after a retry: the lock may have been dropped. */
+		xas_for_each_conflict(&xas, entry) {
+			/*
+			 * A shadow (value) entry is replaced; a larger one
+			 * would need xas_split(), which the page cache does
+			 * not use yet.
+			 */
+			if (!xa_is_value(entry) || xas_get_order(&xas) > (int)folio_order(folio)) {
+				xas_destroy(&xas);
+				return -EEXIST;
+			}
+		}
 		xas_store(&xas, folio);
-	} while (xas_nomem(&xas, GFP_NOWAIT));
+	} while (filemap_xas_nomem(mapping, &xas, gfp));
 	if (xas_error(&xas))
 		return xas_error(&xas);
 	mapping->nrpages += nr;
@@ -195,10 +214,9 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 {
 	int err;
 
-	(void)gfp;
 	filemap_prepare_folio(mapping, folio, index);
 	filemap_xa_lock_add(mapping);
-	err = __filemap_add_folio(mapping, folio);
+	err = __filemap_add_folio(mapping, folio, gfp & GFP_RECLAIM_MASK);
 	filemap_xa_unlock_add(mapping);
 	if (err)
 		filemap_unprepare_folio(folio);
@@ -241,7 +259,7 @@ int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 	unsigned int added = 0;
 	int err = 0;
 
-	(void)gfp;
+	(void)gfp;	/* the batch keeps xa_lock: GFP_NOWAIT for the XArray */
 	for (unsigned int i = 0; i < nr_folios; i++) {
 		filemap_prepare_folio(mapping, folios[i], index);
 		index += folio_nr_pages(folios[i]);
@@ -252,7 +270,7 @@ int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 			added++;
 			continue;
 		}
-		err = __filemap_add_folio(mapping, folios[added]);
+		err = __filemap_add_folio(mapping, folios[added], GFP_NOWAIT);
 		if (err)
 			break;
 		mutant_drop_cache_ref(folios[added], added);
