@@ -17,6 +17,8 @@
 # designs live in the one mmlab binary and the runner picks one outside any
 # measured loop.  Tests link one design's objects and the machine directly.
 
+.DEFAULT_GOAL := all
+
 # The compiler named is the one used: make's built-in default `cc` becomes gcc
 # (the one whose ThreadSanitizer runtime tools/install-deps.sh installs).
 ifeq ($(origin CC),default)
@@ -28,9 +30,13 @@ endif
 LD      ?= ld
 OBJCOPY ?= objcopy
 
-# Parallel by default; an explicit -jN on the command line wins.
+# Parallel by default; an explicit -jN on the command line wins.  Sub-makes
+# (make run, make check) share the top-level make's job slots.
 NPROC   := $(shell nproc 2>/dev/null || echo 1)
-MAKEFLAGS += -j$(NPROC) --no-print-directory
+MAKEFLAGS += --no-print-directory
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(NPROC)
+endif
 
 ifeq ($(V),1)
 Q       :=

@@ -45,6 +45,11 @@ for c in d["comparisons"]:
 assert len(d["comparisons"]) == 8
 for key in ("threads", "seconds", "read-size", "pages", "scale", "repeat", "seed"):
     assert key in d["params"], key
+# --syscall-ns auto: derived from host-pread at 1 thread, reported on every model sample
+assert d["params"]["syscall-ns"] == "auto" and d["params"]["read-path"] == "tmpfs", d["params"]
+for r in d["results"]:
+    if r["variant"] != "host-pread":
+        assert r["counters"]["syscall_ns"] > 0, r["counters"]
 PY
 ok $? "JSON follows the contract (results, comparisons, counters, checks, params)"
 
@@ -52,6 +57,16 @@ ok $? "JSON follows the contract (results, comparisons, counters, checks, params
 ok $? "a run with --variant and --seed"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert {r['variant'] for r in d['results']} == {'vanilla','frozen-bit'}; assert d['params']['seed'] == 7" "$tmp/a.json"
 ok $? "--variant limits the variants; --seed is recorded"
+
+"$MMLAB" run refcount-scale --scale tiny --variant vanilla --threads 1 --syscall-ns 0 --read-path filemap \
+	--json "$tmp/f.json" >/dev/null 2>"$tmp/f.err"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); p=d['params']; r=d['results'][0]
+assert p['syscall-ns'] == 0 and p['read-path'] == 'filemap', p
+assert r['counters']['syscall_ns'] == 0 and r['counters']['mismatched_reads'] == 0, r['counters']" "$tmp/f.json" &&
+	! grep -q 'syscall-ns auto' "$tmp/f.err"
+ok $? "--syscall-ns 0 --read-path filemap: no calibration, the page-cache read alone"
+usage_error "bad --read-path" run refcount-scale --read-path ext4
+usage_error "bad --syscall-ns word" run refcount-scale --syscall-ns automatic
 
 usage_error "unknown experiment" run no-such-experiment
 usage_error "unknown option" run refcount-scale --bogus 1

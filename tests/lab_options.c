@@ -117,6 +117,23 @@ static void test_values(void)
 	   has(err, "70 is out of range"), "range past the maximum (%s)", err);
 }
 
+/* An integer option that also takes a word ("auto"), as --syscall-ns does. */
+static void test_int_or_word(void)
+{
+	const struct exp_option o = { "cost", OPT_INT, "a cost or auto", { [SCALE_DEFAULT] = "auto" },
+				      0, 100, "auto" };
+	struct opt_value v;
+
+	ok(!lab_parse_value(&o, "auto", &synth_machine, &v, err, sizeof(err)) && v.choice == 0 && v.i == 0,
+	   "int-or-word: 'auto' is the word");
+	ok(!lab_parse_value(&o, "42", &synth_machine, &v, err, sizeof(err)) && v.choice == -1 && v.i == 42,
+	   "int-or-word: 42 is a number (choice -1)");
+	ok(lab_parse_value(&o, "autox", &synth_machine, &v, err, sizeof(err)) == -1 &&
+	   has(err, "valid: an integer in 0..100 or auto"), "int-or-word: other words rejected, naming both (%s)", err);
+	ok(lab_parse_value(&o, "101", &synth_machine, &v, err, sizeof(err)) == -1 && has(err, "out of range"),
+	   "int-or-word: the range still holds");
+}
+
 static void test_defaults_and_scales(void)
 {
 	const char *def[] = { NULL };
@@ -284,6 +301,7 @@ int main(void)
 	plan_no_plan();
 	test_sizes();
 	test_values();
+	test_int_or_word();
 	test_defaults_and_scales();
 	test_globals();
 	test_errors();

@@ -13,21 +13,6 @@
 static char json_path[] = "/tmp/mmlab-lab-repeat.XXXXXX";
 static char *outs, *errs;
 
-static char *slurp(FILE *f)
-{
-	long n;
-	char *s;
-
-	fflush(f);
-	n = ftell(f);
-	s = calloc(1, n + 1);
-	rewind(f);
-	if (fread(s, 1, n, f) != (size_t)n)
-		s[0] = '\0';
-	fclose(f);
-	return s;
-}
-
 static int run(const char *const *args)
 {
 	struct lab_config cfg;
@@ -47,6 +32,8 @@ static int run(const char *const *args)
 	free(errs);
 	outs = slurp(out);
 	errs = slurp(errf);
+	fclose(out);
+	fclose(errf);
 	return status;
 }
 

@@ -204,20 +204,6 @@ struct capture {
 	char *outs, *errs;
 };
 
-static char *slurp(FILE *f)
-{
-	long n;
-	char *s;
-
-	fflush(f);
-	n = ftell(f);
-	s = calloc(1, n + 1);
-	rewind(f);
-	if (fread(s, 1, n, f) != (size_t)n)
-		s[0] = '\0';
-	return s;
-}
-
 static void cap_begin(struct capture *c)
 {
 	c->out = tmpfile();

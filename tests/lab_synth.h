@@ -7,6 +7,7 @@
 #define MMLAB_LAB_SYNTH_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mmlab/lab.h>
@@ -124,5 +125,20 @@ static const struct lab_machine synth_machine = {
 	.mem_bytes = 8ULL << 30,
 	.cpu_model = "Synthetic CPU \"quoted\" \\ 1.0GHz",
 };
+
+/* Everything written to @f so far, as a string (the caller frees it). */
+static inline char *slurp(FILE *f)
+{
+	long n;
+	char *s;
+
+	fflush(f);
+	n = ftell(f);
+	s = calloc(1, n + 1);
+	rewind(f);
+	if (fread(s, 1, n, f) != (size_t)n)
+		s[0] = '\0';
+	return s;
+}
 
 #endif

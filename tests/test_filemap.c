@@ -8,6 +8,8 @@
 
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
+#include <linux/swap.h>
 #include <machine/machine.h>
 
 #include "mm_test.h"
@@ -101,6 +103,42 @@ static void test_read(void)
 	is_int(folio_ref_count(folio), 4, "reads left no reference behind");
 }
 
+/*
+ * The tmpfs read (shmem_file_read_iter()): the same bytes as filemap_read(),
+ * the folio locked and unlocked on the way, and marked accessed when a read
+ * starts at a page boundary: referenced, then active (on the LRU), then
+ * nothing more to change.
+ */
+static void test_shmem_read(void)
+{
+	struct folio *folio = filemap_get_folio(&mapping, 0);
+	char buf[64];
+	int refs;
+
+	folio_put(folio);
+	refs = folio_ref_count(folio);
+	ok(!folio_test_referenced(folio) && !folio_test_active(folio), "folio 0: not yet accessed");
+	folio_add_lru(folio);
+	is_int(shmem_file_read(&file, 0, 64, buf), 64, "tmpfs: 64-byte read");
+	ok(buf[0] == (char)0xa0 && buf[63] == (char)0xa0, "tmpfs: the bytes of folio 0");
+	ok(!folio_test_locked(folio) && folio_ref_count(folio) == refs,
+	   "tmpfs: unlocked again, no reference left behind");
+	ok(folio_test_referenced(folio) && !folio_test_active(folio), "first access: referenced");
+	shmem_file_read(&file, 0, 64, buf);
+	ok(!folio_test_referenced(folio) && folio_test_active(folio), "second access: activated");
+	shmem_file_read(&file, 0, 64, buf);
+	ok(folio_test_referenced(folio) && folio_test_active(folio), "third: active and referenced");
+	shmem_file_read(&file, 0, 64, buf);
+	ok(folio_test_referenced(folio) && folio_test_active(folio), "steady state: no flag changes");
+	folio_clear_referenced(folio);
+	is_int(shmem_file_read(&file, 10, 32, buf), 32, "tmpfs: a read inside the page");
+	ok(!folio_test_referenced(folio), "a read not at a page boundary does not mark the folio accessed");
+	is_int(shmem_file_read(&file, PAGE_SIZE - 10, 64, buf), 10, "tmpfs: a read stops at a hole (not modelled)");
+	is_int(shmem_file_read(&file, 9 * PAGE_SIZE, 64, buf), 0, "tmpfs: nothing past i_size");
+	/* Off the LRU again, as reclaim would isolate it, for the tests that follow. */
+	folio_lru_release(folio);
+}
+
 static void test_remove_mapping(void)
 {
 	struct folio *folio = filemap_get_folio(&mapping, 0);
@@ -169,6 +207,7 @@ int main(void)
 	test_add();
 	test_add_nomem();
 	test_read();
+	test_shmem_read();
 	test_remove_mapping();
 	test_truncate_with_reader();
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ

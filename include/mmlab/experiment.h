@@ -39,7 +39,7 @@ struct exp_option {
 	 */
 	const char *def[NR_SCALES];
 	double min, max;		/* valid range; for OPT_SIZE in bytes */
-	const char *choices;		/* OPT_CHOICE and OPT_CHOICE_LIST only */
+	const char *choices;		/* OPT_CHOICE(_LIST); OPT_INT: words it takes besides numbers */
 };
 
 /* A parsed option value. */
@@ -50,7 +50,7 @@ struct opt_value {
 	double d;			/* OPT_DOUBLE */
 	long long *list;		/* OPT_INT_LIST; OPT_CHOICE_LIST: indices into choices */
 	int nr_list;
-	int choice;			/* OPT_CHOICE: index into choices */
+	int choice;			/* OPT_CHOICE: index into choices; OPT_INT: the word given, or -1 */
 };
 
 struct exp_variant {

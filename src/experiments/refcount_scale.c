@@ -50,8 +50,9 @@ static const struct exp_option rs_options[] = {
 	  { [SCALE_DEFAULT] = "64" }, 1, RS_PAGE_SIZE },
 	{ "pages", OPT_INT, "distinct file pages the threads spread over (thread i reads page i % pages)",
 	  { [SCALE_DEFAULT] = "1" }, 1, 1 << 20 },
-	{ "syscall-ns", OPT_INT, "modelled cost of the rest of pread(2) around the page-cache read (busy loop, model variants only)",
-	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
+	{ "syscall-ns", OPT_INT, "modelled cost of the rest of pread(2) around the page-cache read (busy loop, "
+	  "model variants only); auto: host-pread's time per read at 1 thread minus the model's, measured first",
+	  { [SCALE_DEFAULT] = "auto" }, 0, 100000, "auto" },
 	{ "events-seconds", OPT_DOUBLE, "length of the separate counting run (event build) per point; 0 = none",
 	  { [SCALE_TINY] = "0.02", [SCALE_DEFAULT] = "0.2", [SCALE_FULL] = "1" }, 0, 60 },
 	{ "read-path", OPT_CHOICE, "tmpfs: shmem_file_read_iter() (folio lock and unlock, mark accessed), as the "
@@ -61,8 +62,11 @@ static const struct exp_option rs_options[] = {
 
 struct rs_ctx {
 	double seconds, events_seconds;
+	double syscall_ns;		/* --syscall-ns, given or derived */
 	struct rs_params params;
 };
+
+static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc);
 
 static int rs_prepare(struct exp_ctx *ctx)
 {
@@ -77,8 +81,7 @@ static int rs_prepare(struct exp_ctx *ctx)
 	rc->params.nr_pages = (int)exp_opt(ctx, "pages")->i;
 	rc->params.read_path = exp_opt(ctx, "read-path")->choice == 0 ? RS_READ_TMPFS : RS_READ_FILEMAP;
 	rc->params.seed = ctx->seed;
-	if (exp_opt(ctx, "syscall-ns")->i)
-		rc->params.syscall_loops = (unsigned long)(exp_opt(ctx, "syscall-ns")->i * delay_loops_per_ns());
+	rc->syscall_ns = (double)exp_opt(ctx, "syscall-ns")->i;
 
 	/* The file must fit in the simulated memory with room to spare. */
 	need = (unsigned long long)rc->params.nr_pages * RS_PAGE_SIZE;
@@ -94,6 +97,13 @@ static int rs_prepare(struct exp_ctx *ctx)
 		return -1;
 	}
 	ctx->priv = rc;
+	if (exp_opt(ctx, "syscall-ns")->choice == 0 && rs_calibrate_syscall(ctx, rc)) {
+		ctx->priv = NULL;
+		free(rc);
+		return -1;
+	}
+	if (rc->syscall_ns > 0)
+		rc->params.syscall_loops = (unsigned long)(rc->syscall_ns * delay_loops_per_ns());
 	return 0;
 }
 
@@ -330,6 +340,8 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 
 	out->value = total.ops / elapsed;
 	sample_counter(out, "ops", (double)total.ops);
+	if (impl->timed)
+		sample_counter(out, "syscall_ns", rc->syscall_ns);
 	sample_counter(out, "mismatched_reads", (double)total.mismatches);
 	if (total.mismatches)
 		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
@@ -351,6 +363,46 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 			sample_fail(out, true, "%s (event build): %lu reads differ from the file",
 				    v->name, ev.mismatches);
 	}
+	return 0;
+}
+
+/*
+ * --syscall-ns auto: what a real pread(2) costs beyond the model's read.
+ * host-pread and the vanilla build each read at one thread, a few short
+ * runs of each, the fastest kept (the least disturbed); the difference per
+ * read, never below zero, is the busy loop after each model read.  It is
+ * the only figure taken from the host: every other point is the model's.
+ */
+#define RS_CAL_RUNS	3
+
+static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc)
+{
+	double seconds = rc->seconds / RS_CAL_RUNS, host_ns = 0, model_ns = 0, elapsed;
+	struct sample scratch = { 0 };
+	struct rs_thread t;
+
+	for (int i = 0; i < RS_CAL_RUNS; i++) {
+		if (rs_run_host(ctx, 1, seconds, &t, &elapsed))
+			return -1;
+		if (t.ops && (!host_ns || elapsed * 1e9 / t.ops < host_ns))
+			host_ns = elapsed * 1e9 / t.ops;
+		if (rs_run_model(ctx, &mm_kernel_vanilla_run, 1, seconds, &t, NULL, &elapsed, &scratch))
+			return -1;
+		if (t.ops && (!model_ns || elapsed * 1e9 / t.ops < model_ns))
+			model_ns = elapsed * 1e9 / t.ops;
+	}
+	if (scratch.invariants_failed || scratch.data_failed) {
+		fprintf(stderr, "mmlab: refcount-scale: --syscall-ns auto: the calibration run failed a check: %s\n",
+			scratch.failure);
+		return -1;
+	}
+	if (!host_ns || !model_ns) {
+		fprintf(stderr, "mmlab: refcount-scale: --syscall-ns auto: no read completed; give a number\n");
+		return -1;
+	}
+	rc->syscall_ns = host_ns > model_ns ? host_ns - model_ns : 0;
+	fprintf(stderr, "refcount-scale: --syscall-ns auto = %.0f ns: host-pread %.0f ns per read at 1 thread, "
+		"the model's vanilla read %.0f ns\n", rc->syscall_ns, host_ns, model_ns);
 	return 0;
 }
 

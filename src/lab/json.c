@@ -198,6 +198,12 @@ static void write_option(struct jw *w, const struct opt_value *v)
 
 	switch (o->type) {
 	case OPT_INT:
+		if (o->choices && v->choice >= 0) {
+			write_choice(w, o->name, o->choices, v->choice);
+			break;
+		}
+		jw_integer(w, o->name, v->i);
+		break;
 	case OPT_SIZE:
 		jw_integer(w, o->name, v->i);
 		break;

@@ -153,7 +153,8 @@ void opt_describe_valid(const struct exp_option *o, char *buf, size_t len)
 
 	switch (o->type) {
 	case OPT_INT:
-		snprintf(buf, len, "an integer in %.0f..%.0f", o->min, o->max);
+		snprintf(buf, len, "an integer in %.0f..%.0f%s%s", o->min, o->max,
+			 o->choices ? " or " : "", o->choices ? o->choices : "");
 		break;
 	case OPT_DOUBLE:
 		snprintf(buf, len, "a number in %g..%g", o->min, o->max);
@@ -197,12 +198,21 @@ static bool in_range(const struct exp_option *o, double x)
 	return x >= o->min && x <= o->max;
 }
 
+static int parse_choice(const struct exp_option *o, const char *text,
+			struct opt_value *v, char *why, size_t len);
+
+/* An OPT_INT may also take the words of its ->choices ("auto"): ->choice says which. */
 static int parse_int(const struct exp_option *o, const char *text,
 		     const struct lab_machine *m, struct opt_value *v,
 		     char *why, size_t len)
 {
 	long long x;
 
+	v->choice = -1;
+	if (o->choices && !parse_choice(o, text, v, why, len)) {
+		v->i = 0;
+		return 0;
+	}
 	if (!strcmp(text, "nproc"))
 		x = m->cpus;
 	else if (opt_parse_ll(text, &x))

@@ -87,11 +87,14 @@ struct rs_state *refcount_scale_setup(const struct rs_params *p)
 }
 
 /*
- * The measured loops: nothing in them but the read and the use of its
- * data.  One per read path, so that the path is chosen once per thread,
- * outside the loop.
+ * The measured loop: nothing in it but the read and the use of its data.
+ * Inlined once per read path with @read a constant, so each copy makes a
+ * direct call and the path is chosen once per thread, outside the loop.
  */
-static void rs_loop_filemap(struct rs_state *s, struct rs_thread *t, const int *stop)
+typedef ssize_t (*rs_read_fn)(struct file *file, loff_t pos, size_t count, char *buf);
+
+static __attribute__((always_inline)) inline void
+rs_loop(struct rs_state *s, struct rs_thread *t, const int *stop, rs_read_fn read)
 {
 	struct file file = { .f_mapping = &s->mapping };
 	const size_t size = (size_t)s->p.read_size;
@@ -103,29 +106,7 @@ static void rs_loop_filemap(struct rs_state *s, struct rs_thread *t, const int *
 
 	file_ra_state_init(&file.f_ra);
 	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
-		ssize_t n = filemap_read(&file, pos, size, buf);
-
-		if (unlikely(n != (ssize_t)size || memcmp(buf, expect, size)))
-			mismatches++;
-		ops++;
-		__delay(syscall_loops);
-	}
-	t->ops = ops;
-	t->mismatches = mismatches;
-}
-
-static void rs_loop_tmpfs(struct rs_state *s, struct rs_thread *t, const int *stop)
-{
-	struct file file = { .f_mapping = &s->mapping };
-	const size_t size = (size_t)s->p.read_size;
-	const loff_t pos = (loff_t)(t->tid % s->p.nr_pages) << PAGE_SHIFT;
-	const unsigned char *expect = s->contents + pos;
-	const unsigned long syscall_loops = s->p.syscall_loops;
-	unsigned long ops = 0, mismatches = 0;
-	char buf[PAGE_SIZE];
-
-	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
-		ssize_t n = shmem_file_read(&file, pos, size, buf);
+		ssize_t n = read(&file, pos, size, buf);
 
 		if (unlikely(n != (ssize_t)size || memcmp(buf, expect, size)))
 			mismatches++;
@@ -139,9 +120,9 @@ static void rs_loop_tmpfs(struct rs_state *s, struct rs_thread *t, const int *st
 void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop)
 {
 	if (s->p.read_path == RS_READ_TMPFS)
-		rs_loop_tmpfs(s, t, stop);
+		rs_loop(s, t, stop, shmem_file_read);
 	else
-		rs_loop_filemap(s, t, stop);
+		rs_loop(s, t, stop, filemap_read);
 }
 
 int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)
