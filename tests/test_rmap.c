@@ -868,10 +868,18 @@ static void test_unmap(enum mmu_arch arch)
 	folio = rt_folio_get_lock(&f, 0);
 	is_int(folio_ref_count(folio), 33, "%s unmap: 16 cache + 16 mapping + 1 caller references", a);
 
+	int batched = atomic_read(&mm->tlb_flush_batched);
+	long gen = atomic_long_read(&mm->tlb_gen);
+
 	rt_counters_start(&cnt);
 	try_to_unmap(folio, TTU_BATCH_FLUSH);
 	d = rt_counters_delta(&cnt);
 	ok(tlb_ubc.flush_required, "%s unmap: a flush is pending", a);
+	/* set_tlb_ubc_flush_pending() per call, as the kernel's: per PTE, or per batch. */
+	is_int(atomic_read(&mm->tlb_flush_batched) - batched, RT_BATCH_UNMAP ? 1 : 16,
+	       "%s unmap: mm->tlb_flush_batched counted once per deferral", a);
+	is_int(atomic_long_read(&mm->tlb_gen) - gen, arm ? 0 : (RT_BATCH_UNMAP ? 1 : 16),
+	       "%s unmap: %s", a, arm ? "no x86 TLB generation" : "a TLB generation per deferral");
 	if (arm) {
 		is_int(d.tlb.flushes, RT_BATCH_UNMAP ? 1 : 17, "arm64 unmap: %s", RT_BATCH_UNMAP ?
 		       "one TLBI for the block" : "one unfold + 16 TLBIs");

@@ -8,6 +8,8 @@
 #ifndef _LINUX_MM_TYPES_H
 #define _LINUX_MM_TYPES_H
 
+#include <linux/bits.h>
+#include <linux/cpumask.h>
 #include <linux/compiler.h>
 #include <linux/atomic.h>
 #include <linux/list.h>
@@ -116,6 +118,14 @@ struct mm_struct {
 	atomic_long_t rss_stat[NR_MM_COUNTERS];
 	unsigned long hiwater_rss;
 	struct mmu_notifier_subscriptions *notifier_subscriptions;
+	atomic_t tlb_flush_batched;	/* deferred flushes: pending and flushed generations */
+	atomic_long_t tlb_gen;		/* x86 mm->context.tlb_gen */
+	/*
+	 * mm_cpumask(): the CPUs that may cache the mm's entries.  The model
+	 * does not send IPIs, so only the cost of merging it matters: the
+	 * bits are never set.
+	 */
+	unsigned long cpu_bitmap[NR_CPUS / BITS_PER_LONG];
 };
 
 #define FOLIO_MATCH(pg, fl) \

@@ -348,6 +348,7 @@ void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigne
 struct tlbflush_unmap_batch {
 	bool flush_required;
 	unsigned long pending_pages;	/* x86: what the final flush covers */
+	unsigned long cpumask[NR_CPUS / BITS_PER_LONG];	/* x86: the CPUs to interrupt */
 };
 
 extern __thread struct tlbflush_unmap_batch tlb_ubc;

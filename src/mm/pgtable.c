@@ -4,6 +4,7 @@
  * helpers for huge kernel mappings) and the TLB flush model.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <linux/pgtable.h>
 #include <linux/delay.h>
@@ -281,15 +282,50 @@ int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr, pte
 	return young;
 }
 
+/*
+ * x86's arch_tlbbatch_add_pending(): a new TLB generation for the mm (a
+ * locked increment) and its CPU mask merged into the batch's, a word per
+ * 64 possible CPUs.
+ */
+static void x86_tlbbatch_add_pending(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	unsigned int words = (unsigned int)DIV_ROUND_UP(nr_cpu_ids, BITS_PER_LONG);
+
+	atomic_long_add_return(1, &mm->tlb_gen);
+	for (unsigned int i = 0; i < words; i++)
+		tlb_ubc.cpumask[i] |= READ_ONCE(mm->cpu_bitmap[i]);
+	tlb_ubc.pending_pages += (end - start) >> PAGE_SHIFT;
+}
+
+/* The kernel's bound on the pending count before it resets the pair. */
+#define TLB_FLUSH_BATCH_FLUSHED_SHIFT	16
+#define TLB_FLUSH_BATCH_PENDING_MASK	((1 << (TLB_FLUSH_BATCH_FLUSHED_SHIFT - 1)) - 1)
+#define TLB_FLUSH_BATCH_PENDING_LARGE	(TLB_FLUSH_BATCH_PENDING_MASK / 2)
+
+/*
+ * Every call pays what the kernel's does: the architecture's bookkeeping
+ * and one locked increment of mm->tlb_flush_batched, which tells a racing
+ * zap or mprotect that a flush is still owed.  Vanilla calls it per PTE,
+ * the batched design once per batch.
+ */
 void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval,
 			       unsigned long start, unsigned long end)
 {
+	int batch;
+
 	(void)pteval;
 	if (mmu_arch == MMU_ARM64)
 		__flush_tlb_range_nosync(mm, start, end);	/* arch_tlbbatch_add_pending() */
 	else
-		tlb_ubc.pending_pages += (end - start) >> PAGE_SHIFT;
+		x86_tlbbatch_add_pending(mm, start, end);
 	tlb_ubc.flush_required = true;
+	barrier();	/* the flag before the count, after the PTE was cleared */
+	batch = atomic_read(&mm->tlb_flush_batched);
+	while ((batch & TLB_FLUSH_BATCH_PENDING_MASK) > TLB_FLUSH_BATCH_PENDING_LARGE) {
+		if (atomic_try_cmpxchg(&mm->tlb_flush_batched, &batch, 1))
+			return;
+	}
+	atomic_inc(&mm->tlb_flush_batched);
 }
 
 void try_to_unmap_flush(void)
@@ -302,6 +338,7 @@ void try_to_unmap_flush(void)
 	} else {
 		/* One shootdown of the CPUs that ran the mms: a full flush. */
 		tlb_count(0, tlb_ubc.pending_pages << PAGE_SHIFT, true);
+		memset(tlb_ubc.cpumask, 0, DIV_ROUND_UP(nr_cpu_ids, BITS_PER_LONG) * sizeof(long));
 	}
 	__delay(tlb_flush_loops);
 	tlb_ubc.flush_required = false;
