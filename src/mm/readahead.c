@@ -223,12 +223,20 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 		if ((unsigned int)added < got)
 			continue;	/* an index got filled meanwhile: the loop skips it */
 		if (got < run) {
-			/* Memory pressure: the rest of the window one folio at a time. */
+			/*
+			 * Memory pressure: the rest of the run one folio at a
+			 * time, as vanilla does: out of memory ends the window,
+			 * an index filled meanwhile (-EEXIST) is skipped.
+			 */
 			while (i < nr_to_read && !ra_index_present(mapping, index + i)) {
-				if (ra_add_one(&ractl, index + i, i == mark)) {
+				int ret = ra_add_one(&ractl, index + i, i == mark);
+
+				if (ret == -ENOMEM) {
 					nr_to_read = i;
 					break;
 				}
+				if (ret)
+					ractl_skip_present(&ractl, index + i);
 				i++;
 			}
 		}
