@@ -302,6 +302,7 @@ static inline struct rt_counters rt_counters_delta(const struct rt_counters *sta
 			.flushes = tlb_flush_stats_read().flushes - start->tlb.flushes,
 			.pages = tlb_flush_stats_read().pages - start->tlb.pages,
 			.syncs = tlb_flush_stats_read().syncs - start->tlb.syncs,
+			.tlbis = tlb_flush_stats_read().tlbis - start->tlb.tlbis,
 		},
 		.rmw = vm_event(PTE_RMW),
 		.batches = vm_event(RMAP_BATCHES),

@@ -887,6 +887,8 @@ static void test_unmap(enum mmu_arch arch)
 		       RT_BATCH_UNMAP ? "no wait yet" : "the unfold waited");
 		is_int(d.tlb.pages, RT_BATCH_UNMAP ? 16 : 32, "arm64 unmap: pages flushed");
 		is_int(d.rmw, RT_BATCH_UNMAP ? 16 : 32, "arm64 unmap: PTE read-modify-writes");
+		/* Without range TLBI a 16-page range is 16 TLBIs, however many calls. */
+		is_int(d.tlb.tlbis, 16, "arm64 unmap: 16 TLBIs, one per page");
 	} else {
 		is_int(d.tlb.flushes, 0, "x86 unmap: nothing flushed yet");
 		is_int(tlb_ubc.pending_pages, 16, "x86 unmap: 16 pages pending");
@@ -913,6 +915,34 @@ static void test_unmap(enum mmu_arch arch)
 	ok(rt_check(&mm, 1, &f) == 0, "%s unmap: rmap checker passes with the caller's reference", a);
 	rt_folio_unlock_put(folio);
 	finish(arm ? "unmap (arm64)" : "unmap (x86)", &mm, 1, &f, warns, false);
+}
+
+/*
+ * With range TLBI (FEAT_TLBIRANGE) each deferred call is one TLBI however
+ * many pages it covers: the batched unmap issues 1 for the block, vanilla
+ * still one per entry.
+ */
+static void test_unmap_tlbi_range(void)
+{
+	unsigned long warns = vm_warn_count;
+	struct rt_counters cnt, d;
+	struct mm_struct *mm;
+	struct folio *folio;
+	struct rt_file f;
+
+	mm = rt_map_file(&f, MMU_ARM64, 16, 4);
+	folio = rt_folio_get_lock(&f, 0);
+	tlbi_range = true;
+	rt_counters_start(&cnt);
+	try_to_unmap(folio, TTU_BATCH_FLUSH);
+	d = rt_counters_delta(&cnt);
+	tlbi_range = false;
+	is_int(d.tlb.tlbis, RT_BATCH_UNMAP ? 1 : 16, "range TLBI: %s",
+	       RT_BATCH_UNMAP ? "one TLBI for the block" : "one per entry, as vanilla calls per entry");
+	try_to_unmap_flush();
+	ok(!folio_mapped(folio), "range TLBI: the folio is unmapped");
+	rt_folio_unlock_put(folio);
+	finish("unmap (arm64, range TLBI)", &mm, 1, &f, warns, false);
 }
 
 /*
@@ -1195,6 +1225,7 @@ int main(void)
 
 	test_unmap(MMU_ARM64);
 	test_unmap(MMU_X86_64);
+	test_unmap_tlbi_range();
 	test_unmap_two_blocks();
 	test_unmap_sync(MMU_ARM64);
 	test_unmap_sync(MMU_X86_64);

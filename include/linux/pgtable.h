@@ -305,9 +305,10 @@ unsigned long pgtable_teardown(struct mm_struct *mm);
  *    final flush of a deferred batch) costs tlb_flush_loops: an IPI
  *    shootdown on x86, broadcast TLBIs and the DSB that waits for them on
  *    arm64;
- *  - an arm64 TLBI issued without waiting (__flush_tlb_range_nosync(), as
- *    clearing a young bit and a deferred unmap issue them) costs
- *    tlbi_loops; the wait is paid once, later.
+ *  - arm64 TLBIs issued without waiting (__flush_tlb_range_nosync(), as
+ *    clearing a young bit and a deferred unmap issue them) cost tlbi_loops
+ *    each: one per page, or one per range with tlbi_range (FEAT_TLBIRANGE);
+ *    the wait is paid once, later.
  *
  * The lab sets both from --tlb-flush-ns and --tlbi-ns (docs/DESIGN.md says
  * why the defaults are what they are).
@@ -316,10 +317,12 @@ struct tlb_flush_stats {
 	unsigned long flushes;		/* invalidation requests, waited for or not */
 	unsigned long pages;		/* pages those requests covered */
 	unsigned long syncs;		/* waits for completion */
+	unsigned long tlbis;		/* arm64 TLBIs issued without waiting */
 };
 
 extern unsigned long tlb_flush_loops;
 extern unsigned long tlbi_loops;
+extern bool tlbi_range;		/* FEAT_TLBIRANGE: a range is one TLBI, not one per page */
 
 /*
  * The counts are kept per CPU and bumped with plain adds, like the

@@ -64,6 +64,8 @@ static const struct exp_option rl_options[] = {
 	  { [SCALE_DEFAULT] = "1000" }, 0, 1000000 },
 	{ "tlbi-ns", OPT_INT, "cost of one arm64 TLBI issued without waiting",
 	  { [SCALE_DEFAULT] = "50" }, 0, 100000 },
+	{ "tlbi-range", OPT_CHOICE, "arm64 range TLBI (FEAT_TLBIRANGE): on, one TLBI per range; off, one per page",
+	  { [SCALE_DEFAULT] = "off" }, 0, 0, "off,on" },
 	{ "processes", OPT_INT, "address spaces mapping the whole file (rmap walk length)",
 	  { [SCALE_DEFAULT] = "1" }, 1, 64 },
 	{ "data", OPT_CHOICE, "on: the file has contents, compared with the pages still mapped after reclaim",
@@ -165,6 +167,7 @@ static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 	p->reclaim_size = (unsigned long long)exp_opt(ctx, "reclaim")->i;
 	p->tlb_flush_loops = (unsigned long)(exp_opt(ctx, "tlb-flush-ns")->i * loops_per_ns);
 	p->tlbi_loops = (unsigned long)(exp_opt(ctx, "tlbi-ns")->i * loops_per_ns);
+	p->tlbi_range = exp_opt(ctx, "tlbi-range")->choice == 1;
 	p->nr_processes = (int)exp_opt(ctx, "processes")->i;
 	p->fd = -1;
 }

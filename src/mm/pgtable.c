@@ -15,6 +15,7 @@ struct mm_struct init_mm = {
 
 unsigned long tlb_flush_loops;
 unsigned long tlbi_loops;
+bool tlbi_range;
 static struct tlb_flush_stats_pcpu {
 	struct tlb_flush_stats s;
 } __cacheline_aligned tlb_flush_stats_pcpu[NR_CPUS];
@@ -29,6 +30,7 @@ struct tlb_flush_stats tlb_flush_stats_read(void)
 		sum.flushes += READ_ONCE(s->flushes);
 		sum.pages += READ_ONCE(s->pages);
 		sum.syncs += READ_ONCE(s->syncs);
+		sum.tlbis += READ_ONCE(s->tlbis);
 	}
 	return sum;
 }
@@ -262,11 +264,27 @@ void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned l
 	__delay(tlb_flush_loops);
 }
 
+/*
+ * The TLBIs arm64's __flush_tlb_range_op() issues for @pages: one per page
+ * without FEAT_TLBIRANGE, up to the point (MAX_DVM_OPS, a table's worth)
+ * where it invalidates the whole ASID with one instead; one per range with
+ * it (the model counts one range op for the ranges reclaim flushes).
+ */
+static unsigned long arm64_tlbi_ops(unsigned long pages)
+{
+	if (tlbi_range || pages >= PTRS_PER_PTE)
+		return 1;
+	return pages;
+}
+
 void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
+	unsigned long ops = arm64_tlbi_ops((end - start + PAGE_SIZE - 1) >> PAGE_SHIFT);
+
 	(void)mm;
 	tlb_count(start, end, false);
-	__delay(tlbi_loops);
+	tlb_stat_add(&tlb_flush_stats_pcpu[smp_processor_id()].s.tlbis, ops);
+	__delay(tlbi_loops * ops);
 }
 
 /*

@@ -221,6 +221,7 @@ int reclaim_large_run(const struct rl_params *p, struct rl_result *r, char *msg,
 	mmu_arch = p->contpte ? MMU_ARM64 : MMU_X86_64;
 	tlb_flush_loops = p->tlb_flush_loops;
 	tlbi_loops = p->tlbi_loops;
+	tlbi_range = p->tlbi_range;
 
 	err = rl_setup(run, msg, len);
 	if (!err) {
@@ -231,6 +232,7 @@ int reclaim_large_run(const struct rl_params *p, struct rl_result *r, char *msg,
 	mmu_arch = MMU_X86_64;
 	tlb_flush_loops = 0;
 	tlbi_loops = 0;
+	tlbi_range = false;
 	free(run);
 	return err;
 }

@@ -15,6 +15,7 @@ struct rl_params {
 	bool contpte;			/* arm64-like with contiguous blocks; else x86-like */
 	unsigned long tlb_flush_loops;	/* __delay() per synchronous TLB flush */
 	unsigned long tlbi_loops;	/* __delay() per arm64 TLBI issued without waiting */
+	bool tlbi_range;		/* FEAT_TLBIRANGE: one TLBI per range, not per page */
 	int fd;				/* the backing file, or -1: folios carry no data */
 	int nr_processes;		/* address spaces mapping the whole file */
 	/*
