@@ -37,9 +37,12 @@ static const struct exp_variant rsq_variants[] = {
 static const struct exp_metric rsq_metrics[] = { LAT_HIST_METRICS("lat") };
 
 static const struct exp_option rsq_options[] = {
-	{ "threads", OPT_INT_LIST, "reader threads, each with its own file (db_bench --threads)",
+	{ "threads", OPT_INT_LIST, "reader threads and files (db_bench --threads, --num_multi_db)",
 	  { [SCALE_DEFAULT] = "nproc" }, 1, 256 },
-	{ "file-size", OPT_SIZE, "size of each thread's file",
+	{ "files", OPT_CHOICE, "shared: every thread reads every file in the same order (the seed's "
+	  "--num_multi_db); private: each thread reads only its own",
+	  { [SCALE_DEFAULT] = "shared" }, 0, 0, "shared,private" },
+	{ "file-size", OPT_SIZE, "size of each file",
 	  { [SCALE_TINY] = "4M", [SCALE_DEFAULT] = "64M", [SCALE_FULL] = "256M" }, 1 << 16, 1ULL << 40 },
 	{ "value-size", OPT_INT, "bytes per read (db_bench --value_size)",
 	  { [SCALE_DEFAULT] = "8192" }, 64, 1 << 20 },
@@ -116,6 +119,7 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	rc->p.ra_pages = (unsigned int)exp_opt(ctx, "ra-pages")->i;
 	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 * delay_loops_per_ns());
 	rc->events = exp_opt(ctx, "events")->choice == 0;
+	rc->p.shared_files = exp_opt(ctx, "files")->choice == 0;
 	for (int i = 0; i < threads->nr_list; i++)
 		if (threads->list[i] > rc->max_threads)
 			rc->max_threads = (int)threads->list[i];

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The readseq workload, inside the kernel build: db_bench readseq in shape.
- * Each thread opens its own file, cold in the page cache, and reads it from
- * start to end in records of value_size bytes through filemap_read(), so
- * every miss goes through readahead and folio insertion.  Each read is
- * timed (as db_bench times each operation) and checksummed against the
- * file.
+ * There are as many files as threads, cold in the page cache.  With shared
+ * files (db_bench --num_multi_db) every thread reads every file from start
+ * to end, all in the same order, so threads meet in the same page cache,
+ * the same xa_lock and on the same folios being read; with private files
+ * each thread reads only its own.  Reads are records of value_size bytes
+ * through filemap_read(), so every miss goes through readahead and folio
+ * insertion.  Each read is timed (as db_bench times each operation) and
+ * checksummed against the file.  Each thread opens each file itself: its
+ * own struct file and readahead state.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,19 +57,15 @@ static uint64_t now_ns(void)
 	return ktime_get_ns();
 }
 
-void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
+/* Read file @f from start to end, every record timed and checked. */
+static void readseq_file(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
 {
-	struct file file = { .f_mapping = &s->mappings[t->tid] };
-	const uint64_t *sums = s->p.record_sums[t->tid];
+	struct file file = { .f_mapping = &s->mappings[f] };
+	const uint64_t *sums = s->p.record_sums[f];
 	const size_t size = s->p.value_size;
 	const loff_t end = (loff_t)s->p.file_size;
-	unsigned long ops = 0, bad = 0;
-	char *buf = malloc(size);
+	unsigned long rec = 0, bad = 0;
 
-	if (!buf) {
-		t->bad_records = 1;
-		return;
-	}
 	file_ra_state_init(&file.f_ra);
 	file.f_ra.ra_pages = s->p.ra_pages;
 	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size) {
@@ -73,13 +73,31 @@ void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
 		ssize_t n = filemap_read(&file, pos, size, buf);
 
 		lat_hist_record(t->hist, now_ns() - t0);
-		if (unlikely(n != (ssize_t)size || record_sum(buf, size) != sums[ops]))
+		if (unlikely(n != (ssize_t)size || record_sum(buf, size) != sums[rec]))
 			bad++;
-		ops++;
+		rec++;
+	}
+	t->ops += rec;
+	t->bad_records += bad;
+}
+
+void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
+{
+	char *buf = malloc(s->p.value_size);
+
+	t->ops = 0;
+	t->bad_records = 0;
+	if (!buf) {
+		t->bad_records = 1;
+		return;
+	}
+	if (s->p.shared_files) {
+		for (int f = 0; f < s->p.nr_threads; f++)
+			readseq_file(s, t, f, buf);
+	} else {
+		readseq_file(s, t, t->tid, buf);
 	}
 	free(buf);
-	t->ops = ops;
-	t->bad_records = bad;
 }
 
 int readseq_teardown(struct rsq_state *s, char *msg, size_t len)

@@ -1,10 +1,12 @@
 /*
- * readseq (src/workloads/readseq.c): one reader per thread over its own
- * file, cold cache, every read timed.
+ * readseq (src/workloads/readseq.c): as many files as threads, cold cache,
+ * every read timed; each thread reads every file in turn (shared, as
+ * db_bench --num_multi_db does) or only its own (private).
  */
 #ifndef MMLAB_WORKLOADS_READSEQ_H
 #define MMLAB_WORKLOADS_READSEQ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct lat_hist;
@@ -15,6 +17,7 @@ struct rsq_params {
 	unsigned int value_size;	/* bytes per read */
 	unsigned int ra_pages;		/* maximum readahead window */
 	unsigned long latency_loops;	/* device latency per request, in __delay() */
+	bool shared_files;		/* every thread reads every file, in the same order */
 	const int *fds;			/* the backing file of each thread */
 	/* Expected Fletcher-style sums of each record of each thread's file. */
 	const uint64_t *const *record_sums;
