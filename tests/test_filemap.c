@@ -34,6 +34,12 @@ static struct folio *add_filled(pgoff_t index, unsigned int order, unsigned char
 	return folio;
 }
 
+/* The node's NR_FILE_PAGES, with every CPU's difference. */
+static long file_pages(void)
+{
+	return (long)node_page_state_snapshot(&contig_node, NR_FILE_PAGES);
+}
+
 static void test_add(void)
 {
 	struct folio *f0, *big, *dup;
@@ -48,6 +54,7 @@ static void test_add(void)
 	ok(big != NULL, "add an order-2 folio at index 4");
 	is_int(folio_ref_count(big), 4, "one reference per page");
 	is_int(mapping.nrpages, 5, "nrpages counts pages");
+	is_int(file_pages(), 5, "the node's NR_FILE_PAGES counts them too");
 	ok(xa_load(&mapping.i_pages, 6) == big, "every index of a large folio finds it");
 
 	dup = folio_alloc(GFP_KERNEL, 0);
@@ -215,6 +222,7 @@ int main(void)
 #endif
 	truncate_inode_pages(&mapping);
 	is_int(mapping.nrpages, 0, "truncate_inode_pages empties the cache");
+	is_int(file_pages(), 0, "and NR_FILE_PAGES is back to 0");
 	address_space_destroy(&mapping);
 	ok(page_alloc_check(&r, msg, sizeof(msg)) == 0, "allocator invariants hold");
 	is_int(r.allocated, 0, "every page is free again");

@@ -86,6 +86,34 @@ struct zone {
 
 extern struct zone contig_zone;
 
+struct per_cpu_nodestat {
+	s8 vm_node_stat_diff[NR_VM_NODE_STAT_ITEMS];
+	s8 stat_threshold;
+} __cacheline_aligned;
+
+/* The model's one node (NUMA nodes are issue 12's): its statistics. */
+typedef struct pglist_data {
+	atomic_long_t vm_stat[NR_VM_NODE_STAT_ITEMS];
+	struct per_cpu_nodestat per_cpu_nodestats[NR_CPUS];
+} pg_data_t;
+
+extern struct pglist_data contig_node;
+
+static inline struct pglist_data *folio_pgdat(const struct folio *folio)
+{
+	(void)folio;
+	return &contig_node;
+}
+
+/*
+ * __lruvec_stat_mod_folio(): a folio with no memcg (the model has none)
+ * changes its node's counter only, as in the kernel.
+ */
+static inline void __lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, long val)
+{
+	__mod_node_page_state(folio_pgdat(folio), idx, val);
+}
+
 static inline struct zone *page_zone(const struct page *page)
 {
 	(void)page;

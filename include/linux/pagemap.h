@@ -28,6 +28,7 @@ struct address_space {
 	struct xarray i_pages;
 	struct rb_root i_mmap;		/* VMAs mapping the file, by page offset */
 	struct rw_semaphore i_mmap_rwsem;
+	struct rw_semaphore invalidate_lock;	/* readahead and faults vs truncation */
 	unsigned int folio_order;	/* order of the folios a fault creates (the mapping's max) */
 	unsigned long nrpages;		/* under xa_lock */
 	loff_t i_size;
@@ -139,6 +140,16 @@ int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 		       unsigned int nr_folios, pgoff_t index, gfp_t gfp);
 
 /* --- i_mmap (mm/interval_tree.c) --------------------------------------------------------- */
+
+static inline void filemap_invalidate_lock_shared(struct address_space *mapping)
+{
+	down_read(&mapping->invalidate_lock);
+}
+
+static inline void filemap_invalidate_unlock_shared(struct address_space *mapping)
+{
+	up_read(&mapping->invalidate_lock);
+}
 
 static inline void i_mmap_lock_read(struct address_space *mapping)	{ down_read(&mapping->i_mmap_rwsem); }
 static inline bool i_mmap_trylock_read(struct address_space *mapping)	{ return down_read_trylock(&mapping->i_mmap_rwsem); }

@@ -101,4 +101,23 @@ void refresh_zone_stat_thresholds(struct zone *zone);
 /* Zero the global counts (a machine boot). */
 void reset_vm_zone_stat(void);
 
+/*
+ * Node statistics, the same way per node (struct pglist_data).  The
+ * callers the model has hold a per-mapping lock (xa_lock), not one lock
+ * for the node: a test's main thread and its first worker share CPU 0, so
+ * two of them may race on one CPU's difference and lose an update, as the
+ * vm events may; nothing checks these counts exactly.
+ */
+enum node_stat_item {
+	NR_FILE_PAGES,		/* page-cache pages */
+	NR_VM_NODE_STAT_ITEMS
+};
+
+struct pglist_data;
+
+void __mod_node_page_state(struct pglist_data *pgdat, enum node_stat_item item, long delta);
+unsigned long node_page_state(struct pglist_data *pgdat, enum node_stat_item item);
+unsigned long node_page_state_snapshot(struct pglist_data *pgdat, enum node_stat_item item);
+void refresh_node_stat_thresholds(struct pglist_data *pgdat, int threshold);
+
 #endif /* _LINUX_VMSTAT_H */

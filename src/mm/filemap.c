@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include <linux/ktime.h>
+#include <linux/mmzone.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/swap.h>
@@ -74,6 +75,7 @@ void address_space_init(struct address_space *mapping)
 	memset(mapping, 0, sizeof(*mapping));
 	xa_init(&mapping->i_pages);
 	init_rwsem(&mapping->i_mmap_rwsem);
+	init_rwsem(&mapping->invalidate_lock);
 	i_pages_delete_seqcount_init(mapping);
 }
 
@@ -83,6 +85,7 @@ void address_space_destroy(struct address_space *mapping)
 	VM_WARN_ON_ONCE(mapping->i_mmap.rb_node);
 	xa_destroy(&mapping->i_pages);
 	destroy_rwsem(&mapping->i_mmap_rwsem);
+	destroy_rwsem(&mapping->invalidate_lock);
 }
 
 #ifdef CONFIG_DEBUG_VM_EVENTS
@@ -205,6 +208,8 @@ static int __filemap_add_folio(struct address_space *mapping, struct folio *foli
 	if (xas_error(&xas))
 		return xas_error(&xas);
 	mapping->nrpages += nr;
+	/* The node's page-cache count, inside the xa_lock as the kernel does it. */
+	__lruvec_stat_mod_folio(folio, NR_FILE_PAGES, (long)nr);
 	count_debug_vm_event(FILEMAP_FOLIOS_ADDED);
 	return 0;
 }
@@ -295,6 +300,7 @@ static void __filemap_remove_folio(struct folio *folio)
 	xas_store(&xas, NULL);
 	xas_init_marks(&xas);
 	mapping->nrpages -= nr;
+	__lruvec_stat_mod_folio(folio, NR_FILE_PAGES, -(long)nr);	/* filemap_unaccount_folio() */
 	WRITE_ONCE(folio->mapping, NULL);
 	i_pages_delete_end(mapping);
 }

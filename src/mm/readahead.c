@@ -147,6 +147,8 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 	struct readahead_control ractl = { .mapping = mapping, ._index = index };
 	unsigned long mark = ULONG_MAX, i = 0;
 
+	/* Truncation and hole punching exclude readahead (filemap_invalidate_lock()). */
+	filemap_invalidate_lock_shared(mapping);
 	if (lookahead_size <= nr_to_read)
 		mark = nr_to_read - lookahead_size;
 	while (i < nr_to_read) {
@@ -160,6 +162,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 		i++;
 	}
 	read_pages(&ractl);
+	filemap_invalidate_unlock_shared(mapping);
 }
 
 #else /* CONFIG_READAHEAD_BATCHED */
@@ -188,6 +191,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 	struct folio *folios[RA_BATCH_MAX];
 	unsigned long mark = ULONG_MAX, i = 0;
 
+	filemap_invalidate_lock_shared(mapping);
 	if (lookahead_size <= nr_to_read)
 		mark = nr_to_read - lookahead_size;
 	while (i < nr_to_read) {
@@ -242,6 +246,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 		}
 	}
 	read_pages(&ractl);
+	filemap_invalidate_unlock_shared(mapping);
 }
 
 #endif /* CONFIG_READAHEAD_BATCHED */

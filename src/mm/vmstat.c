@@ -126,6 +126,7 @@ void refresh_zone_stat_thresholds(struct zone *zone)
 
 	for (int cpu = 0; cpu < NR_CPUS; cpu++)
 		zone->per_cpu_zonestats[cpu].stat_threshold = (s8)threshold;
+	refresh_node_stat_thresholds(&contig_node, threshold);
 }
 
 unsigned long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
@@ -135,4 +136,49 @@ unsigned long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item it
 	for (int cpu = 0; cpu < NR_CPUS; cpu++)
 		x += READ_ONCE(zone->per_cpu_zonestats[cpu].vm_stat_diff[item]);
 	return x < 0 ? 0 : (unsigned long)x;
+}
+
+/* --- node statistics ---------------------------------------------------------- */
+
+struct pglist_data contig_node;
+
+void __mod_node_page_state(struct pglist_data *pgdat, enum node_stat_item item, long delta)
+{
+	struct per_cpu_nodestat *pcp = &pgdat->per_cpu_nodestats[smp_processor_id()];
+	long x = delta + READ_ONCE(pcp->vm_node_stat_diff[item]);
+	long t = READ_ONCE(pcp->stat_threshold);
+
+	if (unlikely(x > t || x < -t)) {
+		atomic_long_add(x, &pgdat->vm_stat[item]);
+		x = 0;
+	}
+	WRITE_ONCE(pcp->vm_node_stat_diff[item], (s8)x);
+}
+
+unsigned long node_page_state(struct pglist_data *pgdat, enum node_stat_item item)
+{
+	long x = atomic_long_read(&pgdat->vm_stat[item]);
+
+	return x < 0 ? 0 : (unsigned long)x;
+}
+
+unsigned long node_page_state_snapshot(struct pglist_data *pgdat, enum node_stat_item item)
+{
+	long x = atomic_long_read(&pgdat->vm_stat[item]);
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		x += READ_ONCE(pgdat->per_cpu_nodestats[cpu].vm_node_stat_diff[item]);
+	return x < 0 ? 0 : (unsigned long)x;
+}
+
+/* A node's threshold is its zones' largest; the model's node has one zone. */
+void refresh_node_stat_thresholds(struct pglist_data *pgdat, int threshold)
+{
+	for (int item = 0; item < NR_VM_NODE_STAT_ITEMS; item++)
+		atomic_long_set(&pgdat->vm_stat[item], 0);
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		for (int item = 0; item < NR_VM_NODE_STAT_ITEMS; item++)
+			pgdat->per_cpu_nodestats[cpu].vm_node_stat_diff[item] = 0;
+		pgdat->per_cpu_nodestats[cpu].stat_threshold = (s8)threshold;
+	}
 }
