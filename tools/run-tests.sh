@@ -5,7 +5,7 @@
 #
 # Test programs are the Makefile's TEST_BINS (build/tests/<flavour>/<design>/<name>
 # and build/tests/lab/<name>); PATTERNs (shell globs, matched against names
-# such as dbg/frozen-bit/test_page_ref or sh/cli.sh) select a subset.
+# such as dbg/refcount-frozen-bit/test_page_ref or common/test_xarray or sh/cli.sh) select a subset.
 #
 # Each program speaks TAP (tests/tap.h).  Every test point counts; a program
 # that crashes, times out, exits non-zero without a failing test point,
