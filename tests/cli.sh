@@ -50,6 +50,9 @@ assert d["params"]["syscall-ns"] == "auto" and d["params"]["read-path"] == "tmpf
 for r in d["results"]:
     if r["variant"] != "host-pread":
         assert r["counters"]["syscall_ns"] > 0, r["counters"]
+    else:
+        # one struct file per thread (kcmp), unless the host forbids kcmp (-1)
+        assert r["counters"]["host_open_files"] in (-1, r["point"]["threads"]), r["counters"]
 PY
 ok $? "JSON follows the contract (results, comparisons, counters, checks, params)"
 

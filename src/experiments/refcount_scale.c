@@ -10,9 +10,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <machine/machine.h>
@@ -253,8 +255,35 @@ out:
 	return ret;
 }
 
+/* kcmp(2)'s KCMP_FILE (include/uapi/linux/kcmp.h): do two descriptors share a struct file? */
+#define RS_KCMP_FILE	0
+
+/*
+ * How many distinct struct files the threads' descriptors refer to, asked
+ * with kcmp(2) after the run; -1 if the host does not let us ask.
+ */
+static int rs_count_open_files(const struct rs_worker_arg *args, int n)
+{
+	pid_t pid = getpid();
+	int distinct = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool shared = false;
+
+		for (int j = 0; j < i && !shared; j++) {
+			long r = syscall(SYS_kcmp, pid, pid, RS_KCMP_FILE, args[i].host_fd, args[j].host_fd);
+
+			if (r < 0)
+				return -1;
+			shared = r == 0;
+		}
+		distinct += !shared;
+	}
+	return distinct;
+}
+
 static int rs_run_host(struct exp_ctx *ctx, int nr_threads, double seconds,
-		       struct rs_thread *total, double *elapsed)
+		       struct rs_thread *total, double *elapsed, int *nr_files)
 {
 	struct rs_ctx *rc = ctx->priv;
 	size_t size = (size_t)rc->params.nr_pages * RS_PAGE_SIZE;
@@ -293,6 +322,8 @@ static int rs_run_host(struct exp_ctx *ctx, int nr_threads, double seconds,
 		}
 	}
 	rs_sum(args, nr_threads, total);
+	if (nr_files)
+		*nr_files = rs_count_open_files(args, nr_threads);
 	ret = 0;
 out_unlink:
 	for (int i = 0; i < nr_threads; i++)
@@ -327,6 +358,7 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct rs_ctx *rc = ctx->priv;
 	int nr_threads = (int)p->arg;
 	struct rs_thread total, ev;
+	int host_files = 0;
 	double elapsed;
 	int ret;
 
@@ -334,7 +366,7 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		ret = rs_run_model(ctx, impl->timed, nr_threads, rc->seconds, &total, NULL,
 				   &elapsed, out);
 	else
-		ret = rs_run_host(ctx, nr_threads, rc->seconds, &total, &elapsed);
+		ret = rs_run_host(ctx, nr_threads, rc->seconds, &total, &elapsed, &host_files);
 	if (ret)
 		return -1;
 
@@ -342,6 +374,8 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	sample_counter(out, "ops", (double)total.ops);
 	if (impl->timed)
 		sample_counter(out, "syscall_ns", rc->syscall_ns);
+	else
+		sample_counter(out, "host_open_files", host_files);
 	sample_counter(out, "mismatched_reads", (double)total.mismatches);
 	if (total.mismatches)
 		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
@@ -382,7 +416,7 @@ static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc)
 	struct rs_thread t;
 
 	for (int i = 0; i < RS_CAL_RUNS; i++) {
-		if (rs_run_host(ctx, 1, seconds, &t, &elapsed))
+		if (rs_run_host(ctx, 1, seconds, &t, &elapsed, NULL))
 			return -1;
 		if (t.ops && (!host_ns || elapsed * 1e9 / t.ops < host_ns))
 			host_ns = elapsed * 1e9 / t.ops;
