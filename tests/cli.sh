@@ -76,6 +76,7 @@ usage_error "unknown option" run refcount-scale --bogus 1
 usage_error "unknown variant" run refcount-scale --variant vanilla,bogus
 usage_error "zero threads" run refcount-scale --threads 0
 usage_error "thread count above range" run refcount-scale --threads 1,5000
+usage_error "more threads than the model's NR_CPUS" run refcount-scale --threads 257
 usage_error "read size above a page" run refcount-scale --read-size 5000
 usage_error "negative seconds" run refcount-scale --seconds -1
 usage_error "bad scale" run refcount-scale --scale huge

@@ -118,6 +118,6 @@ struct pglist_data;
 void __mod_node_page_state(struct pglist_data *pgdat, enum node_stat_item item, long delta);
 unsigned long node_page_state(struct pglist_data *pgdat, enum node_stat_item item);
 unsigned long node_page_state_snapshot(struct pglist_data *pgdat, enum node_stat_item item);
-void refresh_node_stat_thresholds(struct pglist_data *pgdat, int threshold);
+void node_stats_init(struct pglist_data *pgdat, int threshold);
 
 #endif /* _LINUX_VMSTAT_H */

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/cpumask.h>
 #include <machine/machine.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
@@ -45,7 +46,7 @@ static const struct exp_variant rs_variants[] = {
 
 static const struct exp_option rs_options[] = {
 	{ "threads", OPT_INT_LIST, "thread counts to measure (oversubscription allowed)",
-	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, 1024 },
+	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, NR_CPUS },
 	{ "seconds", OPT_DOUBLE, "measured time of one sample",
 	  { [SCALE_TINY] = "0.05", [SCALE_DEFAULT] = "0.5", [SCALE_FULL] = "5" }, 0.01, 3600 },
 	{ "read-size", OPT_INT, "bytes per read, at offset 0 of the thread's page",

@@ -1102,6 +1102,7 @@ void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
 	setup_per_cpu_pageset(zone);
 	reset_vm_zone_stat();
 	refresh_zone_stat_thresholds(zone);
+	node_stats_init(&contig_node, zone->per_cpu_zonestats[0].stat_threshold);
 
 	spin_lock(&zone->lock);
 	for (unsigned long pfn = start_pfn; pfn < start_pfn + nr_pages; pfn += MAX_ORDER_NR_PAGES)

@@ -126,7 +126,6 @@ void refresh_zone_stat_thresholds(struct zone *zone)
 
 	for (int cpu = 0; cpu < NR_CPUS; cpu++)
 		zone->per_cpu_zonestats[cpu].stat_threshold = (s8)threshold;
-	refresh_node_stat_thresholds(&contig_node, threshold);
 }
 
 unsigned long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
@@ -171,8 +170,8 @@ unsigned long node_page_state_snapshot(struct pglist_data *pgdat, enum node_stat
 	return x < 0 ? 0 : (unsigned long)x;
 }
 
-/* A node's threshold is its zones' largest; the model's node has one zone. */
-void refresh_node_stat_thresholds(struct pglist_data *pgdat, int threshold)
+/* Zero the node's counts (a boot) and set its threshold: its zones' largest (one zone here). */
+void node_stats_init(struct pglist_data *pgdat, int threshold)
 {
 	for (int item = 0; item < NR_VM_NODE_STAT_ITEMS; item++)
 		atomic_long_set(&pgdat->vm_stat[item], 0);
