@@ -70,13 +70,14 @@ KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BAT
 
 # Deliberately broken designs, each built only for the tests that must catch it.
 MUTANTS := refcount-frozen-bit-nocas contig-misaligned contig-free-referenced \
-	   ra-skip-slot ra-bad-ref rmap-past-pmd rmap-past-folio rmap-notify-nr
+	   ra-skip-slot ra-bad-ref ra-eexist-ends rmap-past-pmd rmap-past-folio rmap-notify-nr
 
 KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_contig-misaligned       := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
 KCFG_contig-free-referenced  := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
 KCFG_ra-skip-slot            := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_SKIP_SLOT
 KCFG_ra-bad-ref              := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_BAD_REF
+KCFG_ra-eexist-ends          := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_EEXIST_ENDS
 KCFG_rmap-past-pmd           := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_PMD
 KCFG_rmap-past-folio         := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_FOLIO
 KCFG_rmap-notify-nr          := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY_NR
@@ -87,6 +88,7 @@ MTESTS_contig-misaligned     := dbg/test_contig dbg/test_alloc_differential dbg/
 MTESTS_contig-free-referenced := $(MTESTS_contig-misaligned)
 MTESTS_ra-skip-slot          := dbg/test_readahead
 MTESTS_ra-bad-ref            := dbg/test_readahead
+MTESTS_ra-eexist-ends        := dbg/test_readahead
 MTESTS_rmap-past-pmd         := dbg/test_rmap dbg/test_vmscan
 MTESTS_rmap-past-folio       := dbg/test_rmap dbg/test_vmscan
 MTESTS_rmap-notify-nr        := dbg/test_rmap dbg/test_vmscan
@@ -100,7 +102,7 @@ MTESTS_rmap-notify-nr        := dbg/test_rmap dbg/test_vmscan
 FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 FL_run  := -O2 $(FRAMEPTR)
 FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_DEBUG_VM_EVENTS
-FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS
+FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -DCONFIG_FAIL_PAGE_ALLOC
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
 LDFL_tsan := -fsanitize=thread

@@ -2,9 +2,10 @@
  * Readahead and the backing store: sequential reads through the page cache
  * return the file's bytes, the window ramps up as the kernel's does and
  * leaves the same page cache in every design, insertion takes xa_lock once
- * per folio (vanilla) or once per window (batched), memory exhaustion
- * during readahead leaks nothing, and the mutants of batched insertion are
- * caught.
+ * per folio (vanilla) or once per window (batched), reads completed by the
+ * block device's thread return the same bytes, an index filled by another
+ * reader during a window is skipped, memory exhaustion during readahead
+ * leaks nothing, and the mutants of batched insertion are caught.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/blkdev.h>
+#include <linux/fault-inject.h>
 #include <linux/pagemap.h>
 #include <machine/machine.h>
 
@@ -74,7 +77,24 @@ static bool cached_range_is(pgoff_t start, pgoff_t end)
 	return true;
 }
 
-static void __maybe_unused test_sequential_read(void)
+/* Every folio in the cache has been read and unlocked. */
+static bool cached_folios_done(void)
+{
+	for (pgoff_t i = 0; i < FILE_PAGES; i++) {
+		struct folio *folio = filemap_get_folio(&mapping, i);
+		bool done;
+
+		if (!folio)
+			continue;
+		done = folio_test_uptodate(folio) && !folio_test_locked(folio);
+		folio_put(folio);
+		if (!done)
+			return false;
+	}
+	return true;
+}
+
+static void __maybe_unused test_sequential_read(const char *io)
 {
 	static char buf[RECORD];
 	unsigned long locks0 = vm_event(FILEMAP_XA_LOCK_ADD);
@@ -82,6 +102,7 @@ static void __maybe_unused test_sequential_read(void)
 	unsigned long bad = 0;
 	ssize_t n;
 
+	diag("reads: %s", io);
 	open_file(sizeof(contents));
 	n = filemap_read(&file, 0, RECORD, buf);
 	is_int(n, RECORD, "the first 8 KiB record");
@@ -118,6 +139,106 @@ static void __maybe_unused test_sequential_read(void)
 #endif
 	n = filemap_read(&file, sizeof(contents) - 100, RECORD, buf);
 	is_int(n, 100, "a read at the end of the file is short");
+	close_file();
+}
+
+/*
+ * The device completes reads on its own thread: the reader waits on the
+ * folio lock only for a folio still under I/O, reads the file's bytes, and
+ * the device drains what asynchronous readahead left in flight before it
+ * stops (with a latency, so that requests are still queued at the end).
+ */
+static void __maybe_unused test_async_device(void)
+{
+	unsigned long req0 = vm_event(FILEMAP_READ_REQUESTS);
+	static char buf[RECORD];
+	unsigned long bad = 0;
+
+	backing.bdev = blkdev_create(0);
+	ok(backing.bdev != NULL, "block device started");
+	test_sequential_read("asynchronous, device latency 0");
+	ok(vm_event(FILEMAP_READ_REQUESTS) > req0, "requests were submitted to the device");
+	is_int(blkdev_destroy(backing.bdev), vm_event(FILEMAP_READ_REQUESTS) - req0,
+	       "the device completed every request submitted");
+
+	backing.bdev = blkdev_create(20000);
+	open_file(sizeof(contents));
+	for (loff_t pos = 0; pos < (loff_t)sizeof(contents) / 2; pos += RECORD)
+		if (filemap_read(&file, pos, RECORD, buf) != RECORD || memcmp(buf, contents + pos, RECORD))
+			bad++;
+	is_int(bad, 0, "with 20 us of device latency every record reads back its bytes");
+	blkdev_destroy(backing.bdev);
+	backing.bdev = NULL;
+	ok(cached_folios_done(), "after the device drained, every cached folio is uptodate and unlocked");
+	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
+	close_file();
+}
+
+/*
+ * Another reader fills an index between readahead's "is it cached" check
+ * and its insert: readahead must skip that index (-EEXIST) and go on with
+ * the rest of the window, in both designs.  For the batched design this is
+ * its fallback under memory pressure: the 5th allocation of the window
+ * fails, so pages 0..3 go in as a batch and the rest one at a time.
+ *
+ *	index	0 1 2 3 4 5 ... 31
+ *	window	B B B B 1 1 ... 1	B batch, 1 single insert
+ *	other	        X		X filled "meanwhile" by another reader
+ */
+static int eexist_attempts, eexist_trigger;
+
+static void fill_index_4_meanwhile(gfp_t gfp, unsigned int order)
+{
+	struct folio *folio;
+
+	if (++eexist_attempts != eexist_trigger)
+		return;
+	folio = folio_alloc(GFP_KERNEL, 0);
+	if (!folio || filemap_add_folio(&mapping, folio, 4, GFP_KERNEL)) {
+		diag("the other reader could not insert index 4");
+		return;
+	}
+	memcpy(folio_address(folio), contents + 4 * 4096, 4096);
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+static void __maybe_unused test_eexist_skipped(void)
+{
+	static char buf[RECORD];
+	struct folio *folio;
+	unsigned long bad = 0;
+
+	open_file(sizeof(contents));
+	eexist_attempts = 0;
+#ifdef CONFIG_READAHEAD_BATCHED
+	fail_page_alloc.after = 4;	/* allocations 1-4 succeed, the 5th fails */
+	fail_page_alloc.nr = 1;
+	eexist_trigger = 6;		/* the single insert of index 4 */
+#else
+	eexist_trigger = 5;		/* the insert of index 4 */
+#endif
+	fail_page_alloc.on_attempt = fill_index_4_meanwhile;
+	page_cache_ra_unbounded(&mapping, 0, 32, 0);
+	fail_page_alloc.on_attempt = NULL;
+	fail_page_alloc.after = -1;
+	ok(eexist_attempts >= eexist_trigger, "the other reader filled index 4 during the window");
+#ifdef CONFIG_READAHEAD_MUTANT_EEXIST_ENDS
+	ok(cached_range_is(0, 5), "mutant %s: caught: the window ended at the filled index", MM_KERNEL_NAME);
+#else
+	ok(cached_range_is(0, 32), "the window went on past the index found filled: 0..31 cached");
+#endif
+	folio = filemap_get_folio(&mapping, 4);
+	ok(folio && folio_test_uptodate(folio) &&
+	   !memcmp(folio_address(folio), contents + 4 * 4096, 4096), "index 4 is the other reader's folio");
+	if (folio)
+		folio_put(folio);
+	for (loff_t pos = 0; pos < 32 * 4096; pos += RECORD)
+		if (filemap_read(&file, pos, RECORD, buf) != RECORD || memcmp(buf, contents + pos, RECORD))
+			bad++;
+	is_int(bad, 0, "and the window reads back the file's bytes");
+	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
 	close_file();
 }
 
@@ -224,8 +345,12 @@ int main(void)
 	ok(fd >= 0, "backing file created");
 	backing.fd = fd;
 	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB");
-#if !defined(CONFIG_READAHEAD_MUTANT_SKIP_SLOT) && !defined(CONFIG_READAHEAD_MUTANT_BAD_REF)
-	test_sequential_read();
+#ifdef CONFIG_READAHEAD_MUTANT_EEXIST_ENDS
+	test_eexist_skipped();
+#elif !defined(CONFIG_READAHEAD_MUTANT_SKIP_SLOT) && !defined(CONFIG_READAHEAD_MUTANT_BAD_REF)
+	test_sequential_read("synchronous");
+	test_async_device();
+	test_eexist_skipped();
 	test_random_read_leaves_window();
 	test_exhaustion();
 #endif

@@ -16,12 +16,18 @@
 
 /*
  * The backing store: a real file of the host, read with pread(2) into the
- * folios' memory, and the modelled device latency charged per read request
- * (a calibrated busy loop, see include/linux/delay.h).
+ * folios' memory.  Without a device (bdev NULL) the CPU that wants the data
+ * reads it synchronously and spends the modelled device latency (a
+ * calibrated busy loop, see include/linux/delay.h); with one, readahead
+ * submits its batches to the device, which reads and completes them on its
+ * own thread (include/linux/blkdev.h).
  */
+struct block_device;
+
 struct backing_file {
 	int fd;
-	unsigned long latency_loops;
+	unsigned long latency_loops;	/* synchronous reads only */
+	struct block_device *bdev;	/* NULL: synchronous reads */
 };
 
 struct address_space {

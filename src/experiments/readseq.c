@@ -1,7 +1,8 @@
 /*
  * readseq (seed 002, "mm/readahead: batch folio insertion"): db_bench
- * readseq in shape.  T threads each read their own file sequentially in
- * records of --value-size bytes, from a cold page cache, through readahead;
+ * readseq in shape.  T threads read T files (each every file, or each its
+ * own) sequentially in records of --value-size bytes, from a cold page
+ * cache, through readahead and a device that completes reads on its own;
  * throughput and per-read latency percentiles, vanilla (one xa_lock hold
  * per inserted folio) against batched insertion (one per window).
  */
@@ -46,6 +47,10 @@ static const struct exp_option rsq_options[] = {
 	  { [SCALE_TINY] = "4M", [SCALE_DEFAULT] = "64M", [SCALE_FULL] = "256M" }, 1 << 16, 1ULL << 40 },
 	{ "value-size", OPT_INT, "bytes per read (db_bench --value_size)",
 	  { [SCALE_DEFAULT] = "8192" }, 64, 1 << 20 },
+	{ "io", OPT_CHOICE, "async: a device thread fills the folios and completes the reads, the "
+	  "reader waits only on a folio still under I/O (the kernel's way); sync: the reader copies "
+	  "from the host file itself and spends the device latency",
+	  { [SCALE_DEFAULT] = "async" }, 0, 0, "async,sync" },
 	{ "device-latency", OPT_DOUBLE, "modelled device latency per read request, microseconds",
 	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
 	{ "ra-pages", OPT_INT, "maximum readahead window in pages (the kernel's default 32 = 128 KiB)",
@@ -117,6 +122,8 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	rc->p.file_size = (unsigned long long)exp_opt(ctx, "file-size")->i;
 	rc->p.value_size = (unsigned int)exp_opt(ctx, "value-size")->i;
 	rc->p.ra_pages = (unsigned int)exp_opt(ctx, "ra-pages")->i;
+	rc->p.async_io = exp_opt(ctx, "io")->choice == 0;
+	rc->p.latency_ns = (unsigned long long)(exp_opt(ctx, "device-latency")->d * 1000);
 	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 * delay_loops_per_ns());
 	rc->events = exp_opt(ctx, "events")->choice == 0;
 	rc->p.shared_files = exp_opt(ctx, "files")->choice == 0;

@@ -6,15 +6,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
+#include <linux/wait_bit.h>
 #include <machine/machine.h>
 
 __thread int cpu_number;
@@ -134,4 +139,59 @@ void machine_sleep(double seconds)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* A kthread: a host thread with no CPU id (cpu_number -1), an RCU reader. */
+struct task_struct {
+	pthread_t thread;
+	int (*fn)(void *data);
+	void *data;
+	int ret;
+};
+
+static void *kthread_main(void *p)
+{
+	struct task_struct *k = p;
+
+	cpu_number = -1;
+	rcu_register_thread();
+	k->ret = k->fn(k->data);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+struct task_struct *kthread_run(int (*threadfn)(void *data), void *data, const char *name)
+{
+	struct task_struct *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->fn = threadfn;
+	k->data = data;
+	if (pthread_create(&k->thread, NULL, kthread_main, k)) {
+		free(k);
+		return NULL;
+	}
+	pthread_setname_np(k->thread, name);
+	return k;
+}
+
+int kthread_stop(struct task_struct *k)
+{
+	int ret;
+
+	pthread_join(k->thread, NULL);
+	ret = k->ret;
+	free(k);
+	return ret;
+}
+
+void wait_var_value(unsigned int *var, unsigned int seq)
+{
+	syscall(SYS_futex, var, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+}
+
+void wake_up_var(unsigned int *var)
+{
+	syscall(SYS_futex, var, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }

@@ -47,10 +47,14 @@ struct vm_area_struct;
 
 /*
  * Read @nr folios covering consecutive file offsets from the backing store
- * with one request, charging the device latency; whatever lies past the
- * end of the file reads as zeroes.  False on an I/O error.
+ * with one request; whatever lies past the end of the file reads as
+ * zeroes.  False on an I/O error.  backing_read_folios() is the synchronous
+ * read of the CPU that wants the data (it spends the device latency and
+ * counts the request); backing_fill_folios() is the transfer alone, as the
+ * device does it.
  */
 bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigned int nr);
+bool backing_fill_folios(struct backing_file *bf, struct folio **folios, unsigned int nr);
 
 /*
  * Zap the entries of [start, end) of @vma (zap_pte_range() for file

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/fault-inject.h>
 #include <linux/math.h>
 #include <linux/vmstat.h>
 
@@ -700,6 +701,30 @@ static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, bool
 		prep_compound_page(page, order);
 }
 
+#ifdef CONFIG_FAIL_PAGE_ALLOC
+struct fail_page_alloc_attr fail_page_alloc = { .after = -1 };
+
+bool should_fail_alloc_page(gfp_t gfp, unsigned int order)
+{
+	void (*hook)(gfp_t, unsigned int) = fail_page_alloc.on_attempt;
+
+	if (hook) {
+		fail_page_alloc.on_attempt = NULL;
+		hook(gfp, order);
+		fail_page_alloc.on_attempt = hook;
+	}
+	if (fail_page_alloc.after < 0)
+		return false;
+	if (fail_page_alloc.after > 0) {
+		fail_page_alloc.after--;
+		return false;
+	}
+	if (fail_page_alloc.nr > 0 && --fail_page_alloc.nr == 0)
+		fail_page_alloc.after = -1;
+	return true;
+}
+#endif
+
 static struct page *__alloc_pages(gfp_t gfp, unsigned int order, bool refcounted)
 {
 	struct zone *zone = &contig_zone;
@@ -710,6 +735,8 @@ static struct page *__alloc_pages(gfp_t gfp, unsigned int order, bool refcounted
 		VM_WARN_ON_ONCE(!(gfp & __GFP_NOWARN));
 		return NULL;
 	}
+	if (should_fail_alloc_page(gfp, order))
+		return NULL;
 	page = rmqueue(zone, order, migratetype);
 	if (unlikely(!page)) {
 		/*

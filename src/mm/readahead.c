@@ -18,9 +18,10 @@
  *		insertion step is one static function in filemap.c that both
  *		paths call.
  *
- * Departure: reads are synchronous.  The kernel submits the I/O and lets
- * the reader continue, waiting on the folio lock only when it reaches a
- * folio still under I/O; here the thread that triggers readahead does the
+ * The read of a batch is submitted to the mapping's block device when it
+ * has one (include/linux/blkdev.h): the reader goes on and waits on a
+ * folio's lock only when it reaches a folio still under I/O, as in the
+ * kernel.  Without a device, the thread that triggers readahead does the
  * pread(2) (and spends the modelled device latency) before returning.
  */
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include <linux/blkdev.h>
 #include <linux/pagemap.h>
 #include <linux/delay.h>
 #include "internal.h"
@@ -47,7 +49,7 @@ static void ractl_add(struct readahead_control *ractl, struct folio *folio)
 	ractl->_nr_pages += folio_nr_pages(folio);
 }
 
-bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigned int nr)
+bool backing_fill_folios(struct backing_file *bf, struct folio **folios, unsigned int nr)
 {
 	struct iovec iov[RA_BATCH_MAX];
 	size_t want = 0, start = 0;
@@ -60,8 +62,6 @@ bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigne
 		want += iov[i].iov_len;
 	}
 	got = preadv(bf->fd, iov, (int)nr, folio_pos(folios[0]));
-	__delay(bf->latency_loops);
-	count_debug_vm_event(FILEMAP_READ_REQUESTS);
 	if (got < 0)
 		return false;
 	/* Whatever lies past the end of the file reads as zeroes. */
@@ -74,22 +74,43 @@ bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigne
 	return true;
 }
 
-/* Read the batch, publish the folios uptodate, unlock them, drop our references. */
+bool backing_read_folios(struct backing_file *bf, struct folio **folios, unsigned int nr)
+{
+	bool ok = backing_fill_folios(bf, folios, nr);
+
+	__delay(bf->latency_loops);
+	count_debug_vm_event(FILEMAP_READ_REQUESTS);
+	return ok;
+}
+
+/* Read the batch here and now: uptodate and unlocked on return. */
+static void read_pages_sync(struct readahead_control *ractl)
+{
+	bool ok = backing_read_folios(ractl->mapping->backing, ractl->folios, ractl->_nr_folios);
+
+	for (unsigned int i = 0; i < ractl->_nr_folios; i++) {
+		if (ok)
+			folio_mark_uptodate(ractl->folios[i]);
+		folio_unlock(ractl->folios[i]);
+	}
+}
+
+/*
+ * Start the read of the batch (the device completes it, or we do), then
+ * drop the references allocation gave us: the page cache's keep the folios.
+ */
 static void read_pages(struct readahead_control *ractl)
 {
-	bool ok;
+	struct backing_file *bf = ractl->mapping->backing;
 
 	if (!ractl->_nr_folios)
 		return;
-	ok = backing_read_folios(ractl->mapping->backing, ractl->folios, ractl->_nr_folios);
-	for (unsigned int i = 0; i < ractl->_nr_folios; i++) {
-		struct folio *folio = ractl->folios[i];
-
-		if (ok)
-			folio_mark_uptodate(folio);
-		folio_unlock(folio);
-		folio_put(folio);
-	}
+	if (bf->bdev)
+		blk_submit_read(bf, ractl->folios, ractl->_nr_folios);
+	else
+		read_pages_sync(ractl);
+	for (unsigned int i = 0; i < ractl->_nr_folios; i++)
+		folio_put(ractl->folios[i]);
 	ractl->_index += ractl->_nr_pages;
 	ractl->_nr_pages = 0;
 	ractl->_nr_folios = 0;
@@ -167,6 +188,24 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 
 #else /* CONFIG_READAHEAD_BATCHED */
 
+/*
+ * Which error of a single insert ends the window: only running out of
+ * memory; an index another reader filled (-EEXIST) is skipped.  The mutant
+ * (CONFIG_READAHEAD_MUTANT_EEXIST_ENDS, the series' first version) ends the
+ * window on any error.
+ */
+#ifdef CONFIG_READAHEAD_MUTANT_EEXIST_ENDS
+static inline bool ra_error_ends_window(int ret)
+{
+	return ret != 0;
+}
+#else
+static inline bool ra_error_ends_window(int ret)
+{
+	return ret == -ENOMEM;
+}
+#endif
+
 /* How many indices from @index on (at most @max) are missing from the cache. */
 static unsigned long ra_missing_run(struct address_space *mapping, pgoff_t index,
 				    unsigned long max)
@@ -235,7 +274,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 			while (i < nr_to_read && !ra_index_present(mapping, index + i)) {
 				int ret = ra_add_one(&ractl, index + i, i == mark);
 
-				if (ret == -ENOMEM) {
+				if (ra_error_ends_window(ret)) {
 					nr_to_read = i;
 					break;
 				}

@@ -9,12 +9,14 @@
  * through filemap_read(), so every miss goes through readahead and folio
  * insertion.  Each read is timed (as db_bench times each operation) and
  * checksummed against the file.  Each thread opens each file itself: its
- * own struct file and readahead state.
+ * own struct file and readahead state.  Reads go to one block device with
+ * a submission queue per CPU (async_io), or are done by the reader itself.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include <linux/blkdev.h>
 #include <linux/ktime.h>
 #include <linux/pagemap.h>
 #include <mmlab/hist.h>
@@ -25,6 +27,7 @@ struct rsq_state {
 	struct rsq_params p;
 	struct address_space *mappings;
 	struct backing_file *backing;
+	struct block_device *bdev;	/* NULL: readers read synchronously */
 };
 
 struct rsq_state *readseq_setup(const struct rsq_params *p)
@@ -36,7 +39,11 @@ struct rsq_state *readseq_setup(const struct rsq_params *p)
 	s->p = *p;
 	s->mappings = calloc((size_t)p->nr_threads, sizeof(*s->mappings));
 	s->backing = calloc((size_t)p->nr_threads, sizeof(*s->backing));
-	if (!s->mappings || !s->backing) {
+	if (p->async_io)
+		s->bdev = blkdev_create(p->latency_ns);
+	if (!s->mappings || !s->backing || (p->async_io && !s->bdev)) {
+		if (s->bdev)
+			blkdev_destroy(s->bdev);
 		free(s->mappings);
 		free(s->backing);
 		free(s);
@@ -44,7 +51,9 @@ struct rsq_state *readseq_setup(const struct rsq_params *p)
 	}
 	for (int i = 0; i < p->nr_threads; i++) {
 		s->backing[i].fd = p->fds[i];
-		s->backing[i].latency_loops = p->latency_loops;
+		s->backing[i].bdev = s->bdev;
+		if (!p->async_io)
+			s->backing[i].latency_loops = p->latency_loops;
 		address_space_init(&s->mappings[i]);
 		s->mappings[i].i_size = (loff_t)p->file_size;
 		s->mappings[i].backing = &s->backing[i];
@@ -103,6 +112,10 @@ void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
 int readseq_teardown(struct rsq_state *s, char *msg, size_t len)
 {
 	int ret = 0;
+
+	/* Asynchronous readahead may still be in flight past the readers' end. */
+	if (s->bdev)
+		blkdev_destroy(s->bdev);
 
 	for (int i = 0; i < s->p.nr_threads; i++) {
 		if (!ret && filemap_check(&s->mappings[i], msg, len))

@@ -16,7 +16,9 @@ struct rsq_params {
 	unsigned long long file_size;	/* per thread */
 	unsigned int value_size;	/* bytes per read */
 	unsigned int ra_pages;		/* maximum readahead window */
-	unsigned long latency_loops;	/* device latency per request, in __delay() */
+	bool async_io;			/* a block device completes the reads */
+	unsigned long long latency_ns;	/* device latency per request (async_io) */
+	unsigned long latency_loops;	/* the same in __delay() loops (synchronous reads) */
 	bool shared_files;		/* every thread reads every file, in the same order */
 	const int *fds;			/* the backing file of each thread */
 	/* Expected Fletcher-style sums of each record of each thread's file. */
