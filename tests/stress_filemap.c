@@ -159,7 +159,7 @@ int main(void)
 		file_ra_state_init(&readers[i].file.f_ra);
 		args[i] = &readers[i];
 	}
-	t = machine_threads_start(NR_READERS, reader_main, args);
+	t = machine_threads_start_at(1, NR_READERS, reader_main, args);	/* the remover is CPU 0 */
 	ok(t != NULL, "start %d readers", NR_READERS);
 	remover_main(&rm);
 	machine_threads_join(t);

@@ -89,7 +89,7 @@ static void finish(const char *what, struct mm_struct **mms, int nr_mms, struct 
 	for (int i = 0; i < nr_mms; i++)
 		mmput(mms[i]);
 	rt_file_destroy(f);
-	is_int(atomic_long_read(&nr_file_mapped), 0, "%s: nr_file_mapped back to 0", what);
+	is_int(node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), 0, "%s: NR_FILE_MAPPED back to 0", what);
 	is_int(rt_allocated_pages(), 0, "%s: nothing left allocated after teardown", what);
 	mmu_arch = MMU_X86_64;
 }
@@ -133,8 +133,8 @@ static void test_fault_whole_folio(enum mmu_arch arch)
 	is_int(folio_mapcount(folio), 16, "%s: folio_mapcount is 16", a);
 	is_int(atomic_read(&folio->_nr_pages_mapped), 16, "%s: _nr_pages_mapped is 16", a);
 	is_int(folio_ref_count(folio), 32, "%s: 16 page cache + 16 mapping references", a);
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 16, "%s: MM_FILEPAGES is 16", a);
-	is_int(atomic_long_read(&nr_file_mapped), 16, "%s: nr_file_mapped is 16", a);
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 16, "%s: MM_FILEPAGES is 16", a);
+	is_int(node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), 16, "%s: NR_FILE_MAPPED is 16", a);
 	is_int(rt_fault(mm, addr), VM_FAULT_NOPAGE, "%s: a second fault on a mapped page maps nothing", a);
 	is_int(folio_mapcount(folio), 16, "%s: ... and leaves the mapcount alone", a);
 	finish(arch == MMU_ARM64 ? "fault (arm64)" : "fault (x86)", &mm, 1, &f, warns, false);
@@ -178,7 +178,7 @@ static void test_fault_order5_two_blocks(void)
 	   "order-5: ptep_get() gathers young per block");
 	is_int(pages_mapped(folio, 1), 32, "order-5: each page mapped once");
 	is_int(folio_mapcount(folio), 32, "order-5: folio_mapcount is 32");
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 32, "order-5: MM_FILEPAGES is 32");
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 32, "order-5: MM_FILEPAGES is 32");
 	finish("order-5", &mm, 1, &f, warns, false);
 }
 
@@ -226,8 +226,8 @@ static void test_fault_unaligned_vma(void)
 
 	is_int(rt_census(mm, RT_BASE, 64).cont + rt_census(mm, short_vma, 8).cont, 0,
 	       "no contiguous bit anywhere");
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 18, "MM_FILEPAGES: 1 + 16 + 1");
-	is_int(atomic_long_read(&nr_file_mapped), 18, "nr_file_mapped: 18");
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 18, "MM_FILEPAGES: 1 + 16 + 1");
+	is_int(node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), 18, "NR_FILE_MAPPED: 18");
 	finish("unaligned VMA", &mm, 1, &f, warns, false);
 }
 
@@ -390,7 +390,7 @@ static void test_contpte_unfold(void)
 	ok(c.present == 16 && c.consecutive && c.cont == 0, "unfold: page 5 mapped again alone, no block");
 	is_int(folio_mapcount(folio), 16, "unfold: mapcount 16");
 	is_int(folio_ref_count(folio), 32, "unfold: references 16 + 16");
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 16, "unfold: MM_FILEPAGES 16");
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 16, "unfold: MM_FILEPAGES 16");
 	finish("contpte unfold", &mm, 1, &f, warns, false);
 }
 
@@ -505,7 +505,7 @@ static void test_pmd_boundary(enum mmu_arch arch)
 	d = rt_counters_delta(&cnt);
 	ok(!folio_mapped(folio), "%s PMD boundary: try_to_unmap() unmaps the folio", a);
 	is_int(rt_census(mm, start, 16).present, 0, "%s PMD boundary: no entry left in either table", a);
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 0, "%s PMD boundary: MM_FILEPAGES back to 0", a);
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 0, "%s PMD boundary: MM_FILEPAGES back to 0", a);
 	is_int(pages_mapped(folio, 0), 16, "%s PMD boundary: every page unmapped", a);
 	is_int(folio_ref_count(folio), 17, "%s PMD boundary: cache + caller references left", a);
 #ifdef CONFIG_RMAP_MUTANT_PAST_PMD
@@ -602,7 +602,7 @@ static void test_partial_vmas(enum mmu_arch arch)
 	ok(!folio_mapped(folio) && rt_census(mm, mid, 16).present == 0, "%s partial: unmapped", a);
 	is_int(d.batches, RT_BATCH_UNMAP ? 1 : 8, "%s partial: unmapped in %s", a,
 	       RT_BATCH_UNMAP ? "one batch" : "8 steps");
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 0, "%s partial: MM_FILEPAGES back to 0", a);
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 0, "%s partial: MM_FILEPAGES back to 0", a);
 	rt_folio_unlock_put(folio);
 	finish(arch == MMU_ARM64 ? "partial VMAs (arm64)" : "partial VMAs (x86)", &mm, 1, &f, warns, false);
 }
@@ -669,7 +669,7 @@ static void test_adjacent_folios(enum mmu_arch arch)
 		is_int(folio_mapcount(B), 16, "%s adjacent: B's mapcount 16", a);
 		is_int(folio_ref_count(B), 32, "%s adjacent: B's references intact", a);
 		is_int(folio_ref_count(A), 17, "%s adjacent: A: cache + caller references", a);
-		is_int(get_mm_counter(mm, MM_FILEPAGES), 16, "%s adjacent: MM_FILEPAGES 16 (B)", a);
+		is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 16, "%s adjacent: MM_FILEPAGES 16 (B)", a);
 	}
 	rt_folio_unlock_put(A);
 	finish(arch == MMU_ARM64 ? "adjacent folios (arm64)" : "adjacent folios (x86)", &mm, 1, &f, warns,
@@ -795,7 +795,7 @@ static void test_referenced_two_processes(void)
 	folio = rt_folio_get_lock(&f, 0);
 	is_int(folio_mapcount(folio), 32, "two processes: mapcount 32");
 	is_int(pages_mapped(folio, 2), 16, "two processes: each page mapped twice");
-	is_int(atomic_long_read(&nr_file_mapped), 16, "two processes: nr_file_mapped counts pages once");
+	is_int(node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), 16, "two processes: NR_FILE_MAPPED counts pages once");
 	rt_counters_start(&cnt);
 	is_int(folio_referenced(folio, 1, NULL, &vm_flags), 2, "two processes: both young: 2");
 	d = rt_counters_delta(&cnt);
@@ -909,8 +909,8 @@ static void test_unmap(enum mmu_arch arch)
 	is_int(pages_mapped(folio, 0), 16, "%s unmap: every page's mapcount 0", a);
 	is_int(folio_large_mapcount(folio), 0, "%s unmap: large mapcount 0", a);
 	is_int(atomic_read(&folio->_nr_pages_mapped), 0, "%s unmap: _nr_pages_mapped 0", a);
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 0, "%s unmap: MM_FILEPAGES 0", a);
-	is_int(atomic_long_read(&nr_file_mapped), 0, "%s unmap: nr_file_mapped 0", a);
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 0, "%s unmap: MM_FILEPAGES 0", a);
+	is_int(node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), 0, "%s unmap: NR_FILE_MAPPED 0", a);
 	is_int(folio_ref_count(folio), 17, "%s unmap: the cache's 16 + the caller's reference left", a);
 	ok(rt_check(&mm, 1, &f) == 0, "%s unmap: rmap checker passes with the caller's reference", a);
 	rt_folio_unlock_put(folio);

@@ -89,7 +89,7 @@ static void finish(const char *what, struct mm_struct **mms, int nr_mms, struct 
 	rt_file_destroy(f);
 	is_int(node_lruvec.nr_pages[LRU_INACTIVE_FILE] + node_lruvec.nr_pages[LRU_ACTIVE_FILE], 0,
 	       "%s: the LRU is empty after teardown", what);
-	is_int(atomic_long_read(&nr_file_mapped), 0, "%s: nr_file_mapped back to 0", what);
+	is_int(node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), 0, "%s: NR_FILE_MAPPED back to 0", what);
 	is_int(rt_allocated_pages(), 0, "%s: nothing left allocated", what);
 	mmu_arch = MMU_X86_64;
 }
@@ -230,7 +230,7 @@ static void __maybe_unused test_reclaim_touched_once(enum mmu_arch arch)
 	/* Not used again: folio 500 is deactivated and ages out with the rest. */
 	is_int(memory_reclaim(4096, &st), 4096, "%s all: reclaim the remaining 16 MiB", a);
 	is_int(f.mapping.nrpages, 0, "%s all: nothing cached", a);
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 0, "%s all: nothing mapped", a);
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 0, "%s all: nothing mapped", a);
 	check_after_reclaim(arm ? "arm64 all" : "x86 all", &mm, 1, &f);
 	finish(arm ? "touched once (arm64)" : "touched once (x86)", &mm, 1, &f, warns, false);
 }
@@ -428,7 +428,7 @@ static void __maybe_unused test_reclaim_pmd_straddle(void)
 	is_int(memory_reclaim(64 * FOLIO_PAGES, &st), 64 * FOLIO_PAGES, "straddle: everything reclaimed");
 	is_int(st.nr_unmap_calls, 64, "straddle: each folio unmapped once");
 	is_int(rt_census(mm, start, 64 * FOLIO_PAGES).present, 0, "straddle: no entry left in any table");
-	is_int(get_mm_counter(mm, MM_FILEPAGES), 0, "straddle: MM_FILEPAGES 0");
+	is_int(get_mm_counter_sum(mm, MM_FILEPAGES), 0, "straddle: MM_FILEPAGES 0");
 #ifdef CONFIG_RMAP_MUTANT_PAST_PMD
 	ok(vm_warn_count > warns, "mutant %s: batches ran past their page table (caught: %lu debug checks)",
 	   MM_KERNEL_NAME, vm_warn_count - warns);

@@ -1621,7 +1621,7 @@ static void test_rcu_free(void)
 	rcu_read_lock();
 	entry = xas_load(&xas);
 	ok(entry == xa_mk_value(150) && xas.xa_node, "a reader inside a leaf node");
-	t = machine_threads_start(1, eraser_main, args);
+	t = machine_threads_start_at(1, 1, eraser_main, args);
 	ok(t != NULL, "another thread erases everything");
 	machine_sleep(0.05);
 	is_int(atomic_long_read(&xa_nodes_freed), freed, "no node is freed while the reader is inside");

@@ -256,14 +256,21 @@ static inline void mmap_write_unlock(struct mm_struct *mm)	{ up_write(&mm->mmap_
 
 /* --- RSS counters ---------------------------------------------------------------- */
 
+/* Per-CPU counters, as since v6.2: the read is the folded count only. */
 static inline unsigned long get_mm_counter(struct mm_struct *mm, int member)
 {
-	return (unsigned long)atomic_long_read(&mm->rss_stat[member]);
+	return (unsigned long)percpu_counter_read_positive(&mm->rss_stat[member]);
+}
+
+/* Exact: every CPU's difference added under the counter's lock. */
+static inline unsigned long get_mm_counter_sum(struct mm_struct *mm, int member)
+{
+	return (unsigned long)percpu_counter_sum_positive(&mm->rss_stat[member]);
 }
 
 static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
 {
-	atomic_long_add(value, &mm->rss_stat[member]);
+	percpu_counter_add(&mm->rss_stat[member], value);
 }
 
 static inline void inc_mm_counter(struct mm_struct *mm, int member) { add_mm_counter(mm, member, 1); }

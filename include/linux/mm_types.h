@@ -8,6 +8,7 @@
 #ifndef _LINUX_MM_TYPES_H
 #define _LINUX_MM_TYPES_H
 
+#include <linux/percpu_counter.h>
 #include <linux/bits.h>
 #include <linux/cpumask.h>
 #include <linux/compiler.h>
@@ -115,7 +116,7 @@ struct mm_struct {
 	struct rw_semaphore mmap_lock;
 	spinlock_t page_table_lock;	/* populating upper levels */
 	atomic_long_t nr_pgtable_pages;	/* model: tables allocated, pgd included */
-	atomic_long_t rss_stat[NR_MM_COUNTERS];
+	struct percpu_counter rss_stat[NR_MM_COUNTERS];
 	unsigned long hiwater_rss;
 	struct mmu_notifier_subscriptions *notifier_subscriptions;
 	atomic_t tlb_flush_batched;	/* deferred flushes: pending and flushed generations */

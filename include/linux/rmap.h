@@ -22,8 +22,10 @@ void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
 
-/* The node's NR_FILE_MAPPED: pages of file folios mapped at least once. */
-extern atomic_long_t nr_file_mapped;
+/*
+ * The node's NR_FILE_MAPPED (pages of file folios mapped at least once) is
+ * a node statistic (linux/vmstat.h), changed per CPU by the rmap functions.
+ */
 
 /* --- the walk of one VMA (mm/page_vma_mapped.c) ---------------------------------------- */
 
@@ -146,7 +148,7 @@ unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsign
  * cached in its VMA's file at the index the VMA maps there; contiguous
  * blocks are aligned, whole and map consecutive pages of one folio; each
  * page's _mapcount, each folio's _large_mapcount and _nr_pages_mapped, each
- * mm's MM_FILEPAGES and nr_file_mapped equal what the page tables say;
+ * mm's MM_FILEPAGES and the node's NR_FILE_MAPPED equal what the page tables say;
  * each cached folio of @mappings holds at least its cache and PTE
  * references.  0, or -1 and the first violation in @msg.
  */

@@ -44,8 +44,18 @@ struct machine_threads;
  * Start @n threads running fn(args[i]) as CPU i.  nr_cpu_ids is raised to
  * @n if it is smaller.  Returns NULL (with errno) if a thread could not be
  * created; the ones already started are joined.
+ *
+ * The calling thread is CPU 0 too.  A caller that goes on running kernel
+ * code while the threads run must start them at CPU 1 with
+ * machine_threads_start_at(): two threads must never be one CPU at once,
+ * or per-CPU state (vm events, statistics differences, pcp and LRU
+ * batches, percpu counters) is raced on as no kernel CPU can race itself.
  */
 struct machine_threads *machine_threads_start(int n, machine_thread_fn fn, void *const *args);
+
+/* The same, as CPUs @first .. @first + @n - 1 (nr_cpu_ids raised to cover them). */
+struct machine_threads *machine_threads_start_at(int first, int n, machine_thread_fn fn,
+						 void *const *args);
 void machine_threads_join(struct machine_threads *t);
 
 /* Wall-clock (monotonic) time in seconds, for the runner. */

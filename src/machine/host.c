@@ -92,15 +92,26 @@ static void *machine_cpu_main(void *p)
 
 struct machine_threads *machine_threads_start(int n, machine_thread_fn fn, void *const *args)
 {
-	struct machine_threads *t = calloc(1, sizeof(*t) + n * sizeof(t->cpu[0]));
+	return machine_threads_start_at(0, n, fn, args);
+}
+
+struct machine_threads *machine_threads_start_at(int first, int n, machine_thread_fn fn,
+						 void *const *args)
+{
+	struct machine_threads *t;
 	int i, err;
 
+	if (first < 0 || n < 0 || first + n > NR_CPUS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t) + n * sizeof(t->cpu[0]));
 	if (!t)
 		return NULL;
-	if (n > nr_cpu_ids)
-		nr_cpu_ids = n;
+	if (first + n > nr_cpu_ids)
+		nr_cpu_ids = first + n;
 	for (i = 0; i < n; i++) {
-		t->cpu[i].id = i;
+		t->cpu[i].id = first + i;
 		t->cpu[i].fn = fn;
 		t->cpu[i].arg = args[i];
 		err = pthread_create(&t->cpu[i].thread, NULL, machine_cpu_main, &t->cpu[i]);

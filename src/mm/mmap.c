@@ -20,7 +20,13 @@ struct mm_struct *mm_alloc(void)
 		return NULL;
 	init_rwsem(&mm->mmap_lock);
 	mm->mm_rb = RB_ROOT;
+	if (percpu_counter_init_many(mm->rss_stat, 0, NR_MM_COUNTERS)) {
+		destroy_rwsem(&mm->mmap_lock);
+		free(mm);
+		return NULL;
+	}
 	if (pgtable_init_mm(mm)) {
+		percpu_counter_destroy_many(mm->rss_stat, NR_MM_COUNTERS);
 		destroy_rwsem(&mm->mmap_lock);
 		free(mm);
 		return NULL;
@@ -151,6 +157,7 @@ void mmput(struct mm_struct *mm)
 	mapped = pgtable_teardown(mm);
 	VM_WARN_ON_ONCE(mapped);
 	mmu_notifier_subscriptions_destroy(mm);
+	percpu_counter_destroy_many(mm->rss_stat, NR_MM_COUNTERS);
 	destroy_rwsem(&mm->mmap_lock);
 	free(mm);
 }

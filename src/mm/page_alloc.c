@@ -17,6 +17,7 @@
 
 #include <linux/fault-inject.h>
 #include <linux/math.h>
+#include <linux/percpu_counter.h>
 #include <linux/vmstat.h>
 
 #include "internal.h"
@@ -1130,6 +1131,7 @@ void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
 	reset_vm_zone_stat();
 	refresh_zone_stat_thresholds(zone);
 	node_stats_init(&contig_node, zone->per_cpu_zonestats[0].stat_threshold);
+	percpu_counter_startup();
 
 	spin_lock(&zone->lock);
 	for (unsigned long pfn = start_pfn; pfn < start_pfn + nr_pages; pfn += MAX_ORDER_NR_PAGES)

@@ -23,10 +23,10 @@
 
 #include <linux/ktime.h>
 #include <linux/mmu_notifier.h>
+#include <linux/mmzone.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
 
-atomic_long_t nr_file_mapped;
 #ifdef CONFIG_DEBUG_VM_EVENTS
 unsigned long rmap_clock_ns(void)
 {
@@ -52,7 +52,7 @@ void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 		atomic_add(nr, &folio->_large_mapcount);
 	}
 	if (first)
-		atomic_long_add(first, &nr_file_mapped);
+		__lruvec_stat_mod_folio(folio, NR_FILE_MAPPED, first);
 }
 
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
@@ -72,7 +72,7 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	}
 	VM_WARN_ON_ONCE_FOLIO(folio_mapcount(folio) < 0, folio);
 	if (last)
-		atomic_long_sub(last, &nr_file_mapped);
+		__lruvec_stat_mod_folio(folio, NR_FILE_MAPPED, -last);
 }
 
 /* --- batches ------------------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <linux/mmzone.h>
 #include <linux/rmap.h>
 
 struct rmap_census {
@@ -104,9 +105,9 @@ static int census_mm(struct rmap_census *c, struct mm_struct *mm)
 	for (struct rb_node *n = rb_first(&mm->mm_rb); n; n = rb_next(n))
 		if (census_vma(c, rb_entry(n, struct vm_area_struct, vm_rb), &rss))
 			return -1;
-	if (get_mm_counter(mm, MM_FILEPAGES) != rss)
+	if (get_mm_counter_sum(mm, MM_FILEPAGES) != rss)
 		return census_fail(c, "MM_FILEPAGES is %lu, the page tables map %lu pages",
-				   get_mm_counter(mm, MM_FILEPAGES), rss);
+				   get_mm_counter_sum(mm, MM_FILEPAGES), rss);
 	return 0;
 }
 
@@ -175,9 +176,9 @@ int rmap_check(struct mm_struct *const *mms, int nr_mms,
 		if (c.mapped[pfn])
 			ret = census_fail(&c, "pfn %lu is mapped %d times but not in the given page caches",
 					  pfn, c.mapped[pfn]);
-	if (!ret && (unsigned long)atomic_long_read(&nr_file_mapped) != mapped)
-		ret = census_fail(&c, "nr_file_mapped is %ld, the page tables map %lu file pages",
-				  atomic_long_read(&nr_file_mapped), mapped);
+	if (!ret && node_page_state_snapshot(&contig_node, NR_FILE_MAPPED) != mapped)
+		ret = census_fail(&c, "NR_FILE_MAPPED is %lu, the page tables map %lu file pages",
+				  node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), mapped);
 	free(c.mapped);
 	return ret;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <linux/ktime.h>
+#include <linux/mmzone.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
@@ -199,7 +200,7 @@ static int rl_check(struct rl_run *run, struct rl_result *r, char *msg, size_t l
 	if (rmap_check(run->mms, run->nr_mms, mappings, 1, msg, len) ||
 	    lruvec_check(&node_lruvec, msg, len) || filemap_check(&run->mapping, msg, len))
 		return -1;
-	r->mapped_pages = (unsigned long)atomic_long_read(&nr_file_mapped);
+	r->mapped_pages = node_page_state_snapshot(&contig_node, NR_FILE_MAPPED);
 	r->digest = rl_digest(run);
 	r->data_mismatches = rl_check_data(run);
 	return 0;
