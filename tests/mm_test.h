@@ -5,6 +5,7 @@
 #define MMLAB_MM_TEST_H
 
 #include <linux/mmzone.h>
+#include <linux/swap.h>
 #include <linux/vmstat.h>
 
 #include "tap.h"
@@ -15,6 +16,7 @@ static inline unsigned long free_pages_all(void)
 	struct page_alloc_report r;
 	char msg[200];
 
+	lru_add_drain_all();
 	if (page_alloc_check(&r, msg, sizeof(msg)))
 		diag("allocator checker: %s", msg);
 	return r.free + r.pcp;

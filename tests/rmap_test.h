@@ -105,6 +105,8 @@ static inline vm_fault_t rt_fault(struct mm_struct *mm, unsigned long addr)
 	vma = vma_lookup(mm, addr);
 	ret = vma ? handle_mm_fault(vma, addr, 0) : VM_FAULT_SIGBUS;
 	mmap_read_unlock(mm);
+	/* An order-0 folio waits in this CPU's lru_add batch: put it on the LRU. */
+	lru_add_drain();
 	return ret;
 }
 
@@ -221,9 +223,9 @@ static inline struct folio *rt_cache_folio(struct rt_file *f, struct page *page,
 		exit(1);
 	}
 	folio_mark_uptodate(folio);
-	folio_add_lru(folio);
 	folio_unlock(folio);
 	folio_put(folio);		/* the allocation's reference */
+	lru_add_drain();		/* a large folio: moved to the LRU at once anyway */
 	return folio;
 }
 
@@ -270,6 +272,7 @@ static inline long rt_allocated_pages(void)
 {
 	struct page_alloc_report r;
 
+	lru_add_drain_all();
 	drain_all_pages(&contig_zone);
 	if (page_alloc_check(&r, rt_msg, sizeof(rt_msg))) {
 		diag("allocator checker: %s", rt_msg);

@@ -17,6 +17,7 @@
 #include <linux/blkdev.h>
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
+#include <linux/swap.h>
 #include <machine/machine.h>
 
 #include "tap.h"
@@ -132,6 +133,7 @@ int main(void)
 	ok(checked, "page cache invariants held after each round (%s)", msg);
 	for (int f = 0; f < NR_FILES; f++)
 		close(backing[f].fd);
+	lru_add_drain_all();	/* the readers' CPUs are idle now */
 	drain_all_pages(&contig_zone);
 	ok(page_alloc_check(&rep, msg, sizeof(msg)) == 0, "allocator invariants hold: %s", msg);
 	is_int(rep.allocated, 0, "every page is back in the allocator");

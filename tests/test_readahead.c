@@ -287,6 +287,7 @@ static void __maybe_unused test_exhaustion(void)
 		while (nr--)
 			__free_pages(hog[nr], 0);
 	}
+	lru_add_drain_all();
 	drain_all_pages(&contig_zone);
 	ok(page_alloc_check(&r, msg, sizeof(msg)) == 0 && r.allocated == 0,
 	   "nothing leaked after readahead ran out of memory");
@@ -321,6 +322,7 @@ static void test_all_checks(void)
 			    memcmp(buf, contents + pos, RECORD))
 				caught = true;
 		close_file();
+		lru_add_drain_all();
 		drain_all_pages(&contig_zone);
 		if (page_alloc_check(&r, msg, sizeof(msg)) || r.allocated) {
 			diag("after truncate: %lu pages still allocated %s", r.allocated, msg);

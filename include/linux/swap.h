@@ -39,9 +39,24 @@ void update_lru_size(struct lruvec *lruvec, enum lru_list lru, long nr_pages);
 void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio);
 void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 
-/* Put a new folio (a reference held) on the inactive or, if PG_active, active list. */
+/*
+ * Put a new folio (a reference held) on the inactive or, if PG_active,
+ * active list: through this CPU's lru_add batch, which holds a reference
+ * of its own until it is moved (31 folios, or a large folio, or a drain).
+ */
 void folio_add_lru(struct folio *folio);
 void folio_mark_accessed(struct folio *folio);
+
+/* Move this CPU's batches, one CPU's, or every CPU's (those CPUs quiescent). */
+void lru_add_drain(void);
+void lru_add_drain_cpu(int cpu);
+void lru_add_drain_all(void);
+
+/* A boot: every CPU's batches empty (what they held went with the old memory). */
+void lru_batches_init(void);
+
+/* Folios sitting in some CPU's batch (for the checkers). */
+unsigned int lru_batched_folios(void);
 
 /*
  * Take a folio whose last reference is gone off its LRU list (the

@@ -225,6 +225,8 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	filemap_xa_unlock_add(mapping);
 	if (err)
 		filemap_unprepare_folio(folio);
+	else
+		folio_add_lru(folio);
 	return err;
 }
 
@@ -284,6 +286,9 @@ int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 	filemap_xa_unlock_add(mapping);
 	for (unsigned int i = added; i < nr_folios; i++)
 		filemap_unprepare_folio(folios[i]);
+	/* Outside the lock, as filemap_add_folio() does for one. */
+	for (unsigned int i = 0; i < added; i++)
+		folio_add_lru(folios[i]);
 	return added ? (int)added : err;
 }
 
@@ -341,8 +346,10 @@ bool remove_mapping(struct address_space *mapping, struct folio *folio)
 {
 	if (!__remove_mapping(mapping, folio))
 		return false;
+	/* As the kernel's: back to the caller's one reference, whose put frees it (off the LRU). */
 	__folio_clear_locked(folio);
-	free_frozen_pages(&folio->page, folio_order(folio));
+	folio_ref_unfreeze(folio, 1);
+	folio_put(folio);
 	return true;
 }
 
@@ -412,7 +419,6 @@ repeat:
 	/* Inserted locked; the read happens under the folio lock, as in the kernel. */
 	if (filemap_read_folio(mapping, folio))
 		folio_mark_uptodate(folio);
-	folio_add_lru(folio);
 	if (!(fgp_flags & FGP_LOCK))
 		folio_unlock(folio);
 	return folio;
@@ -705,11 +711,20 @@ static void filemap_get_pages(struct file *file, pgoff_t index, pgoff_t last,
 		page_cache_async_ra(file, folio, folio->index, last - folio->index + 1);
 }
 
+/* Do @pos1 and @pos2 lie in the same folio-sized, folio-aligned range? */
+static inline bool pos_same_folio(loff_t pos1, loff_t pos2, struct folio *folio)
+{
+	unsigned int shift = PAGE_SHIFT + folio_order(folio);
+
+	return (pos1 >> shift) == (pos2 >> shift);
+}
+
 ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
 {
 	struct address_space *mapping = file->f_mapping;
 	struct folio_batch fbatch;
 	loff_t isize = READ_ONCE(mapping->i_size);
+	loff_t last_pos = file->f_ra.prev_pos;
 	size_t copied = 0;
 	bool stop = false;
 	ssize_t ret;
@@ -730,6 +745,9 @@ ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
 		filemap_get_pages(file, index, last, &fbatch);
 		if (!fbatch.nr)
 			break;
+		/* A read that stays in the folio the last one ended in marks it once only. */
+		if (!pos_same_folio(pos, last_pos - 1, fbatch.folios[0]))
+			folio_mark_accessed(fbatch.folios[0]);
 
 		for (unsigned int i = 0; i < fbatch.nr; i++) {
 			struct folio *folio = fbatch.folios[i];
@@ -745,10 +763,11 @@ ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
 			copied += n;
 			pos += (loff_t)n;
 			count -= n;
+			last_pos = pos;
 		}
 		for (unsigned int i = 0; i < fbatch.nr; i++)
 			folio_put(fbatch.folios[i]);
 	}
-	file->f_ra.prev_pos = pos;
+	file->f_ra.prev_pos = last_pos;
 	return (ssize_t)copied;
 }

@@ -59,6 +59,7 @@ int mem_init(unsigned long long bytes)
 		init_single_page(pfn_to_page(pfn));
 	page_alloc_init(0, nr_pages);
 	lruvec_init(&node_lruvec);
+	lru_batches_init();
 	reset_vm_events();	/* a fresh machine has counted nothing */
 	return 0;
 }

@@ -1,21 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Freeing a folio whose last reference is gone, and adding folios to the
- * LRU (mm/swap.c).  The kernel batches LRU additions per CPU (folio_batch
- * lru_add); the model takes lru_lock per folio: nothing measured adds.
+ * Freeing a folio whose last reference is gone, and moving folios onto and
+ * between the LRU lists (mm/swap.c).  As in the kernel, additions and
+ * activations are batched per CPU (cpu_fbatches: lru_add, lru_activate):
+ * a folio joins this CPU's batch with a reference, and a full batch (or a
+ * large folio) is moved under one lru_lock hold.  The batches belong to
+ * their CPU alone (local_lock, which is preemption control on !RT: no
+ * atomic); lru_add_drain_all() drains other CPUs' batches only when they
+ * are quiescent (the kernel schedules the drain on each CPU instead).
  */
 #include <linux/gfp.h>
+#include <linux/pagemap.h>
+#include <linux/smp.h>
 #include <linux/swap.h>
 
 struct lruvec node_lruvec = {
 	.lru_lock = __SPIN_LOCK_UNLOCKED(node_lruvec.lru_lock),
 };
 
+struct cpu_fbatches {
+	struct folio_batch lru_add;
+	struct folio_batch lru_activate;
+} __attribute__((aligned(SMP_CACHE_BYTES)));
+
+static struct cpu_fbatches cpu_fbatches[NR_CPUS];
+
 static inline enum lru_list folio_lru_list(const struct folio *folio)
 {
 	if (folio_test_unevictable(folio))
 		return LRU_UNEVICTABLE;
 	return folio_test_active(folio) ? LRU_ACTIVE_FILE : LRU_INACTIVE_FILE;
+}
+
+void lru_batches_init(void)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		folio_batch_init(&cpu_fbatches[cpu].lru_add);
+		folio_batch_init(&cpu_fbatches[cpu].lru_activate);
+	}
 }
 
 void lruvec_init(struct lruvec *lruvec)
@@ -50,33 +72,82 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
 	update_lru_size(lruvec, lru, -(long)folio_nr_pages(folio));
 }
 
-void folio_add_lru(struct folio *folio)
+typedef void (*move_fn_t)(struct lruvec *lruvec, struct folio *folio);
+
+static void lru_add(struct lruvec *lruvec, struct folio *folio)
+{
+	VM_WARN_ON_ONCE_FOLIO(folio_test_lru(folio), folio);
+	lruvec_add_folio(lruvec, folio);
+}
+
+static void lru_activate(struct lruvec *lruvec, struct folio *folio)
+{
+	if (folio_test_active(folio) || folio_test_unevictable(folio))
+		return;
+	lruvec_del_folio(lruvec, folio);
+	folio_set_active(folio);
+	lruvec_add_folio(lruvec, folio);
+}
+
+/* One lru_lock hold for the whole batch; then drop the batch's references. */
+static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 {
 	struct lruvec *lruvec = &node_lruvec;
 
-	VM_WARN_ON_ONCE_FOLIO(folio_test_lru(folio), folio);
 	spin_lock(&lruvec->lru_lock);
-	folio_set_lru(folio);
-	lruvec_add_folio(lruvec, folio);
+	for (unsigned int i = 0; i < fbatch->nr; i++) {
+		move_fn(lruvec, fbatch->folios[i]);
+		folio_set_lru(fbatch->folios[i]);
+	}
 	spin_unlock(&lruvec->lru_lock);
+	for (unsigned int i = 0; i < fbatch->nr; i++)
+		folio_put(fbatch->folios[i]);
+	folio_batch_init(fbatch);
 }
 
 /*
- * folio_activate(): move an inactive folio on the LRU to the active list.
- * The kernel batches the move per CPU (lru_activate); it happens once per
- * folio, never in a steady read loop, so the model moves it at once.
+ * A folio already on the LRU leaves it logically (PG_lru cleared, so that
+ * isolation skips it) until its batch is moved; a new one joins as is.
  */
+static void folio_batch_add_and_move(struct folio_batch *fbatch, struct folio *folio,
+				     move_fn_t move_fn, bool on_lru)
+{
+	if (on_lru && !folio_test_clear_lru(folio))
+		return;
+	folio_get(folio);
+	if (!folio_batch_add(fbatch, folio) || folio_test_large(folio))
+		folio_batch_move_lru(fbatch, move_fn);
+}
+
+void folio_add_lru(struct folio *folio)
+{
+	VM_WARN_ON_ONCE_FOLIO(folio_test_lru(folio), folio);
+	folio_batch_add_and_move(&cpu_fbatches[smp_processor_id()].lru_add, folio, lru_add, false);
+}
+
 static void folio_activate(struct folio *folio)
 {
-	struct lruvec *lruvec = &node_lruvec;
+	if (folio_test_active(folio) || folio_test_unevictable(folio))
+		return;
+	folio_batch_add_and_move(&cpu_fbatches[smp_processor_id()].lru_activate, folio,
+				 lru_activate, true);
+}
 
-	spin_lock(&lruvec->lru_lock);
-	if (folio_test_lru(folio) && !folio_test_active(folio) && !folio_test_unevictable(folio)) {
-		lruvec_del_folio(lruvec, folio);
-		folio_set_active(folio);
-		lruvec_add_folio(lruvec, folio);
+/*
+ * A folio not on the LRU may be in this CPU's lru_add batch (just added):
+ * mark it active there so it lands on the active list.  Other CPUs'
+ * batches are not looked at.
+ */
+static void __lru_cache_activate_folio(struct folio *folio)
+{
+	struct folio_batch *fbatch = &cpu_fbatches[smp_processor_id()].lru_add;
+
+	for (int i = fbatch->nr - 1; i >= 0; i--) {
+		if (fbatch->folios[i] == folio) {
+			folio_set_active(folio);
+			break;
+		}
 	}
-	spin_unlock(&lruvec->lru_lock);
 }
 
 /*
@@ -93,8 +164,40 @@ void folio_mark_accessed(struct folio *folio)
 	} else if (!folio_test_active(folio)) {
 		if (folio_test_lru(folio))
 			folio_activate(folio);
+		else
+			__lru_cache_activate_folio(folio);
 		folio_clear_referenced(folio);
 	}
+}
+
+void lru_add_drain_cpu(int cpu)
+{
+	struct cpu_fbatches *fbatches = &cpu_fbatches[cpu];
+
+	if (fbatches->lru_add.nr)
+		folio_batch_move_lru(&fbatches->lru_add, lru_add);
+	if (fbatches->lru_activate.nr)
+		folio_batch_move_lru(&fbatches->lru_activate, lru_activate);
+}
+
+void lru_add_drain(void)
+{
+	lru_add_drain_cpu(smp_processor_id());
+}
+
+void lru_add_drain_all(void)
+{
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		lru_add_drain_cpu(cpu);
+}
+
+unsigned int lru_batched_folios(void)
+{
+	unsigned int nr = 0;
+
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		nr += cpu_fbatches[cpu].lru_add.nr + cpu_fbatches[cpu].lru_activate.nr;
+	return nr;
 }
 
 void folio_lru_release(struct folio *folio)

@@ -197,6 +197,8 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	LIST_HEAD(ret);
 	unsigned long nr_scanned, nr_taken, nr_reclaimed;
 
+	/* This CPU's batched additions join the lists first. */
+	lru_add_drain();
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned,
 				      LRU_INACTIVE_FILE);
 	/*
@@ -224,6 +226,7 @@ static void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	LIST_HEAD(l_inactive);
 	unsigned long nr_scanned;
 
+	lru_add_drain();
 	isolate_lru_folios(nr_to_scan, lruvec, &l_hold, &nr_scanned, LRU_ACTIVE_FILE);
 	while (!list_empty(&l_hold)) {
 		struct folio *folio = lru_to_folio(&l_hold);

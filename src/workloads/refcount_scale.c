@@ -39,10 +39,9 @@ static int rs_add_page(struct rs_state *s, pgoff_t index)
 		folio_put(folio);
 		return -1;
 	}
-	/* As read_folio() would: fill, mark uptodate, unlock; on the LRU as any cached folio. */
+	/* As read_folio() would: fill, mark uptodate, unlock. */
 	memcpy(folio_address(folio), s->contents + (index << PAGE_SHIFT), PAGE_SIZE);
 	folio_mark_uptodate(folio);
-	folio_add_lru(folio);
 	folio_unlock(folio);
 	folio_put(folio);	/* the page cache's reference remains */
 	return 0;
@@ -79,10 +78,13 @@ struct rs_state *refcount_scale_setup(const struct rs_params *p)
 	for (int i = 0; i < p->nr_pages; i++) {
 		if (rs_add_page(s, (pgoff_t)i)) {
 			truncate_inode_pages(&s->mapping);
+			lru_add_drain();
 			rs_free(s);
 			return NULL;
 		}
 	}
+	/* The file was cached long before the run: its folios are on the LRU. */
+	lru_add_drain();
 	return s;
 }
 
