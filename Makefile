@@ -69,11 +69,12 @@ KCFG_rmap-referenced         := -DCONFIG_RMAP_BATCH_REFERENCED
 KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
 
 # Deliberately broken designs, each built only for the tests that must catch it.
-MUTANTS := refcount-frozen-bit-nocas filemap-no-recheck contig-misaligned contig-free-referenced \
+MUTANTS := refcount-frozen-bit-nocas filemap-no-recheck page-alloc-merge-pageblock contig-misaligned contig-free-referenced \
 	   ra-skip-slot ra-bad-ref rmap-past-pmd rmap-past-folio rmap-notify-nr
 
 KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_filemap-no-recheck      := -DCONFIG_FILEMAP_MUTANT_NO_RECHECK
+KCFG_page-alloc-merge-pageblock := -DCONFIG_PAGE_ALLOC_MUTANT_MERGE_PAGEBLOCK
 KCFG_contig-misaligned       := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
 KCFG_contig-free-referenced  := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
 KCFG_ra-skip-slot            := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_SKIP_SLOT
@@ -85,6 +86,7 @@ KCFG_rmap-notify-nr          := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY
 # The tests that must catch each mutant (flavour/test).
 MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref chk/check_filemap
 MTESTS_filemap-no-recheck    := chk/check_filemap
+MTESTS_page-alloc-merge-pageblock := dbg/test_page_alloc
 MTESTS_contig-misaligned     := dbg/test_contig dbg/test_alloc_differential dbg/test_vmalloc
 MTESTS_contig-free-referenced := $(MTESTS_contig-misaligned)
 MTESTS_ra-skip-slot          := dbg/test_readahead

@@ -261,6 +261,129 @@ static void test_migratetype_fallback(void)
 	reboot();
 }
 
+/* --- pageblocks of different types at and above pageblock_order --------------- */
+
+/*
+ * In the page-alloc-merge-pageblock mutant build every rule below is
+ * expected to hold or not, and the test passes iff at least one is caught
+ * breaking (it merges two pageblocks whatever their types).
+ */
+#ifdef CONFIG_PAGE_ALLOC_MUTANT_MERGE_PAGEBLOCK
+#define MERGE_MUTANT	1
+#else
+#define MERGE_MUTANT	0
+#endif
+
+static int rules_broken;
+
+#define rule_int(got, want, ...)	rule((long)(got) == (long)(want), __VA_ARGS__)
+
+#define rule(cond, ...) ({						\
+	bool __c = (cond);						\
+	if (MERGE_MUTANT) {						\
+		if (!__c) {						\
+			rules_broken++;					\
+			diag("mutant breaks: " __VA_ARGS__);		\
+		}							\
+	} else {							\
+		ok(__c, __VA_ARGS__);					\
+	}								\
+	__c;								\
+})
+
+/* The migratetype whose order-@order free list holds @page, or -1. */
+static int free_list_of(struct page *page, unsigned int order)
+{
+	struct page *pos;
+
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+		list_for_each_entry(pos, &contig_zone.free_area[order].free_list[mt], lru)
+			if (pos == page)
+				return mt;
+	return -1;
+}
+
+/*
+ * Two pageblocks, one order-10 block: allocate it, label its halves @mt0
+ * and @mt1 (an allocated pageblock can change type with nothing to move),
+ * free it, and describe what the buddy made of it in @out.
+ */
+static void free_two_pageblocks(int mt0, int mt1, char *out, size_t len)
+{
+	struct page *b = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	struct page *hi = b + pageblock_nr_pages;
+
+	set_pageblock_migratetype(b, mt0);
+	set_pageblock_migratetype(hi, mt1);
+	__free_pages(b, MAX_PAGE_ORDER);
+	snprintf(out, len, "order-10 on %d, halves: order-9 on %d and %d, types %d/%d",
+		 free_list_of(b, MAX_PAGE_ORDER), free_list_of(b, pageblock_order),
+		 free_list_of(hi, pageblock_order), get_pageblock_migratetype(b),
+		 get_pageblock_migratetype(hi));
+}
+
+/* What the kernel makes of it: two blocks apart, each on its own type's list. */
+static void expect_apart(int mt0, int mt1, const char *what)
+{
+	char got[120], want[120];
+	struct page_alloc_report r;
+
+	free_two_pageblocks(mt0, mt1, got, sizeof(got));
+	snprintf(want, sizeof(want), "order-10 on -1, halves: order-9 on %d and %d, types %d/%d",
+		 mt0, mt1, mt0, mt1);
+	rule(strcmp(got, want) == 0, "%s: no merge at pageblock_order (%s)", what, got);
+	rule(check(&r) == 0, "%s: the checker passes", what);
+	reboot();
+}
+
+static void test_pageblock_merge_rules(void)
+{
+	struct page_alloc_report r;
+	struct page *b, *p[4];
+	char got[120];
+	unsigned long warns = vm_warn_count;
+	int n = 0;
+
+	reboot();
+	/* Mergeable types merge at pageblock_order; the merged block takes one type. */
+	b = pfn_to_page(0);
+	free_two_pageblocks(MIGRATE_MOVABLE, MIGRATE_UNMOVABLE, got, sizeof(got));
+	rule_int(free_list_of(b, MAX_PAGE_ORDER), MIGRATE_UNMOVABLE,
+	       "movable + unmovable pageblocks merge into one order-10 block (%s)", got);
+	rule_int(get_pageblock_migratetype(b), MIGRATE_UNMOVABLE,
+	       "... and the buddy's pageblock is relabelled to the freed block's type");
+	rule_int(get_pageblock_migratetype(b + pageblock_nr_pages), MIGRATE_UNMOVABLE,
+	       "... so both halves have the type of the list the block is on");
+	rule(check(&r) == 0 && r.free_by_order[MAX_PAGE_ORDER] == 2, "the checker passes");
+	reboot();
+
+	/* Isolated and highatomic pageblocks never merge with another type. */
+	expect_apart(MIGRATE_MOVABLE, MIGRATE_ISOLATE, "movable next to isolated");
+	expect_apart(MIGRATE_ISOLATE, MIGRATE_UNMOVABLE, "isolated next to unmovable");
+	expect_apart(MIGRATE_RECLAIMABLE, MIGRATE_HIGHATOMIC, "reclaimable next to highatomic");
+
+	/* An isolated pageblock's free block is neither counted nor handed out. */
+	b = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	set_pageblock_migratetype(b + pageblock_nr_pages, MIGRATE_ISOLATE);
+	__free_pages(b, MAX_PAGE_ORDER);
+	rule_int(nr_free_pages(), 2048 - pageblock_nr_pages, "the isolated pageblock is not counted free");
+	rule(check(&r) == 0 && r.isolated == pageblock_nr_pages, "the checker sees it isolated");
+	while (n < 4 && (p[n] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE | __GFP_NOWARN, pageblock_order)))
+		n++;
+	rule_int(n, 3, "three pageblocks can be allocated, not the isolated one");
+	for (int i = 0; i < n; i++)
+		rule(page_to_pfn(p[i]) >> pageblock_order != page_to_pfn(b) / pageblock_nr_pages + 1,
+		   "pageblock %lu is not the isolated one", page_to_pfn(p[i]) >> pageblock_order);
+	while (n--)
+		__free_pages(p[n], pageblock_order);
+	reboot();
+	if (MERGE_MUTANT) {
+		ok(rules_broken > 0, "merge-at-pageblock mutant: %d pageblock rules caught broken, "
+		   "%lu VM_WARNs", rules_broken, vm_warn_count - warns);
+		vm_warn_count = warns;	/* expected here; the rest of the tests must not warn */
+	}
+}
+
 static void test_extra_reference(void)
 {
 	struct page *p = alloc_pages(GFP_KERNEL, 0);
@@ -438,6 +561,7 @@ int main(void)
 	test_free_pages_per_cpu_diff();
 	test_split_page();
 	test_migratetype_fallback();
+	test_pageblock_merge_rules();
 	test_extra_reference();
 	test_exhaustion();
 	test_exhaustion_drains_pcp();
