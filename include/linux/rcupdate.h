@@ -23,6 +23,7 @@
 #include <urcu/call-rcu.h>
 
 #include <linux/compiler.h>
+#include <stdint.h>
 #include <machine/yield.h>
 
 #ifdef __SANITIZE_THREAD__
@@ -92,13 +93,15 @@ static inline void rcu_barrier(void)
  * pointer, and the writer's store a reader may see, are steps of their own:
  * the page cache's lookup and removal race on exactly these (check_filemap).
  * The updater's loads under its lock (rcu_dereference_protected) are not.
+ * In the checker's weak-memory mode they go through its model (a dependent
+ * load, consume, is modelled as acquire).
  */
 #define rcu_dereference(p)		\
-	({ machine_step(); __atomic_load_n(&(p), __ATOMIC_CONSUME); })
+	({ machine_step(); (__typeof__(p))(intptr_t)checker_wm_load(&(p), sizeof(p), __ATOMIC_ACQUIRE); })
 #define rcu_assign_pointer(p, v)	\
-	do { machine_step(); __atomic_store_n(&(p), (v), __ATOMIC_RELEASE); } while (0)
+	do { machine_step(); checker_wm_store(&(p), sizeof(p), (long long)(intptr_t)(v), __ATOMIC_RELEASE); } while (0)
 #define RCU_INIT_POINTER(p, v)		\
-	do { machine_step(); WRITE_ONCE(p, v); } while (0)
+	do { machine_step(); checker_wm_store(&(p), sizeof(p), (long long)(intptr_t)(v), __ATOMIC_RELAXED); } while (0)
 #endif
 #define rcu_dereference_protected(p, c)	READ_ONCE(p)
 
