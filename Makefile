@@ -3,6 +3,8 @@
 #   make          build build/mmlab and every test program
 #   make run      build, run every experiment at --scale default, write results/<run-id>/
 #   make check    build, run every test (unit, interleaving checker, stress, stress under TSan)
+#   make mutation apply each one-line mutant of tools/mutants.txt to a scratch copy and
+#                 report which the tests catch (slow; not part of make check)
 #   make V=1      show full compiler command lines
 #
 # Layers, each a library of its own:
@@ -213,7 +215,7 @@ DEPFILES += $(addsuffix .d,$(addprefix $(BUILD)/tests/lab/,$(LABT)))
 -include $(DEPFILES)
 
 # --- the two commands -------------------------------------------------------
-.PHONY: all deps run check clean venv layers
+.PHONY: all deps run check mutation clean venv layers
 all: $(BUILD)/mmlab $(TEST_BINS)
 
 deps:
@@ -234,6 +236,9 @@ run: deps
 check: deps
 	@$(MAKE) all
 	@bash tools/run-tests.sh
+
+mutation:
+	@bash tools/mutation.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -377,11 +377,122 @@ static void test_pageblock_merge_rules(void)
 	while (n--)
 		__free_pages(p[n], pageblock_order);
 	reboot();
+
+	/* An order-0 page of an isolated pageblock is freed to the buddy, never to a pcp list. */
+	b = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	split_page(b, MAX_PAGE_ORDER);
+	set_pageblock_migratetype(b + pageblock_nr_pages, MIGRATE_ISOLATE);
+	n = my_pcp()->count;
+	__free_pages(b + pageblock_nr_pages, 0);
+	rule_int(my_pcp()->count, n, "an isolated page does not go to the pcp list");
+	rule(check(&r) == 0 && r.isolated == 1, "it is on the isolate free list");
+	reboot();
 	if (MERGE_MUTANT) {
 		ok(rules_broken > 0, "merge-at-pageblock mutant: %d pageblock rules caught broken, "
 		   "%lu VM_WARNs", rules_broken, vm_warn_count - warns);
 		vm_warn_count = warns;	/* expected here; the rest of the tests must not warn */
 	}
+}
+
+/*
+ * How much a spill frees: nr_pcp_free() gives at most high - batch, so a
+ * CPU that keeps freeing still keeps a batch on its list.
+ */
+static void test_pcp_spill_keeps_a_batch(void)
+{
+	static struct page *pages[1024];
+	struct per_cpu_pages *pcp;
+	int batch, high, n;
+
+	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB");
+	pcp = my_pcp();
+	batch = pcp->batch;
+	high = 4 * batch;
+	for (n = 0; n < high; n++)
+		pages[n] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	drain_all_pages(&contig_zone);
+	/* A fixed high, and a CPU that has been freeing for a long time. */
+	pcp->high = pcp->high_min = pcp->high_max = high;
+	pcp->free_count = 8 * high;
+	for (n = 0; n < high; n++)
+		__free_pages(pages[n], 0);
+	is_int(pcp->count, batch, "reaching high (%d) frees high - batch: a batch (%d) stays", high,
+	       batch);
+	reboot();
+}
+
+/* The order-10 block of @pfn, taken from the buddy and split into pages. */
+static struct page *take_max_block(struct page **blocks, int nr, unsigned long pfn)
+{
+	for (int i = 0; i < nr; i++)
+		if (page_to_pfn(blocks[i]) == pfn) {
+			split_page(blocks[i], MAX_PAGE_ORDER);
+			return blocks[i];
+		}
+	return NULL;
+}
+
+static void free_range(struct page *page, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++)
+		__free_pages(page + i, 0);
+	drain_all_pages(&contig_zone);
+}
+
+/*
+ * buddy_merge_likely() looks one order up only below MAX_PAGE_ORDER - 1:
+ * an order-9 block can become order 10 at most, so a free order-10 block
+ * beside its parent says nothing and the block goes to the head of its list.
+ *
+ *   16 MiB, order-10 blocks O0 O1 O2 O3: O0 free; O1 and O2 allocated and
+ *   split; X = the upper half of O2 freed first, Y = the upper half of O1
+ *   (whose order-10 neighbour O0 is free) freed second: Y is at the head.
+ */
+static void test_merge_likely_below_max_order(void)
+{
+	struct page *o[4], *o0, *x, *y, *got;
+	int n = 0;
+
+	ok(mem_init(16ULL << 20) == 0, "boot 16 MiB");
+	while (n < 4 && (o[n] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER)))
+		n++;
+	is_int(n, 4, "four order-10 blocks");
+	o0 = take_max_block(o, 4, 0);
+	x = take_max_block(o, 4, 2048) + pageblock_nr_pages;
+	y = take_max_block(o, 4, 1024) + pageblock_nr_pages;
+	free_range(o0, MAX_ORDER_NR_PAGES);	/* O0 whole again */
+	free_range(x, pageblock_nr_pages);
+	free_range(y, pageblock_nr_pages);
+	got = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, pageblock_order);
+	ok(got == y, "the order-9 block freed last is handed out first (pfn %lu, want %lu)",
+	   got ? page_to_pfn(got) : 0, page_to_pfn(y));
+	reboot();
+}
+
+/*
+ * The zone statistics' per-CPU threshold is capped at 125, so that a
+ * difference one add below it still fits its s8; and a global count that
+ * per-CPU differences not yet folded have taken below zero reads as 0.
+ */
+static void test_zone_stat_threshold_and_clamp(void)
+{
+	struct zone *zone = &contig_zone;
+	unsigned long managed = zone->managed_pages;
+	long global = atomic_long_read(&zone->vm_stat[NR_FREE_PAGES]);
+	int cpus = nr_cpu_ids;
+
+	zone->managed_pages = 1UL << 30;	/* 4 TiB */
+	nr_cpu_ids = NR_CPUS;
+	refresh_zone_stat_thresholds(zone);
+	is_int(zone->per_cpu_zonestats[0].stat_threshold, 125,
+	       "a 4 TiB zone on %d CPUs: the threshold is capped at 125", NR_CPUS);
+	zone->managed_pages = managed;
+	nr_cpu_ids = cpus;
+	refresh_zone_stat_thresholds(zone);
+
+	atomic_long_set(&zone->vm_stat[NR_FREE_PAGES], -5);
+	is_int(zone_page_state(zone, NR_FREE_PAGES), 0, "a global count below zero reads as 0");
+	atomic_long_set(&zone->vm_stat[NR_FREE_PAGES], global);
 }
 
 static void test_extra_reference(void)
@@ -562,6 +673,9 @@ int main(void)
 	test_split_page();
 	test_migratetype_fallback();
 	test_pageblock_merge_rules();
+	test_pcp_spill_keeps_a_batch();
+	test_merge_likely_below_max_order();
+	test_zone_stat_threshold_and_clamp();
 	test_extra_reference();
 	test_exhaustion();
 	test_exhaustion_drains_pcp();
