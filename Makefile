@@ -3,6 +3,8 @@
 #   make          build build/mmlab and every test program
 #   make run      build, run every experiment at --scale default, write results/<run-id>/
 #   make check    build, run every test (unit, interleaving checker, stress, stress under TSan)
+#   make mutation apply each one-line mutant of tools/mutants.txt to a scratch copy and
+#                 report which the tests catch (slow; not part of make check)
 #   make V=1      show full compiler command lines
 #
 # Layers, each a library of its own:
@@ -69,10 +71,12 @@ KCFG_rmap-referenced         := -DCONFIG_RMAP_BATCH_REFERENCED
 KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
 
 # Deliberately broken designs, each built only for the tests that must catch it.
-MUTANTS := refcount-frozen-bit-nocas contig-misaligned contig-free-referenced \
+MUTANTS := refcount-frozen-bit-nocas filemap-no-recheck page-alloc-merge-pageblock contig-misaligned contig-free-referenced \
 	   ra-skip-slot ra-bad-ref ra-eexist-ends rmap-past-pmd rmap-past-folio rmap-notify-nr
 
 KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
+KCFG_filemap-no-recheck      := -DCONFIG_FILEMAP_MUTANT_NO_RECHECK
+KCFG_page-alloc-merge-pageblock := -DCONFIG_PAGE_ALLOC_MUTANT_MERGE_PAGEBLOCK
 KCFG_contig-misaligned       := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
 KCFG_contig-free-referenced  := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_FREE_REFERENCED
 KCFG_ra-skip-slot            := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_SKIP_SLOT
@@ -83,7 +87,9 @@ KCFG_rmap-past-folio         := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_F
 KCFG_rmap-notify-nr          := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY_NR
 
 # The tests that must catch each mutant (flavour/test).
-MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref
+MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref chk/check_filemap
+MTESTS_filemap-no-recheck    := chk/check_filemap
+MTESTS_page-alloc-merge-pageblock := dbg/test_page_alloc
 MTESTS_contig-misaligned     := dbg/test_contig dbg/test_alloc_differential dbg/test_vmalloc
 MTESTS_contig-free-referenced := $(MTESTS_contig-misaligned)
 MTESTS_ra-skip-slot          := dbg/test_readahead
@@ -211,7 +217,7 @@ DEPFILES += $(addsuffix .d,$(addprefix $(BUILD)/tests/lab/,$(LABT)))
 -include $(DEPFILES)
 
 # --- the two commands -------------------------------------------------------
-.PHONY: all deps run check clean venv layers
+.PHONY: all deps run check mutation clean venv layers
 all: $(BUILD)/mmlab $(TEST_BINS)
 
 deps:
@@ -232,6 +238,9 @@ run: deps
 check: deps
 	@$(MAKE) all
 	@bash tools/run-tests.sh
+
+mutation:
+	@bash tools/mutation.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -187,11 +187,34 @@ static void unmap_block(void)
 	address_space_destroy(&mapping);
 }
 
+/*
+ * One step each, no interleaving: a contiguous block's dirty and young bits
+ * are the OR of its entries (here only the first entry has them), both when
+ * the block is read and when it is unfolded.
+ */
+static void block_bits_gathered(void)
+{
+	pte_t pte;
+
+	reset(NULL);		/* the block as faulted, every entry old and clean */
+	WRITE_ONCE(ptep0[0].pte, pte_val(pte_mkyoung(pte_mkdirty(saved[0]))));
+	pte = ptep_get(ptep0 + HW_IDX);
+	ok(pte_dirty(pte) && pte_young(pte),
+	   "ptep_get of a block's entry reports the dirty and young bits of its first entry");
+	ptep_get_and_clear(mm, BASE + HW_IDX * PAGE_SIZE, ptep0 + HW_IDX);
+	pte = __pte(READ_ONCE(ptep0[1].pte));
+	ok(!pte_cont(pte) && pte_dirty(pte) && pte_young(pte),
+	   "unfolding the block gives every entry the dirty and young bits of the first");
+	reset(NULL);
+}
+
 static void run_all(enum mmu_arch arch)
 {
 	ok(map_block(arch) == 0, "map a writable 64 KiB folio (%s)", arch == MMU_ARM64 ? "arm64" : "x86");
 	is_int(pte_cont(saved[0]), arch == MMU_ARM64, "  ... %s", arch == MMU_ARM64 ?
 	       "as one contiguous block" : "without the contiguous hint");
+	if (arch == MMU_ARM64)
+		block_bits_gathered();
 	expect(&sc_clear_batched, CHECKER_OK);
 	expect(&sc_clear_one, CHECKER_OK);
 	expect(&sc_age_batched, CHECKER_OK);

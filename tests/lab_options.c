@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mmlab/opt_value.h>
+
 #include "tap.h"
 #include "lab_synth.h"
 
@@ -64,6 +66,13 @@ static void test_sizes(void)
 	ok(!lab_parse_size("1.5G", &b) && b == 3ULL << 29, "size 1.5G");
 	ok(lab_parse_size("", &b) == -1, "size '' rejected");
 	ok(lab_parse_size("-1", &b) == -1, "size -1 rejected");
+	{
+		long long ll;
+
+		ok(!opt_parse_ll("-5", &ll) && ll == -5, "integer -5 (a signed option's value)");
+		ok(!opt_parse_ll("+7", &ll) && ll == 7, "integer +7");
+		ok(opt_parse_ll("-", &ll) == -1, "a lone sign rejected");
+	}
 	ok(lab_parse_size("12Q", &b) == -1, "size 12Q rejected");
 	ok(lab_parse_size("1.5", &b) == -1, "size 1.5 (bytes) rejected");
 	ok(lab_parse_size("4KB", &b) == -1, "size 4KB rejected");

@@ -261,6 +261,240 @@ static void test_migratetype_fallback(void)
 	reboot();
 }
 
+/* --- pageblocks of different types at and above pageblock_order --------------- */
+
+/*
+ * In the page-alloc-merge-pageblock mutant build every rule below is
+ * expected to hold or not, and the test passes iff at least one is caught
+ * breaking (it merges two pageblocks whatever their types).
+ */
+#ifdef CONFIG_PAGE_ALLOC_MUTANT_MERGE_PAGEBLOCK
+#define MERGE_MUTANT	1
+#else
+#define MERGE_MUTANT	0
+#endif
+
+static int rules_broken;
+
+#define rule_int(got, want, ...)	rule((long)(got) == (long)(want), __VA_ARGS__)
+
+#define rule(cond, ...) ({						\
+	bool __c = (cond);						\
+	if (MERGE_MUTANT) {						\
+		if (!__c) {						\
+			rules_broken++;					\
+			diag("mutant breaks: " __VA_ARGS__);		\
+		}							\
+	} else {							\
+		ok(__c, __VA_ARGS__);					\
+	}								\
+	__c;								\
+})
+
+/* The migratetype whose order-@order free list holds @page, or -1. */
+static int free_list_of(struct page *page, unsigned int order)
+{
+	struct page *pos;
+
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+		list_for_each_entry(pos, &contig_zone.free_area[order].free_list[mt], lru)
+			if (pos == page)
+				return mt;
+	return -1;
+}
+
+/*
+ * Two pageblocks, one order-10 block: allocate it, label its halves @mt0
+ * and @mt1 (an allocated pageblock can change type with nothing to move),
+ * free it, and describe what the buddy made of it in @out.
+ */
+static void free_two_pageblocks(int mt0, int mt1, char *out, size_t len)
+{
+	struct page *b = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	struct page *hi = b + pageblock_nr_pages;
+
+	set_pageblock_migratetype(b, mt0);
+	set_pageblock_migratetype(hi, mt1);
+	__free_pages(b, MAX_PAGE_ORDER);
+	snprintf(out, len, "order-10 on %d, halves: order-9 on %d and %d, types %d/%d",
+		 free_list_of(b, MAX_PAGE_ORDER), free_list_of(b, pageblock_order),
+		 free_list_of(hi, pageblock_order), get_pageblock_migratetype(b),
+		 get_pageblock_migratetype(hi));
+}
+
+/* What the kernel makes of it: two blocks apart, each on its own type's list. */
+static void expect_apart(int mt0, int mt1, const char *what)
+{
+	char got[120], want[120];
+	struct page_alloc_report r;
+
+	free_two_pageblocks(mt0, mt1, got, sizeof(got));
+	snprintf(want, sizeof(want), "order-10 on -1, halves: order-9 on %d and %d, types %d/%d",
+		 mt0, mt1, mt0, mt1);
+	rule(strcmp(got, want) == 0, "%s: no merge at pageblock_order (%s)", what, got);
+	rule(check(&r) == 0, "%s: the checker passes", what);
+	reboot();
+}
+
+static void test_pageblock_merge_rules(void)
+{
+	struct page_alloc_report r;
+	struct page *b, *p[4];
+	char got[120];
+	unsigned long warns = vm_warn_count;
+	int n = 0;
+
+	reboot();
+	/* Mergeable types merge at pageblock_order; the merged block takes one type. */
+	b = pfn_to_page(0);
+	free_two_pageblocks(MIGRATE_MOVABLE, MIGRATE_UNMOVABLE, got, sizeof(got));
+	rule_int(free_list_of(b, MAX_PAGE_ORDER), MIGRATE_UNMOVABLE,
+	       "movable + unmovable pageblocks merge into one order-10 block (%s)", got);
+	rule_int(get_pageblock_migratetype(b), MIGRATE_UNMOVABLE,
+	       "... and the buddy's pageblock is relabelled to the freed block's type");
+	rule_int(get_pageblock_migratetype(b + pageblock_nr_pages), MIGRATE_UNMOVABLE,
+	       "... so both halves have the type of the list the block is on");
+	rule(check(&r) == 0 && r.free_by_order[MAX_PAGE_ORDER] == 2, "the checker passes");
+	reboot();
+
+	/* Isolated and highatomic pageblocks never merge with another type. */
+	expect_apart(MIGRATE_MOVABLE, MIGRATE_ISOLATE, "movable next to isolated");
+	expect_apart(MIGRATE_ISOLATE, MIGRATE_UNMOVABLE, "isolated next to unmovable");
+	expect_apart(MIGRATE_RECLAIMABLE, MIGRATE_HIGHATOMIC, "reclaimable next to highatomic");
+
+	/* An isolated pageblock's free block is neither counted nor handed out. */
+	b = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	set_pageblock_migratetype(b + pageblock_nr_pages, MIGRATE_ISOLATE);
+	__free_pages(b, MAX_PAGE_ORDER);
+	rule_int(nr_free_pages(), 2048 - pageblock_nr_pages, "the isolated pageblock is not counted free");
+	rule(check(&r) == 0 && r.isolated == pageblock_nr_pages, "the checker sees it isolated");
+	while (n < 4 && (p[n] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE | __GFP_NOWARN, pageblock_order)))
+		n++;
+	rule_int(n, 3, "three pageblocks can be allocated, not the isolated one");
+	for (int i = 0; i < n; i++)
+		rule(page_to_pfn(p[i]) >> pageblock_order != page_to_pfn(b) / pageblock_nr_pages + 1,
+		   "pageblock %lu is not the isolated one", page_to_pfn(p[i]) >> pageblock_order);
+	while (n--)
+		__free_pages(p[n], pageblock_order);
+	reboot();
+
+	/* An order-0 page of an isolated pageblock is freed to the buddy, never to a pcp list. */
+	b = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	split_page(b, MAX_PAGE_ORDER);
+	set_pageblock_migratetype(b + pageblock_nr_pages, MIGRATE_ISOLATE);
+	n = my_pcp()->count;
+	__free_pages(b + pageblock_nr_pages, 0);
+	rule_int(my_pcp()->count, n, "an isolated page does not go to the pcp list");
+	rule(check(&r) == 0 && r.isolated == 1, "it is on the isolate free list");
+	reboot();
+	if (MERGE_MUTANT) {
+		ok(rules_broken > 0, "merge-at-pageblock mutant: %d pageblock rules caught broken, "
+		   "%lu VM_WARNs", rules_broken, vm_warn_count - warns);
+		vm_warn_count = warns;	/* expected here; the rest of the tests must not warn */
+	}
+}
+
+/*
+ * How much a spill frees: nr_pcp_free() gives at most high - batch, so a
+ * CPU that keeps freeing still keeps a batch on its list.
+ */
+static void test_pcp_spill_keeps_a_batch(void)
+{
+	static struct page *pages[1024];
+	struct per_cpu_pages *pcp;
+	int batch, high, n;
+
+	ok(mem_init(64ULL << 20) == 0, "boot 64 MiB");
+	pcp = my_pcp();
+	batch = pcp->batch;
+	high = 4 * batch;
+	for (n = 0; n < high; n++)
+		pages[n] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, 0);
+	drain_all_pages(&contig_zone);
+	/* A fixed high, and a CPU that has been freeing for a long time. */
+	pcp->high = pcp->high_min = pcp->high_max = high;
+	pcp->free_count = 8 * high;
+	for (n = 0; n < high; n++)
+		__free_pages(pages[n], 0);
+	is_int(pcp->count, batch, "reaching high (%d) frees high - batch: a batch (%d) stays", high,
+	       batch);
+	reboot();
+}
+
+/* The order-10 block of @pfn, taken from the buddy and split into pages. */
+static struct page *take_max_block(struct page **blocks, int nr, unsigned long pfn)
+{
+	for (int i = 0; i < nr; i++)
+		if (page_to_pfn(blocks[i]) == pfn) {
+			split_page(blocks[i], MAX_PAGE_ORDER);
+			return blocks[i];
+		}
+	return NULL;
+}
+
+static void free_range(struct page *page, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++)
+		__free_pages(page + i, 0);
+	drain_all_pages(&contig_zone);
+}
+
+/*
+ * buddy_merge_likely() looks one order up only below MAX_PAGE_ORDER - 1:
+ * an order-9 block can become order 10 at most, so a free order-10 block
+ * beside its parent says nothing and the block goes to the head of its list.
+ *
+ *   16 MiB, order-10 blocks O0 O1 O2 O3: O0 free; O1 and O2 allocated and
+ *   split; X = the upper half of O2 freed first, Y = the upper half of O1
+ *   (whose order-10 neighbour O0 is free) freed second: Y is at the head.
+ */
+static void test_merge_likely_below_max_order(void)
+{
+	struct page *o[4], *o0, *x, *y, *got;
+	int n = 0;
+
+	ok(mem_init(16ULL << 20) == 0, "boot 16 MiB");
+	while (n < 4 && (o[n] = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER)))
+		n++;
+	is_int(n, 4, "four order-10 blocks");
+	o0 = take_max_block(o, 4, 0);
+	x = take_max_block(o, 4, 2048) + pageblock_nr_pages;
+	y = take_max_block(o, 4, 1024) + pageblock_nr_pages;
+	free_range(o0, MAX_ORDER_NR_PAGES);	/* O0 whole again */
+	free_range(x, pageblock_nr_pages);
+	free_range(y, pageblock_nr_pages);
+	got = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, pageblock_order);
+	ok(got == y, "the order-9 block freed last is handed out first (pfn %lu, want %lu)",
+	   got ? page_to_pfn(got) : 0, page_to_pfn(y));
+	reboot();
+}
+
+/*
+ * The zone statistics' per-CPU threshold is capped at 125, so that a
+ * difference one add below it still fits its s8; and a global count that
+ * per-CPU differences not yet folded have taken below zero reads as 0.
+ */
+static void test_zone_stat_threshold_and_clamp(void)
+{
+	struct zone *zone = &contig_zone;
+	unsigned long managed = zone->managed_pages;
+	long global = atomic_long_read(&zone->vm_stat[NR_FREE_PAGES]);
+	int cpus = nr_cpu_ids;
+
+	zone->managed_pages = 1UL << 30;	/* 4 TiB */
+	nr_cpu_ids = NR_CPUS;
+	refresh_zone_stat_thresholds(zone);
+	is_int(zone->per_cpu_zonestats[0].stat_threshold, 125,
+	       "a 4 TiB zone on %d CPUs: the threshold is capped at 125", NR_CPUS);
+	zone->managed_pages = managed;
+	nr_cpu_ids = cpus;
+	refresh_zone_stat_thresholds(zone);
+
+	atomic_long_set(&zone->vm_stat[NR_FREE_PAGES], -5);
+	is_int(zone_page_state(zone, NR_FREE_PAGES), 0, "a global count below zero reads as 0");
+	atomic_long_set(&zone->vm_stat[NR_FREE_PAGES], global);
+}
+
 static void test_extra_reference(void)
 {
 	struct page *p = alloc_pages(GFP_KERNEL, 0);
@@ -438,6 +672,10 @@ int main(void)
 	test_free_pages_per_cpu_diff();
 	test_split_page();
 	test_migratetype_fallback();
+	test_pageblock_merge_rules();
+	test_pcp_spill_keeps_a_batch();
+	test_merge_likely_below_max_order();
+	test_zone_stat_threshold_and_clamp();
 	test_extra_reference();
 	test_exhaustion();
 	test_exhaustion_drains_pcp();

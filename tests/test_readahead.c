@@ -255,6 +255,34 @@ static void __maybe_unused test_random_read_leaves_window(void)
 	close_file();
 }
 
+/*
+ * Context readahead: a reader with no history of its own (a second open
+ * file) whose read starts right after a cached run takes the run as the
+ * trace of a stream, reads a window after it, and marks its last folio so
+ * that the stream's next read goes on asynchronously.
+ */
+static void __maybe_unused test_context_readahead(void)
+{
+	struct file other = { .f_mapping = &mapping };
+	static char buf[64];
+	struct folio *last;
+	pgoff_t n;
+
+	open_file(sizeof(contents));
+	filemap_read(&file, 0, 64, buf);
+	n = (pgoff_t)cached_pages();
+	ok(n > 1 && cached_range_is(0, n), "a first read caches pages 0..%lu", n - 1);
+	file_ra_state_init(&other.f_ra);
+	is_int(filemap_read(&other, (loff_t)n * 4096, 64, buf), 64, "another file reads at page %lu", n);
+	ok(other.f_ra.start == n && other.f_ra.size > 1, "it opens a window at %lu of %u pages",
+	   n, other.f_ra.size);
+	rcu_read_lock();
+	last = xa_load(&mapping.i_pages, other.f_ra.start + other.f_ra.size - 1);
+	rcu_read_unlock();
+	ok(last && folio_test_readahead(last), "the window's last folio carries the readahead marker");
+	close_file();
+}
+
 static void __maybe_unused test_exhaustion(void)
 {
 	static char buf[RECORD];
@@ -354,6 +382,7 @@ int main(void)
 	test_async_device();
 	test_eexist_skipped();
 	test_random_read_leaves_window();
+	test_context_readahead();
 	test_exhaustion();
 #endif
 	test_all_checks();

@@ -97,6 +97,52 @@ static void finish(const char *what, struct mm_struct **mms, int nr_mms, struct 
 /* --- faults and contiguous blocks ------------------------------------------------------ */
 
 /*
+ * An order-0 file folio: its one mapping counts in nr_file_mapped when the
+ * page's _mapcount leaves -1, and stops counting when it goes back to -1.
+ */
+static void test_fault_small_folio(void)
+{
+	unsigned long warns = vm_warn_count;
+	struct mm_struct *mm;
+	struct rt_file f;
+
+	rt_file_init(&f, RT_PAGES(4), 0);
+	mm = rt_mm_alloc();
+	rt_mmap(mm, &f, RT_BASE, 4, VM_READ, 0);
+	is_int(rt_fault(mm, RT_BASE + RT_PAGES(2)), 0, "order 0: read fault");
+	is_int(folio_mapcount(folio_at(&f, 2)), 1, "order 0: folio_mapcount is 1");
+	is_int(atomic_long_read(&nr_file_mapped), 1, "order 0: nr_file_mapped is 1");
+	finish("order-0 fault", &mm, 1, &f, warns, false);
+}
+
+/*
+ * arm64 without FEAT_TLBIRANGE issues one TLBI per page, until a table's
+ * worth (PTRS_PER_PTE pages), where one TLBI for the whole ASID is cheaper.
+ */
+static void test_tlbi_per_page_limit(void)
+{
+	struct mm_struct *mm = rt_mm_alloc();
+	bool range = tlbi_range;
+	unsigned long t0;
+
+	mmu_arch = MMU_ARM64;
+	tlbi_range = false;
+	t0 = tlb_flush_stats_read().tlbis;
+	__flush_tlb_range_nosync(mm, RT_BASE, RT_BASE + RT_PAGES(PTRS_PER_PTE - 1));
+	is_int(tlb_flush_stats_read().tlbis - t0, PTRS_PER_PTE - 1, "%d pages: one TLBI each",
+	       PTRS_PER_PTE - 1);
+	t0 = tlb_flush_stats_read().tlbis;
+	__flush_tlb_range_nosync(mm, RT_BASE, RT_BASE + RT_PAGES(PTRS_PER_PTE));
+	is_int(tlb_flush_stats_read().tlbis - t0, 1, "%d pages: one TLBI for the whole ASID",
+	       PTRS_PER_PTE);
+	tlbi_range = range;
+	mmput(mm);
+	mmu_arch = MMU_X86_64;
+}
+
+
+
+/*
  * A read fault in the middle of an aligned 64 KiB folio maps the whole
  * folio (finish_fault); on arm64 set_ptes() folds the 16 entries into one
  * contiguous block, x86 has no such thing.  Each page is mapped once, the
@@ -340,6 +386,39 @@ static void test_contpte_young_mid_block(void)
  * The test then drops entry 5's mapping as zap does; a fault there finds the
  * rest of the folio mapped and maps just that page again.
  */
+/*
+ * A clear that covers one block whole and ends inside the next unfolds
+ * that second block first (contpte_try_unfold_partial()'s end test): its
+ * entries left mapped must not keep the hint of a block that no longer is.
+ */
+static void test_contpte_clear_ends_mid_block(void)
+{
+	unsigned long warns = vm_warn_count;
+	struct folio *f0, *f1;
+	struct mm_struct *mm;
+	struct rt_census c;
+	struct rt_file f;
+	spinlock_t *ptl;
+	pte_t *ptep;
+
+	mm = rt_map_file(&f, MMU_ARM64, 32, 4);
+	f0 = folio_at(&f, 0);
+	f1 = folio_at(&f, 16);
+	ptep = lock_pte(mm, RT_BASE, &ptl);
+	get_and_clear_full_ptes(mm, RT_BASE, ptep, 24, 0);
+	c = rt_census(mm, RT_BASE + RT_PAGES(24), 8);
+	is_int(c.present, 8, "clear 24 of 32: the last 8 entries are still mapped");
+	is_int(c.cont, 0, "clear 24 of 32: the second block was unfolded, no entry keeps the hint");
+	/* What zap_pte_range() does with the entries it cleared. */
+	add_mm_counter(mm, MM_FILEPAGES, -24);
+	folio_remove_rmap_ptes(f0, folio_page(f0, 0), 16, vma_lookup(mm, RT_BASE));
+	folio_remove_rmap_ptes(f1, folio_page(f1, 0), 8, vma_lookup(mm, RT_BASE));
+	folio_put_refs(f0, 16);
+	folio_put_refs(f1, 8);
+	pte_unmap_unlock(ptep, ptl);
+	finish("contpte clear ending mid-block", &mm, 1, &f, warns, false);
+}
+
 static void test_contpte_unfold(void)
 {
 	unsigned long warns = vm_warn_count;
@@ -1202,11 +1281,14 @@ int main(void)
 
 	test_fault_whole_folio(MMU_ARM64);
 	test_fault_whole_folio(MMU_X86_64);
+	test_fault_small_folio();
+	test_tlbi_per_page_limit();
 	test_fault_order5_two_blocks();
 	test_fault_unaligned_vma();
 	test_contpte_young();
 	test_contpte_young_mid_block();
 	test_contpte_unfold();
+	test_contpte_clear_ends_mid_block();
 
 	test_pte_batch_whole_folio(MMU_ARM64);
 	test_pte_batch_whole_folio(MMU_X86_64);

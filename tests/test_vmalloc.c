@@ -367,6 +367,30 @@ static void test_lazy_reuse(void)
 	ok(vcheck(), "checker passes after purges: the free areas merged back");
 }
 
+/*
+ * A free hole of exactly the size asked for fits (is_within_this_va()): the
+ * lowest fit is the hole between two live areas, not the space after them.
+ */
+static void test_exact_fit(void)
+{
+	void *a, *b, *c, *d;
+
+	vm_unmap_aliases();
+	a = vmalloc(2 * PAGE_SIZE);
+	b = vmalloc(2 * PAGE_SIZE);
+	c = vmalloc(2 * PAGE_SIZE);
+	ok(a && b && c && a < b && b < c, "three areas in address order");
+	vfree(b);
+	vm_unmap_aliases();
+	d = vmalloc(2 * PAGE_SIZE);
+	ok(d == b, "the hole between them, exactly the size, is reused (%p, hole %p)", d, b);
+	vfree(a);
+	vfree(c);
+	vfree(d);
+	vm_unmap_aliases();
+	ok(vcheck(), "checker passes after the exact fit");
+}
+
 static void test_lazy_threshold(void)
 {
 	/* One CPU: lazy_max_pages() is 32 MiB; each area is 1 page + guard. */
@@ -645,6 +669,7 @@ int main(void)
 	test_huge_fallback();
 	test_align();
 	test_lazy_reuse();
+	test_exact_fit();
 	test_lazy_threshold();
 	test_flush_cost();
 	test_exhaustion();

@@ -23,25 +23,60 @@
 #define _LINUX_ATOMIC_H
 
 #include <linux/compiler.h>
+#include <stdint.h>
 
 #include <machine/yield.h>
 
 #define __atomic_step()	machine_step()
 
+/*
+ * The memory operations themselves.  In the checker build they go through
+ * the machine, whose weak-memory mode decides what a load returns;
+ * elsewhere they are the compiler's builtins.
+ */
+#ifdef MMLAB_CHECKER
+#define __shim_load(p, o)						\
+	((__typeof__(*(p)))(intptr_t)checker_wm_load((p), sizeof(*(p)), (o)))
+#define __shim_store(p, v, o)						\
+	checker_wm_store((p), sizeof(*(p)), (long long)(intptr_t)(v), (o))
+#define __shim_fetch_add(p, v, o)					\
+	((__typeof__(*(p)))checker_wm_rmw((p), sizeof(*(p)), MACHINE_RMW_ADD, (v), (o)))
+#define __shim_xchg(p, v, o)						\
+	((__typeof__(*(p)))checker_wm_rmw((p), sizeof(*(p)), MACHINE_RMW_XCHG, (v), (o)))
+#define __shim_fence(o)		checker_wm_fence(o)
+
+static inline bool __shim_cmpxchg(int *p, int *old, int new, int o, int fail)
+{
+	long long e = *old;
+	bool ok = checker_wm_cmpxchg(p, sizeof(*p), &e, new, o, fail);
+
+	*old = (int)e;
+	return ok;
+}
+#else
+#define __shim_load(p, o)		__atomic_load_n((p), (o))
+#define __shim_store(p, v, o)		__atomic_store_n((p), (v), (o))
+#define __shim_fetch_add(p, v, o)	__atomic_fetch_add((p), (v), (o))
+#define __shim_xchg(p, v, o)		__atomic_exchange_n((p), (v), (o))
+#define __shim_fence(o)			__atomic_thread_fence(o)
+#define __shim_cmpxchg(p, old, new, o, fail)				\
+	__atomic_compare_exchange_n((p), (old), (new), false, (o), (fail))
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 #define __atomic_full_fence()	do { } while (0)
 #else
-#define __atomic_full_fence()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __atomic_full_fence()	__shim_fence(__ATOMIC_SEQ_CST)
 #endif
 
-#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb()	__shim_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__shim_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__shim_fence(__ATOMIC_RELEASE)
 #define smp_mb__before_atomic()	smp_mb()
 #define smp_mb__after_atomic()	smp_mb()
 
-#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
-#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__shim_load(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__shim_store(p, v, __ATOMIC_RELEASE)
 
 typedef struct {
 	int counter;
@@ -58,25 +93,25 @@ typedef struct {
 static inline int atomic_read(const atomic_t *v)
 {
 	__atomic_step();
-	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+	return __shim_load(&v->counter, __ATOMIC_RELAXED);
 }
 
 static inline int atomic_read_acquire(const atomic_t *v)
 {
 	__atomic_step();
-	return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE);
+	return __shim_load(&v->counter, __ATOMIC_ACQUIRE);
 }
 
 static inline void atomic_set(atomic_t *v, int i)
 {
 	__atomic_step();
-	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+	__shim_store(&v->counter, i, __ATOMIC_RELAXED);
 }
 
 static inline void atomic_set_release(atomic_t *v, int i)
 {
 	__atomic_step();
-	__atomic_store_n(&v->counter, i, __ATOMIC_RELEASE);
+	__shim_store(&v->counter, i, __ATOMIC_RELEASE);
 }
 
 /* --- void RMWs: unordered ----------------------------------------------- */
@@ -84,13 +119,13 @@ static inline void atomic_set_release(atomic_t *v, int i)
 static inline void atomic_add(int i, atomic_t *v)
 {
 	__atomic_step();
-	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+	(void)__shim_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
 }
 
 static inline void atomic_sub(int i, atomic_t *v)
 {
 	__atomic_step();
-	__atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED);
+	(void)__shim_fetch_add(&v->counter, -i, __ATOMIC_RELAXED);
 }
 
 static inline void atomic_inc(atomic_t *v)
@@ -108,19 +143,19 @@ static inline void atomic_dec(atomic_t *v)
 static inline int atomic_fetch_add_relaxed(int i, atomic_t *v)
 {
 	__atomic_step();
-	return __atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+	return __shim_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
 }
 
 static inline int atomic_fetch_add_acquire(int i, atomic_t *v)
 {
 	__atomic_step();
-	return __atomic_fetch_add(&v->counter, i, __ATOMIC_ACQUIRE);
+	return __shim_fetch_add(&v->counter, i, __ATOMIC_ACQUIRE);
 }
 
 static inline int atomic_fetch_add_release(int i, atomic_t *v)
 {
 	__atomic_step();
-	return __atomic_fetch_add(&v->counter, i, __ATOMIC_RELEASE);
+	return __shim_fetch_add(&v->counter, i, __ATOMIC_RELEASE);
 }
 
 static inline int atomic_fetch_add(int i, atomic_t *v)
@@ -129,7 +164,7 @@ static inline int atomic_fetch_add(int i, atomic_t *v)
 
 	__atomic_step();
 	__atomic_full_fence();
-	old = __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST);
+	old = __shim_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST);
 	__atomic_full_fence();
 	return old;
 }
@@ -206,7 +241,7 @@ static inline int atomic_xchg(atomic_t *v, int new)
 
 	__atomic_step();
 	__atomic_full_fence();
-	old = __atomic_exchange_n(&v->counter, new, __ATOMIC_SEQ_CST);
+	old = __shim_xchg(&v->counter, new, __ATOMIC_SEQ_CST);
 	__atomic_full_fence();
 	return old;
 }
@@ -217,8 +252,7 @@ static inline int atomic_xchg(atomic_t *v, int new)
 static inline int __atomic_cmpxchg_order(atomic_t *v, int old, int new, int order)
 {
 	__atomic_step();
-	__atomic_compare_exchange_n(&v->counter, &old, new, false, order,
-				    __ATOMIC_RELAXED);
+	__shim_cmpxchg(&v->counter, &old, new, order, __ATOMIC_RELAXED);
 	return old;
 }
 
@@ -252,15 +286,13 @@ static inline int atomic_cmpxchg(atomic_t *v, int old, int new)
 static inline bool atomic_try_cmpxchg_relaxed(atomic_t *v, int *old, int new)
 {
 	__atomic_step();
-	return __atomic_compare_exchange_n(&v->counter, old, new, false,
-					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return __shim_cmpxchg(&v->counter, old, new, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 static inline bool atomic_try_cmpxchg_acquire(atomic_t *v, int *old, int new)
 {
 	__atomic_step();
-	return __atomic_compare_exchange_n(&v->counter, old, new, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	return __shim_cmpxchg(&v->counter, old, new, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 static inline bool atomic_try_cmpxchg(atomic_t *v, int *old, int new)
@@ -269,8 +301,7 @@ static inline bool atomic_try_cmpxchg(atomic_t *v, int *old, int new)
 
 	__atomic_full_fence();
 	__atomic_step();
-	ok = __atomic_compare_exchange_n(&v->counter, old, new, false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	ok = __shim_cmpxchg(&v->counter, old, new, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 	if (ok)
 		__atomic_full_fence();
 	return ok;
@@ -302,19 +333,19 @@ static inline bool atomic_add_unless(atomic_t *v, int a, int u)
 static inline long atomic_long_read(const atomic_long_t *v)
 {
 	__atomic_step();
-	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+	return __shim_load(&v->counter, __ATOMIC_RELAXED);
 }
 
 static inline void atomic_long_set(atomic_long_t *v, long i)
 {
 	__atomic_step();
-	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+	__shim_store(&v->counter, i, __ATOMIC_RELAXED);
 }
 
 static inline void atomic_long_add(long i, atomic_long_t *v)
 {
 	__atomic_step();
-	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+	(void)__shim_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
 }
 
 static inline void atomic_long_sub(long i, atomic_long_t *v)
@@ -333,7 +364,7 @@ static inline long atomic_long_add_return(long i, atomic_long_t *v)
 
 	__atomic_step();
 	__atomic_full_fence();
-	ret = __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
+	ret = __shim_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST) + i;
 	__atomic_full_fence();
 	return ret;
 }

@@ -220,6 +220,14 @@ int filemap_check(struct address_space *mapping, char *msg, size_t len);
 /* Drop every folio of the mapping (truncate_inode_pages). */
 void truncate_inode_pages(struct address_space *mapping);
 
+/*
+ * The read path's lockless lookup: the folios covering [index, max], each
+ * with a reference, up to a hole, a folio not uptodate or a readahead
+ * marker.  Static in the kernel; exported here for tests/check_filemap.c.
+ */
+void filemap_get_read_batch(struct address_space *mapping, pgoff_t index, pgoff_t max,
+			    struct folio_batch *fbatch);
+
 /* Find the folio at @index with a reference held, or NULL. */
 struct folio *filemap_get_folio(struct address_space *mapping, pgoff_t index);
 

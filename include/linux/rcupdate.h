@@ -23,6 +23,8 @@
 #include <urcu/call-rcu.h>
 
 #include <linux/compiler.h>
+#include <stdint.h>
+#include <machine/yield.h>
 
 #ifdef __SANITIZE_THREAD__
 void __tsan_acquire(void *addr);
@@ -81,10 +83,27 @@ static inline void rcu_barrier(void)
 /* liburcu has its own spellings of these two; the kernel's are used here. */
 #undef rcu_dereference
 #undef rcu_assign_pointer
+#ifndef MMLAB_CHECKER
 #define rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_CONSUME)
-#define rcu_dereference_protected(p, c)	READ_ONCE(p)
 #define rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE(p, v)
+#else
+/*
+ * Under the interleaving checker a lockless reader's load of a published
+ * pointer, and the writer's store a reader may see, are steps of their own:
+ * the page cache's lookup and removal race on exactly these (check_filemap).
+ * The updater's loads under its lock (rcu_dereference_protected) are not.
+ * In the checker's weak-memory mode they go through its model (a dependent
+ * load, consume, is modelled as acquire).
+ */
+#define rcu_dereference(p)		\
+	({ machine_step(); (__typeof__(p))(intptr_t)checker_wm_load(&(p), sizeof(p), __ATOMIC_ACQUIRE); })
+#define rcu_assign_pointer(p, v)	\
+	do { machine_step(); checker_wm_store(&(p), sizeof(p), (long long)(intptr_t)(v), __ATOMIC_RELEASE); } while (0)
+#define RCU_INIT_POINTER(p, v)		\
+	do { machine_step(); checker_wm_store(&(p), sizeof(p), (long long)(intptr_t)(v), __ATOMIC_RELAXED); } while (0)
+#endif
+#define rcu_dereference_protected(p, c)	READ_ONCE(p)
 
 /* Register / unregister the calling thread as an RCU reader. */
 static inline void rcu_register_thread(void)

@@ -32,6 +32,29 @@
  *
  * Scenario threads are pthreads created once per checker call and reused
  * for every execution; thread-local state is not reset between executions.
+ *
+ * Weak memory (a scenario's weak_memory).  The shims' operations
+ * (linux/atomic.h: atomic_t, atomic_long_t, smp_* barriers,
+ * smp_load_acquire/smp_store_release) then go through a view-based model
+ * of release/acquire memory in the manner of C11's operational semantics:
+ * every location touched keeps the history of values stored to it in the
+ * order the interleaving made them; each thread has a view, the oldest
+ * entry of each location it may still read.  A load reads any entry from
+ * its view on (the latest first; older ones are alternatives the search
+ * explores) and raises its view of that location.  A release store (or a
+ * store after a release fence) carries the writer's view, which an acquire
+ * load reading it (or a relaxed load followed by an acquire fence) joins;
+ * an RMW reads the latest entry and continues the release sequence of the
+ * one it read.  Full barriers (smp_mb, and each fully ordered RMW, before
+ * and after) are ordered by the interleaving and meet in one view: each
+ * publishes its thread's view there and takes in what every earlier one
+ * published, as C11's SC fences.  Plain C accesses, READ_ONCE/WRITE_ONCE
+ * and the page-flag bitops stay sequentially consistent (so only what the
+ * shims order is weakened).  Histories hold at most CHECKER_WM_HIST entries
+ * for CHECKER_WM_LOCS locations per execution (more is an error).  A
+ * property stated in terms of the interleaving's order ("the slot held the
+ * folio at that moment") is not meaningful under this mode: stores become
+ * visible later than the interleaving makes them.
  */
 #ifndef MMLAB_CHECKER_H
 #define MMLAB_CHECKER_H
@@ -46,6 +69,8 @@
 #define CHECKER_STATE_LEN	120
 #define CHECKER_TRACE_LEN	32768
 #define CHECKER_DEFAULT_CAP	1000000UL
+#define CHECKER_WM_LOCS		32	/* weak memory: locations per execution */
+#define CHECKER_WM_HIST		16	/* ... values kept per location */
 
 enum checker_status {
 	CHECKER_OK,		/* every schedule explored (or the forced one ran), no violation */
@@ -75,6 +100,14 @@ struct checker_scenario {
 	bool (*final)(void *arg, char *why, size_t len);
 	/* One line of state, recorded after every step for the traces. */
 	void (*describe)(void *arg, char *buf, size_t len);
+
+	/*
+	 * Weak-memory mode (see "Weak memory" above): loads through the shims
+	 * may read older values than the latest, within what the orderings
+	 * of the shims allow; which value each load reads is a choice the
+	 * search explores like a scheduling choice.
+	 */
+	bool weak_memory;
 
 	/* Optional preemption bound (off by default). */
 	bool bound_preemptions;

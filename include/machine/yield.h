@@ -16,10 +16,26 @@
 #ifndef MACHINE_YIELD_H
 #define MACHINE_YIELD_H
 
+#include <stdbool.h>
+
 #ifdef MMLAB_CHECKER
 
 void checker_sched_point(void);
 void checker_spin_wait(void);
+
+/*
+ * The shims' memory operations (size 4 or 8, values sign-extended, orders
+ * as __ATOMIC_*).  Outside the checker's weak-memory mode they are the
+ * plain builtins; inside it they go through its model of views, so that a
+ * load may read an older value unless an ordering forbids it.
+ */
+enum { MACHINE_RMW_ADD, MACHINE_RMW_XCHG };
+long long checker_wm_load(const void *p, int size, int order);
+void checker_wm_store(void *p, int size, long long v, int order);
+long long checker_wm_rmw(void *p, int size, int op, long long arg, int order);
+bool checker_wm_cmpxchg(void *p, int size, long long *expected, long long v,
+			int order, int fail_order);
+void checker_wm_fence(int order);
 
 static inline void machine_step(void)
 {

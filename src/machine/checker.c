@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include <machine/checker.h>
+#include <machine/yield.h>
 
 enum tstate {
 	T_IDLE,		/* not started in this execution (it can be chosen) */
@@ -45,11 +46,28 @@ struct cthread {
 
 /* One choice point of the current execution, kept for the depth-first search. */
 struct decision {
-	unsigned int enabled;	/* threads that could run this step */
+	unsigned int enabled;	/* threads that could run this step (a read: its candidates) */
 	unsigned int done;	/* choices already explored here */
-	int tid;		/* the thread that ran this step */
+	int tid;		/* the thread that ran this step (a read: the reader) */
 	int preempts;		/* preemptions in decisions 0 .. this one */
+	bool read;		/* weak memory: which entry a load reads, not who runs */
+	int choice;		/* ... the history index it reads */
 };
+
+/* Weak memory: one location's history, and what each entry carries. */
+struct wm_msg {
+	long long val;
+	unsigned char view[CHECKER_WM_LOCS];	/* the writer's view it publishes */
+};
+
+struct wm_loc {
+	void *addr;
+	int size;
+	int n;					/* entries; the latest is n - 1 */
+	struct wm_msg h[CHECKER_WM_HIST];
+};
+
+typedef unsigned char wm_view[CHECKER_WM_LOCS];
 
 struct note {
 	int step;		/* -1: before the first step */
@@ -79,6 +97,15 @@ static struct {
 	/* a forced schedule */
 	const struct checker_run *runs;
 	int nruns, run_idx, run_used, cut_short;
+
+	/* weak memory, reset before every execution */
+	bool weak;
+	int nlocs;
+	struct wm_loc loc[CHECKER_WM_LOCS];
+	wm_view view[CHECKER_MAX_THREADS];	/* the oldest entry each thread may read */
+	wm_view relview[CHECKER_MAX_THREADS];	/* its view at its last release fence */
+	wm_view acqpend[CHECKER_MAX_THREADS];	/* views its relaxed loads read, for an acquire fence */
+	wm_view scview;				/* what the full barriers so far have seen */
 } S;
 
 static __thread struct cthread *self;
@@ -247,12 +274,17 @@ static int pick(void)
 			     k, enabled, d->enabled);
 			return -1;
 		}
+		if (d->read) {
+			stop(CHECKER_ERROR, "nondeterministic scenario: step %d was a load", k);
+			return -1;
+		}
 		c = d->tid;
 	} else {
 		c = S.runs ? forced_choice(enabled) : default_choice(enabled);
 		d->enabled = enabled;
 		d->done = 1u << c;
 		d->tid = c;
+		d->read = false;
 	}
 	d->preempts = (k ? S.dec[k - 1].preempts : 0) + preempt_at(k, c);
 	S.nsteps = k + 1;
@@ -344,6 +376,298 @@ int checker_self(void)
 	return self ? self->id : -1;
 }
 
+/* --- weak memory ------------------------------------------------------------ */
+
+static void wm_reset(void)
+{
+	S.nlocs = 0;
+	memset(S.view, 0, sizeof(S.view));
+	memset(S.relview, 0, sizeof(S.relview));
+	memset(S.acqpend, 0, sizeof(S.acqpend));
+	memset(S.scview, 0, sizeof(S.scview));
+}
+
+static long long mem_read(const void *p, int size, int order)
+{
+	if (size == 8)
+		return __atomic_load_n((const long long *)p, order);
+	return __atomic_load_n((const int *)p, order);
+}
+
+static void mem_write(void *p, int size, long long v, int order)
+{
+	if (size == 8)
+		__atomic_store_n((long long *)p, v, order);
+	else
+		__atomic_store_n((int *)p, (int)v, order);
+}
+
+/* @v as a value of @size bytes: wrapped and sign-extended. */
+static long long sized(long long v, int size)
+{
+	return size == 8 ? v : (long long)(int)(unsigned int)(unsigned long long)v;
+}
+
+static bool is_acquire(int order)
+{
+	return order == __ATOMIC_ACQUIRE || order == __ATOMIC_ACQ_REL ||
+	       order == __ATOMIC_SEQ_CST || order == __ATOMIC_CONSUME;
+}
+
+static bool is_release(int order)
+{
+	return order == __ATOMIC_RELEASE || order == __ATOMIC_ACQ_REL || order == __ATOMIC_SEQ_CST;
+}
+
+/* Does this operation go through the model? Only scenario threads, in weak mode. */
+static bool wm_active(void)
+{
+	return S.weak && self && !S.in_cb && S.status == CHECKER_OK;
+}
+
+static void join(wm_view to, const wm_view from)
+{
+	for (int i = 0; i < S.nlocs; i++)
+		if (from[i] > to[i])
+			to[i] = from[i];
+}
+
+/* The location of @p, entering it (with memory's value) on first use. */
+static int wm_loc(const void *p, int size)
+{
+	struct wm_loc *l;
+	long long now = mem_read(p, size, __ATOMIC_RELAXED);
+	int i;
+
+	for (i = 0; i < S.nlocs && S.loc[i].addr != p; i++)
+		;
+	if (i == S.nlocs) {
+		if (i == CHECKER_WM_LOCS) {
+			stop(CHECKER_ERROR, "weak memory: more than %d locations", CHECKER_WM_LOCS);
+			return -1;
+		}
+		S.nlocs++;
+		l = &S.loc[i];
+		l->addr = (void *)p;
+		l->size = size;
+		l->n = 0;
+	}
+	l = &S.loc[i];
+	/* A plain store (setup, a non-shim write) is the latest value, ordered by nothing. */
+	if (!l->n || l->h[l->n - 1].val != now) {
+		if (l->n == CHECKER_WM_HIST) {
+			stop(CHECKER_ERROR, "weak memory: more than %d stores to one location",
+			     CHECKER_WM_HIST);
+			return -1;
+		}
+		memset(&l->h[l->n], 0, sizeof(l->h[0]));
+		l->h[l->n].val = now;
+		l->h[l->n].view[i] = (unsigned char)l->n;
+		l->n++;
+	}
+	return i;
+}
+
+/* A load's choice of entry: a decision of the search; the latest by default. */
+static int wm_choose(unsigned int cands)
+{
+	int k = S.nsteps, c = 31 - __builtin_clz(cands);
+	struct decision *d = &S.dec[k];
+
+	if (!(cands & (cands - 1)))
+		return c;			/* one candidate: no choice */
+	if (k >= CHECKER_MAX_STEPS) {
+		stop(CHECKER_ERROR, "execution longer than %d steps (livelock?)", CHECKER_MAX_STEPS);
+		return c;
+	}
+	if (k < S.replay) {
+		if (!d->read || d->enabled != cands) {
+			stop(CHECKER_ERROR, "nondeterministic scenario: step %d is not the same load", k);
+			return c;
+		}
+		c = d->choice;
+	} else {
+		d->enabled = cands;
+		d->done = 1u << c;
+		d->read = true;
+		d->choice = c;
+	}
+	d->tid = self->id;
+	d->preempts = k ? S.dec[k - 1].preempts : 0;
+	S.state[k][0] = '\0';
+	S.nsteps = k + 1;
+	return c;
+}
+
+/*
+ * Full barriers are totally ordered (by the interleaving) and each sees what
+ * every earlier one saw: they meet in one view, as C11's SC fences do.
+ */
+static void wm_full_fence(int t)
+{
+	join(S.scview, S.view[t]);
+	join(S.view[t], S.acqpend[t]);
+	join(S.view[t], S.scview);
+	join(S.scview, S.view[t]);
+	memcpy(S.relview[t], S.view[t], sizeof(wm_view));
+}
+
+/* Read entry @e of location @i in thread @t with @order. */
+static long long wm_read(int t, int i, int e, int order)
+{
+	struct wm_loc *l = &S.loc[i];
+
+	if (e > S.view[t][i])
+		S.view[t][i] = (unsigned char)e;
+	join(is_acquire(order) ? S.view[t] : S.acqpend[t], l->h[e].view);
+	return l->h[e].val;
+}
+
+/* Append @v to location @i, published with @order (and the view of @cont, an RMW's read). */
+static void wm_write(int t, int i, long long v, int order, const struct wm_msg *cont)
+{
+	struct wm_loc *l = &S.loc[i];
+	struct wm_msg *m;
+
+	if (l->n == CHECKER_WM_HIST) {
+		stop(CHECKER_ERROR, "weak memory: more than %d stores to one location", CHECKER_WM_HIST);
+		return;
+	}
+	m = &l->h[l->n];
+	memcpy(m->view, is_release(order) ? S.view[t] : S.relview[t], sizeof(wm_view));
+	if (cont)
+		join(m->view, cont->view);
+	m->view[i] = (unsigned char)l->n;
+	m->val = v;
+	S.view[t][i] = (unsigned char)l->n;
+	l->n++;
+	mem_write(l->addr, l->size, v, __ATOMIC_RELAXED);
+}
+
+long long checker_wm_load(const void *p, int size, int order)
+{
+	int t, i, e;
+	unsigned int cands = 0;
+
+	if (!wm_active() || (i = wm_loc(p, size)) < 0)
+		return mem_read(p, size, order);
+	t = self->id;
+	if (order == __ATOMIC_SEQ_CST)
+		wm_full_fence(t);
+	for (e = S.view[t][i]; e < S.loc[i].n; e++)
+		cands |= 1u << e;
+	e = wm_choose(cands);
+	if (e != S.loc[i].n - 1)
+		checker_note("T%d reads an older value of %p: %lld (latest %lld)", t, p,
+			     S.loc[i].h[e].val, S.loc[i].h[S.loc[i].n - 1].val);
+	return wm_read(t, i, e, order);
+}
+
+void checker_wm_store(void *p, int size, long long v, int order)
+{
+	int t, i;
+
+	if (!wm_active() || (i = wm_loc(p, size)) < 0) {
+		mem_write(p, size, v, order);
+		return;
+	}
+	t = self->id;
+	if (order == __ATOMIC_SEQ_CST)
+		wm_full_fence(t);
+	wm_write(t, i, sized(v, size), order, NULL);
+	if (order == __ATOMIC_SEQ_CST)
+		wm_full_fence(t);
+}
+
+/* An RMW reads the latest entry (atomicity) and writes the next one. */
+static long long wm_rmw(int t, int i, int order, long long (*op)(long long, long long),
+			long long arg)
+{
+	struct wm_loc *l = &S.loc[i];
+	struct wm_msg read;
+	long long old;
+
+	if (order == __ATOMIC_SEQ_CST)
+		wm_full_fence(t);
+	read = l->h[l->n - 1];
+	old = wm_read(t, i, l->n - 1, order);
+	wm_write(t, i, sized(op(old, arg), l->size), order, &read);
+	if (order == __ATOMIC_SEQ_CST)
+		wm_full_fence(t);
+	return old;
+}
+
+static long long op_add(long long old, long long arg)
+{
+	return (long long)((unsigned long long)old + (unsigned long long)arg);
+}
+
+static long long op_xchg(long long old, long long arg)
+{
+	return arg;
+}
+
+long long checker_wm_rmw(void *p, int size, int op, long long arg, int order)
+{
+	int i;
+
+	if (!wm_active() || (i = wm_loc(p, size)) < 0) {
+		if (op == MACHINE_RMW_XCHG)
+			return size == 8 ? __atomic_exchange_n((long long *)p, arg, order)
+					 : __atomic_exchange_n((int *)p, (int)arg, order);
+		return size == 8 ? __atomic_fetch_add((long long *)p, arg, order)
+				 : __atomic_fetch_add((int *)p, (int)arg, order);
+	}
+	return wm_rmw(self->id, i, order, op == MACHINE_RMW_XCHG ? op_xchg : op_add, arg);
+}
+
+bool checker_wm_cmpxchg(void *p, int size, long long *expected, long long v, int order,
+			int fail_order)
+{
+	int t, i;
+	long long latest;
+
+	if (!wm_active() || (i = wm_loc(p, size)) < 0) {
+		if (size == 8)
+			return __atomic_compare_exchange_n((long long *)p, expected, v, false,
+							   order, fail_order);
+		int e = (int)*expected;
+		bool ok = __atomic_compare_exchange_n((int *)p, &e, (int)v, false, order,
+						      fail_order);
+
+		*expected = e;
+		return ok;
+	}
+	t = self->id;
+	latest = S.loc[i].h[S.loc[i].n - 1].val;
+	if (latest != sized(*expected, size)) {
+		/* a failed compare-exchange is a load of the latest value, ordered by @fail_order */
+		*expected = wm_read(t, i, S.loc[i].n - 1, fail_order);
+		return false;
+	}
+	wm_rmw(t, i, order, op_xchg, sized(v, size));
+	return true;
+}
+
+void checker_wm_fence(int order)
+{
+	int t;
+
+	if (!wm_active()) {
+		__atomic_thread_fence(order);
+		return;
+	}
+	t = self->id;
+	if (order == __ATOMIC_SEQ_CST) {
+		wm_full_fence(t);
+		return;
+	}
+	if (is_acquire(order))
+		join(S.view[t], S.acqpend[t]);
+	if (is_release(order))
+		memcpy(S.relview[t], S.view[t], sizeof(wm_view));
+}
+
 /* --- threads and executions ---------------------------------------------- */
 
 static void *worker(void *p)
@@ -368,6 +692,7 @@ static int pool_start(const struct checker_scenario *sc)
 		return -1;
 	S.sc = sc;
 	S.quit = false;
+	S.weak = sc->weak_memory;
 	sem_init(&S.main_sem, 0, 0);
 	/*
 	 * Only one thread runs at a time: keeping them all on one CPU makes
@@ -425,6 +750,7 @@ static void run_execution(void)
 		S.th[i].waiting = false;
 		S.th[i].skip = false;
 	}
+	wm_reset();
 	if (sc->setup) {
 		S.in_cb = true;
 		sc->setup(sc->arg);
@@ -462,6 +788,11 @@ static bool backtrack(void)
 
 			todo &= todo - 1;
 			d->done |= 1u << c;
+			if (d->read) {
+				d->choice = c;
+				S.replay = j + 1;
+				return true;
+			}
 			if (sc->bound_preemptions &&
 			    (j ? S.dec[j - 1].preempts : 0) + preempt_at(j, c) > sc->max_preemptions)
 				continue;

@@ -26,6 +26,7 @@
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/swap.h>
+#include <machine/yield.h>
 #include "internal.h"
 
 /* The kernel sleeps in io_schedule(); the model yields until it gets the lock. */
@@ -424,6 +425,20 @@ repeat:
 	return folio;
 }
 
+/*
+ * After a failed folio_try_get() the folio is frozen or free.  The kernel
+ * just looks again.  Under the interleaving checker, looking again while
+ * the slot still holds that folio is a poll that cannot succeed until
+ * another CPU moves, so it waits for one (and a folio left frozen in the
+ * cache shows as a deadlock); timed builds do not even reload.
+ */
+#ifdef MMLAB_CHECKER
+#define filemap_get_retry_wait(folio, entry_now)	\
+	do { if ((entry_now) == (folio)) machine_wait(); } while (0)
+#else
+#define filemap_get_retry_wait(folio, entry_now)	do { } while (0)
+#endif
+
 struct folio *filemap_get_folio(struct address_space *mapping, pgoff_t index)
 {
 	struct folio *folio;
@@ -435,8 +450,10 @@ repeat:
 		folio = NULL;
 		goto out;
 	}
-	if (!folio_try_get(folio))
+	if (!folio_try_get(folio)) {
+		filemap_get_retry_wait(folio, xa_load(&mapping->i_pages, index));
 		goto repeat;
+	}
 	if (unlikely(folio != xa_load(&mapping->i_pages, index))) {
 		folio_put(folio);
 		goto repeat;
@@ -510,11 +527,30 @@ void truncate_inode_pages(struct address_space *mapping)
 }
 
 /*
+ * After a successful folio_try_get(): does the slot still hold the folio?
+ * It may have been removed, freed and even reused between the load and
+ * the get.  The filemap-no-recheck mutant trusts the load: the bug
+ * tests/check_filemap.c must catch.
+ */
+#ifndef CONFIG_FILEMAP_MUTANT_NO_RECHECK
+static inline bool filemap_folio_moved(struct xa_state *xas, struct folio *folio)
+{
+	return unlikely(folio != xas_reload(xas));
+}
+#else
+static inline bool filemap_folio_moved(struct xa_state *xas, struct folio *folio)
+{
+	return false;
+}
+#endif
+
+/*
  * Collect the folios covering [index, max] that are in the cache, with a
  * reference on each, stopping at a hole, at a folio that is not uptodate
  * (after adding it: the caller waits for it) and at a readahead marker.
+ * Static in the kernel; the model exports it for the interleaving checker.
  */
-static void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
+void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
 				   pgoff_t max, struct folio_batch *fbatch)
 {
 	XA_STATE(xas, &mapping->i_pages, index);
@@ -528,9 +564,11 @@ static void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
 			break;
 		if (xa_is_sibling(folio))
 			break;
-		if (!folio_try_get(folio))
+		if (!folio_try_get(folio)) {
+			filemap_get_retry_wait(folio, xas_reload(&xas));
 			goto retry;
-		if (unlikely(folio != xas_reload(&xas)))
+		}
+		if (filemap_folio_moved(&xas, folio))
 			goto put_folio;
 		if (!folio_batch_add(fbatch, folio))
 			break;

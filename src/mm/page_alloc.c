@@ -72,6 +72,17 @@ static inline bool migratetype_is_mergeable(int mt)
 }
 
 /*
+ * From which order a merge looks at the buddy's pageblock type.  The
+ * page-alloc-merge-pageblock mutant starts one order too late, merging two
+ * pageblocks whatever their types: the slip test_page_alloc must catch.
+ */
+#ifndef CONFIG_PAGE_ALLOC_MUTANT_MERGE_PAGEBLOCK
+#define merge_checks_type(order)	((order) >= pageblock_order)
+#else
+#define merge_checks_type(order)	((order) > pageblock_order)
+#endif
+
+/*
  * NR_FREE_PAGES counts what can be allocated: blocks on isolated pageblocks
  * are left out.  Like the kernel, the free-list helpers below do not
  * account; their callers do, once per operation (one per freed block, not
@@ -158,7 +169,7 @@ static void __free_one_page(struct page *page, unsigned long pfn, struct zone *z
 		buddy = pfn_to_page(buddy_pfn);
 		if (!page_is_buddy(buddy, order))
 			break;
-		if (unlikely(order >= pageblock_order)) {
+		if (unlikely(merge_checks_type(order))) {
 			buddy_mt = get_pfnblock_migratetype(buddy, buddy_pfn);
 			if (migratetype != buddy_mt &&
 			    (!migratetype_is_mergeable(migratetype) ||

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The interleaving checker's weak-memory mode (include/machine/checker.h,
+ * "Weak memory") on the shims' orderings and on the refcount protocol,
+ * every design.  For each ordering the correct code passes in every
+ * schedule and every choice of values its loads may read, and the same
+ * code with that ordering weakened is caught:
+ *
+ *  litmus tests of the shims: message passing needs the release store and
+ *    the acquire load (each weakened to relaxed is caught); store buffering
+ *    needs smp_mb() on both sides; a relaxed RMW orders nothing;
+ *  release: what a freezer wrote while the folio was frozen is seen by a
+ *    reader whose folio_try_get() succeeds after page_ref_unfreeze() (an
+ *    unfreeze by a relaxed atomic_set is caught);
+ *  acquire: ... only because the successful try-get orders the reader's
+ *    later loads (a relaxed try-get is caught);
+ *  fully ordered: whoever's folio_ref_dec_and_test() returns true sees what
+ *    every other holder wrote before its put (a relaxed, a release-only and
+ *    an acquire-only decrement are each caught).
+ *
+ * The scenario's own data is a pair of atomic_t written with atomic_set()
+ * and read with atomic_read() (relaxed, so only the orderings under test
+ * order them).
+ */
+#include <string.h>
+
+#include <linux/mm_types.h>
+#include <linux/page_ref.h>
+#include <machine/checker.h>
+
+#include "tap.h"
+
+static atomic_t data, data2, flag, x, y;
+static int r0, r1;
+
+static struct folio folios[1];
+#define FOLIO	(&folios[0])
+#define PAGE	(&folios[0].page)
+
+static struct {
+	bool froze;		/* the freezer's freeze succeeded */
+	bool got_after;		/* the reader's try-get succeeded after the freeze */
+	int seen;		/* what the reader read of the frozen owner's write */
+	int freed_sees;		/* what the destructor read: one bit per holder's write */
+	int frees;
+} M;
+
+static void reset(void *arg)
+{
+	atomic_set(&data, 0);
+	atomic_set(&data2, 0);
+	atomic_set(&flag, 0);
+	atomic_set(&x, 0);
+	atomic_set(&y, 0);
+	r0 = r1 = -1;
+	memset(&M, 0, sizeof(M));
+}
+
+/* --- litmus: message passing ---------------------------------------------------- */
+
+static void mp_writer(void *arg)
+{
+	atomic_set(&data, 1);
+	atomic_set_release(&flag, 1);
+}
+
+static void mp_writer_relaxed(void *arg)
+{
+	atomic_set(&data, 1);
+	atomic_set(&flag, 1);
+}
+
+static void mp_reader(void *arg)
+{
+	if (atomic_read_acquire(&flag))
+		r0 = atomic_read(&data);
+}
+
+static void mp_reader_relaxed(void *arg)
+{
+	if (atomic_read(&flag))
+		r0 = atomic_read(&data);
+}
+
+/* The writer's barrier pairs with the reader's: smp_wmb() / smp_rmb(). */
+static void mp_writer_wmb(void *arg)
+{
+	atomic_set(&data, 1);
+	smp_wmb();
+	atomic_set(&flag, 1);
+}
+
+static void mp_reader_rmb(void *arg)
+{
+	if (atomic_read(&flag)) {
+		smp_rmb();
+		r0 = atomic_read(&data);
+	}
+}
+
+static bool mp_ok(void *arg, char *why, size_t len)
+{
+	if (r0 == 0) {
+		snprintf(why, len, "the reader saw the flag but not the data");
+		return false;
+	}
+	return true;
+}
+
+/* --- litmus: store buffering ----------------------------------------------------- */
+
+static void sb_t0_mb(void *arg)
+{
+	atomic_set(&x, 1);
+	smp_mb();
+	r0 = atomic_read(&y);
+}
+
+static void sb_t1_mb(void *arg)
+{
+	atomic_set(&y, 1);
+	smp_mb();
+	r1 = atomic_read(&x);
+}
+
+static void sb_t1_nomb(void *arg)
+{
+	atomic_set(&y, 1);
+	r1 = atomic_read(&x);
+}
+
+/* A relaxed RMW is no barrier: the store buffering outcome stays possible. */
+static void sb_t1_relaxed_rmw(void *arg)
+{
+	atomic_set(&y, 1);
+	atomic_fetch_add_relaxed(0, &flag);
+	r1 = atomic_read(&x);
+}
+
+/* ... a fully ordered one is (atomic_add_return). */
+static void sb_t1_full_rmw(void *arg)
+{
+	atomic_set(&y, 1);
+	atomic_add_return(0, &flag);
+	r1 = atomic_read(&x);
+}
+
+static bool sb_ok(void *arg, char *why, size_t len)
+{
+	if (r0 == 0 && r1 == 0) {
+		snprintf(why, len, "both threads read the other's variable as 0");
+		return false;
+	}
+	return true;
+}
+
+/* --- the refcount protocol: release and acquire ------------------------------------- */
+
+static void frozen_setup(void *arg)
+{
+	reset(arg);
+	atomic_set(&PAGE->_refcount, 1);
+}
+
+/* Migration's shape: freeze at the expected count, change the folio, unfreeze. */
+static void freezer(void *arg)
+{
+	if (!folio_ref_freeze(FOLIO, 1))
+		return;
+	M.froze = true;
+	atomic_set(&data, 1);
+	folio_ref_unfreeze(FOLIO, 1);
+}
+
+/* The same, with the unfreeze's release store weakened to a relaxed one. */
+static void freezer_relaxed(void *arg)
+{
+	if (!folio_ref_freeze(FOLIO, 1))
+		return;
+	M.froze = true;
+	atomic_set(&data, 1);
+	atomic_set(&PAGE->_refcount, 1);
+}
+
+static void getter(void *arg)
+{
+	if (!folio_try_get(FOLIO))
+		return;
+	M.got_after = M.froze;	/* in the get's step: frozen, it could only fail */
+	M.seen = atomic_read(&data);
+	page_ref_dec(PAGE);
+}
+
+/* folio_try_get() with its ordering weakened to relaxed, in this design's encoding. */
+static bool try_get_relaxed(void)
+{
+#ifdef CONFIG_PAGEREF_FROZEN_BIT
+	return !(atomic_add_return_relaxed(1, &PAGE->_refcount) & PAGEREF_FROZEN_BIT);
+#else
+	int old = atomic_read(&PAGE->_refcount);
+
+	do {
+		if (!old)
+			return false;
+	} while (!atomic_try_cmpxchg_relaxed(&PAGE->_refcount, &old, old + 1));
+	return true;
+#endif
+}
+
+static void getter_relaxed(void *arg)
+{
+	if (!try_get_relaxed())
+		return;
+	M.got_after = M.froze;	/* in the get's step: frozen, it could only fail */
+	M.seen = atomic_read(&data);
+	page_ref_dec(PAGE);
+}
+
+static bool unfreeze_published(void *arg, char *why, size_t len)
+{
+	if (M.got_after && M.seen != 1) {
+		snprintf(why, len, "a get after the unfreeze did not see what the freezer wrote");
+		return false;
+	}
+	return true;
+}
+
+/* --- the refcount protocol: fully ordered puts --------------------------------------- */
+
+static void two_holders(void *arg)
+{
+	reset(arg);
+	atomic_set(&PAGE->_refcount, 2);
+}
+
+/* The destructor: it must see every holder's writes. */
+static void destroy(void)
+{
+	M.frees++;
+	M.freed_sees = atomic_read(&data) | atomic_read(&data2) << 1;
+}
+
+static atomic_t *my_data(void)
+{
+	return checker_self() ? &data2 : &data;
+}
+
+static void holder(void *arg)
+{
+	atomic_set(my_data(), 1);
+	if (folio_ref_dec_and_test(FOLIO))
+		destroy();
+}
+
+static void holder_relaxed(void *arg)
+{
+	atomic_set(my_data(), 1);
+	if (atomic_fetch_add_relaxed(-1, &PAGE->_refcount) == 1)
+		destroy();
+}
+
+static void holder_release(void *arg)
+{
+	atomic_set(my_data(), 1);
+	if (atomic_fetch_add_release(-1, &PAGE->_refcount) == 1)
+		destroy();
+}
+
+static void holder_acquire(void *arg)
+{
+	atomic_set(my_data(), 1);
+	if (atomic_fetch_add_acquire(-1, &PAGE->_refcount) == 1)
+		destroy();
+}
+
+static bool put_ordered(void *arg, char *why, size_t len)
+{
+	if (M.frees != 1) {
+		snprintf(why, len, "freed %d times", M.frees);
+		return false;
+	}
+	if (M.freed_sees != 3) {
+		snprintf(why, len, "the destructor missed a holder's write (saw %#x)", M.freed_sees);
+		return false;
+	}
+	return true;
+}
+
+/* --- running them --------------------------------------------------------------------- */
+
+#define WEAK(...)	{ .weak_memory = true, .setup = reset, __VA_ARGS__ }
+
+static const struct checker_scenario litmus_ok[] = {
+	WEAK(.name = "MP: release store, acquire load", .nthreads = 2,
+	     .thread = { mp_writer, mp_reader }, .final = mp_ok),
+	WEAK(.name = "MP: smp_wmb, smp_rmb", .nthreads = 2,
+	     .thread = { mp_writer_wmb, mp_reader_rmb }, .final = mp_ok),
+	WEAK(.name = "SB: smp_mb on both sides", .nthreads = 2,
+	     .thread = { sb_t0_mb, sb_t1_mb }, .final = sb_ok),
+	WEAK(.name = "SB: smp_mb, and a fully ordered RMW", .nthreads = 2,
+	     .thread = { sb_t0_mb, sb_t1_full_rmw }, .final = sb_ok),
+};
+
+static const struct checker_scenario litmus_bad[] = {
+	WEAK(.name = "MP: the release store weakened to relaxed", .nthreads = 2,
+	     .thread = { mp_writer_relaxed, mp_reader }, .final = mp_ok),
+	WEAK(.name = "MP: the acquire load weakened to relaxed", .nthreads = 2,
+	     .thread = { mp_writer, mp_reader_relaxed }, .final = mp_ok),
+	WEAK(.name = "MP: smp_rmb left out", .nthreads = 2,
+	     .thread = { mp_writer_wmb, mp_reader_relaxed }, .final = mp_ok),
+	WEAK(.name = "SB: one smp_mb left out", .nthreads = 2,
+	     .thread = { sb_t0_mb, sb_t1_nomb }, .final = sb_ok),
+	WEAK(.name = "SB: smp_mb against a relaxed RMW", .nthreads = 2,
+	     .thread = { sb_t0_mb, sb_t1_relaxed_rmw }, .final = sb_ok),
+};
+
+#define REF(...)	{ .weak_memory = true, __VA_ARGS__ }
+
+static const struct checker_scenario ref_ok[] = {
+	REF(.name = "freeze+unfreeze(release) vs folio_try_get", .nthreads = 2,
+	    .thread = { freezer, getter }, .setup = frozen_setup, .final = unfreeze_published),
+	REF(.name = "two holders' folio_ref_dec_and_test (fully ordered)", .nthreads = 2,
+	    .thread = { holder, holder }, .setup = two_holders, .final = put_ordered),
+};
+
+static const struct checker_scenario ref_bad[] = {
+	REF(.name = "release: page_ref_unfreeze as a relaxed store", .nthreads = 2,
+	    .thread = { freezer_relaxed, getter }, .setup = frozen_setup,
+	    .final = unfreeze_published),
+	REF(.name = "acquire: folio_try_get relaxed", .nthreads = 2,
+	    .thread = { freezer, getter_relaxed }, .setup = frozen_setup,
+	    .final = unfreeze_published),
+	REF(.name = "fully ordered: the put's decrement relaxed", .nthreads = 2,
+	    .thread = { holder_relaxed, holder_relaxed }, .setup = two_holders,
+	    .final = put_ordered),
+	REF(.name = "fully ordered: the put's decrement release only", .nthreads = 2,
+	    .thread = { holder_release, holder_release }, .setup = two_holders,
+	    .final = put_ordered),
+	REF(.name = "fully ordered: the put's decrement acquire only", .nthreads = 2,
+	    .thread = { holder_acquire, holder_acquire }, .setup = two_holders,
+	    .final = put_ordered),
+};
+
+static struct checker_result res;
+
+static void expect(const struct checker_scenario *sc, enum checker_status want)
+{
+	checker_explore(sc, &res);
+	diag("%s: %s, %lu executions (longest %d decisions)%s%s", sc->name,
+	     checker_status_name(res.status), res.executions, res.longest,
+	     res.status ? ": " : "", res.message);
+	if (!ok(res.status == want, "%s [%s]: %s", sc->name, MM_KERNEL_NAME,
+		want == CHECKER_OK ? "passes in every execution" : "caught"))
+		diag_trace(res.trace);
+	else if (want != CHECKER_OK)
+		diag_trace(res.trace);
+}
+
+/* The same scenarios, sequentially consistent: the weakened forms pass there. */
+static void expect_sc_blind(const struct checker_scenario *sc)
+{
+	struct checker_scenario seq = *sc;
+
+	seq.weak_memory = false;
+	checker_explore(&seq, &res);
+	ok(res.status == CHECKER_OK, "%s: passes without the weak-memory mode (%lu schedules)",
+	   sc->name, res.executions);
+}
+
+int main(void)
+{
+	plan_no_plan();
+	vm_warn_quiet = true;
+	diag("the checker's weak-memory mode, design %s", MM_KERNEL_NAME);
+	for (size_t i = 0; i < ARRAY_SIZE(litmus_ok); i++)
+		expect(&litmus_ok[i], CHECKER_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(litmus_bad); i++) {
+		expect(&litmus_bad[i], CHECKER_VIOLATION);
+		expect_sc_blind(&litmus_bad[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(ref_ok); i++)
+		expect(&ref_ok[i], CHECKER_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(ref_bad); i++) {
+		expect(&ref_bad[i], CHECKER_VIOLATION);
+		expect_sc_blind(&ref_bad[i]);
+	}
+	is_int(vm_warn_count, 0, "no VM_WARN fired");
+	return done_testing();
+}
