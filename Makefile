@@ -70,7 +70,8 @@ KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BAT
 
 # Deliberately broken designs, each built only for the tests that must catch it.
 MUTANTS := refcount-frozen-bit-nocas contig-misaligned contig-free-referenced \
-	   ra-skip-slot ra-bad-ref rmap-past-pmd rmap-past-folio rmap-notify-nr
+	   ra-skip-slot ra-bad-ref rmap-past-pmd rmap-past-folio rmap-notify-nr \
+	   anon-no-wrprotect anon-reuse-active
 
 KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_contig-misaligned       := $(KCFG_contig-bulk) -DCONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
@@ -80,6 +81,8 @@ KCFG_ra-bad-ref              := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_BAD
 KCFG_rmap-past-pmd           := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_PMD
 KCFG_rmap-past-folio         := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_FOLIO
 KCFG_rmap-notify-nr          := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY_NR
+KCFG_anon-no-wrprotect       := -DCONFIG_ANON_MUTANT_NO_WRPROTECT
+KCFG_anon-reuse-active       := -DCONFIG_ANON_MUTANT_REUSE_ACTIVE
 
 # The tests that must catch each mutant (flavour/test).
 MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref
@@ -90,6 +93,8 @@ MTESTS_ra-bad-ref            := dbg/test_readahead
 MTESTS_rmap-past-pmd         := dbg/test_rmap dbg/test_vmscan
 MTESTS_rmap-past-folio       := dbg/test_rmap dbg/test_vmscan
 MTESTS_rmap-notify-nr        := dbg/test_rmap dbg/test_vmscan
+MTESTS_anon-no-wrprotect     := dbg/test_anon
+MTESTS_anon-reuse-active     := dbg/test_anon
 
 # --- flavours of a build -----------------------------------------------------
 #  run   timed builds linked into mmlab (frame pointers, for perf record -g)

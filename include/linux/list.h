@@ -84,6 +84,14 @@ static inline bool list_empty(const struct list_head *head)
 #define list_next_entry(pos, member) \
 	list_entry((pos)->member.next, __typeof__(*(pos)), member)
 
+#define list_prev_entry(pos, member) \
+	list_entry((pos)->member.prev, __typeof__(*(pos)), member)
+
+#define list_for_each_entry_reverse(pos, head, member)			\
+	for (pos = list_last_entry(head, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_prev_entry(pos, member))
+
 #define list_for_each(pos, head) \
 	for (pos = (head)->next; pos != (head); pos = pos->next)
 

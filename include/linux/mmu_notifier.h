@@ -16,6 +16,7 @@ struct mmu_notifier;
 enum mmu_notifier_event {
 	MMU_NOTIFY_UNMAP,
 	MMU_NOTIFY_CLEAR,
+	MMU_NOTIFY_PROTECTION_PAGE,
 };
 
 struct mmu_notifier_range {

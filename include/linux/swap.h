@@ -20,6 +20,14 @@ enum lru_list {
 	NR_LRU_LISTS,
 };
 
+#define LRU_ACTIVE	1
+
+/* File folios age on the file lists; anonymous (swap-backed) ones on the anon lists. */
+static inline bool folio_is_file_lru(const struct folio *folio)
+{
+	return !folio_test_swapbacked(folio);
+}
+
 struct lruvec {
 	spinlock_t lru_lock;
 	struct list_head lists[NR_LRU_LISTS];
@@ -41,6 +49,12 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 
 /* Put a new folio (a reference held) on the inactive or, if PG_active, active list. */
 void folio_add_lru(struct folio *folio);
+/* The same for a folio a fault maps in @vma (no mlock in the model: folio_add_lru). */
+static inline void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
+{
+	(void)vma;
+	folio_add_lru(folio);
+}
 void folio_mark_accessed(struct folio *folio);
 
 /*

@@ -11,11 +11,17 @@ struct lruvec node_lruvec = {
 	.lru_lock = __SPIN_LOCK_UNLOCKED(node_lruvec.lru_lock),
 };
 
+/* Swap-backed (anonymous) folios age on the anon lists, the rest on the file lists. */
 static inline enum lru_list folio_lru_list(const struct folio *folio)
 {
+	enum lru_list lru;
+
 	if (folio_test_unevictable(folio))
 		return LRU_UNEVICTABLE;
-	return folio_test_active(folio) ? LRU_ACTIVE_FILE : LRU_INACTIVE_FILE;
+	lru = folio_is_file_lru(folio) ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON;
+	if (folio_test_active(folio))
+		lru += LRU_ACTIVE;
+	return lru;
 }
 
 void lruvec_init(struct lruvec *lruvec)
@@ -110,8 +116,16 @@ void folio_lru_release(struct folio *folio)
 
 void __folio_put(struct folio *folio)
 {
-	VM_WARN_ON_ONCE_FOLIO(folio->mapping != NULL, folio);
 	if (unlikely(folio_test_lru(folio)))
 		folio_lru_release(folio);
+	/*
+	 * An anonymous folio still points to its anon_vma; the kernel clears
+	 * that in free_pages_prepare() (PageMappingFlags), the model here, off
+	 * the allocator's paths that other experiments time.  (PG_swapbacked
+	 * goes with the other flags at free.)
+	 */
+	if (folio_test_anon(folio))
+		folio->mapping = NULL;
+	VM_WARN_ON_ONCE_FOLIO(folio->mapping != NULL, folio);
 	free_frozen_pages(&folio->page, folio_order(folio));
 }

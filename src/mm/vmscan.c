@@ -337,9 +337,17 @@ int lruvec_check(struct lruvec *lruvec, char *msg, size_t len)
 				ret = -1;
 				break;
 			}
-			if (lru != LRU_UNEVICTABLE && active != (lru == LRU_ACTIVE_FILE)) {
+			if (lru != LRU_UNEVICTABLE &&
+			    active != (lru == LRU_ACTIVE_FILE || lru == LRU_ACTIVE_ANON)) {
 				snprintf(msg, len, "LRU list %d: pfn %lu has PG_active %d",
 					 lru, folio_pfn(folio), active);
+				ret = -1;
+				break;
+			}
+			if (lru != LRU_UNEVICTABLE &&
+			    folio_is_file_lru(folio) != (lru >= LRU_INACTIVE_FILE)) {
+				snprintf(msg, len, "LRU list %d: pfn %lu is %s", lru, folio_pfn(folio),
+					 folio_is_file_lru(folio) ? "a file folio" : "swap-backed");
 				ret = -1;
 				break;
 			}

@@ -23,6 +23,7 @@ const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
 	[PGFAULT]		= "pgfault",
 	[PGSCAN_FILE]		= "pgscan_file",
 	[PGSTEAL_FILE]		= "pgsteal_file",
+	[PGREUSE]		= "pgreuse",
 #ifdef CONFIG_DEBUG_VM_EVENTS
 	[PGREF_TRYGET]		= "pgref_tryget",
 	[PGREF_TRYGET_FAIL]	= "pgref_tryget_fail",
