@@ -290,14 +290,18 @@ static void test_fault_maps_zeroed_page(void)
  *   [ . . . . . . . . | F F F F F F F F ... ]            [ s . . . ]
  *                          ^ store at page 20               ^ store
  */
-static void test_large_anon_folio(void)
+static void test_large_anon_folio(enum mmu_arch arch)
 {
+	const char *a = arch == MMU_ARM64 ? "arm64" : "x86";
 	unsigned long warns = vm_warn_count;
-	struct mm_struct *mm = rt_mm_alloc(), *child, *mms[2];
+	struct mm_struct *mm, *child, *mms[2];
 	struct folio *folio, *copy;
 	struct rt_census c;
 	int exclusive = 0;
 
+	diag("large anonymous folios on %s", a);
+	mmu_arch = arch;
+	mm = rt_mm_alloc();
 	anon_folio_order = 4;
 	mmap_anon(mm, BASE, 32, RW);
 	mmap_anon(mm, BASE + PG(64), 8, RW);
@@ -308,6 +312,8 @@ static void test_large_anon_folio(void)
 	ok(c.present == 16 && c.consecutive && folio_at(mm, BASE + PG(16)) == folio,
 	   "large: mapped whole at its aligned place, pages 16..31");
 	is_int(rt_census(mm, BASE, 16).present, 0, "large: nothing mapped below it");
+	is_int(rt_census(mm, BASE + PG(16), 16).cont, arch == MMU_ARM64 ? 16 : 0,
+	       "large: one contiguous block on arm64, none on x86");
 	is_int(folio_ref_count(folio), 16, "large: a reference per entry");
 	is_int(folio_mapcount(folio), 16, "large: _large_mapcount 16");
 	is_int(atomic_read(&folio->_nr_pages_mapped), 16, "large: _nr_pages_mapped 16");
@@ -330,6 +336,9 @@ static void test_large_anon_folio(void)
 	for (int i = 0; i < 16; i++)
 		exclusive += PageAnonExclusive(folio_page(folio, i));
 	is_int(exclusive, 0, "large fork: no page exclusive any more");
+	ok(rt_census(child, BASE + PG(16), 16).cont == (arch == MMU_ARM64 ? 16 : 0) &&
+	   rt_census(mm, BASE + PG(16), 16).cont == (arch == MMU_ARM64 ? 16 : 0),
+	   "large fork: write-protected blocks stay folded on both sides (arm64)");
 
 	user_store(child, BASE + PG(21), 9);
 	copy = folio_at(child, BASE + PG(21));
@@ -344,6 +353,7 @@ static void test_large_anon_folio(void)
 	mmput(mm);
 	mmput(child);
 	finish("large", warns);
+	mmu_arch = MMU_X86_64;
 }
 
 /* --- fork and COW --------------------------------------------------------------------- */
@@ -925,7 +935,8 @@ int main(void)
 		test_anon_vma_reuse_rules();
 	} else {
 		test_fault_maps_zeroed_page();
-		test_large_anon_folio();
+		test_large_anon_folio(MMU_X86_64);
+		test_large_anon_folio(MMU_ARM64);
 		test_fork_shares();
 		test_cow();
 		test_reuse_after_exit();
