@@ -140,8 +140,6 @@ unsigned long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item it
 
 /* --- node statistics ---------------------------------------------------------- */
 
-struct pglist_data contig_node;
-
 void __mod_node_page_state(struct pglist_data *pgdat, enum node_stat_item item, long delta)
 {
 	struct per_cpu_nodestat *pcp = &pgdat->per_cpu_nodestats[smp_processor_id()];
