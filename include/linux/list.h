@@ -78,6 +78,41 @@ static inline bool list_empty(const struct list_head *head)
 	return head->next == head;
 }
 
+static inline void __list_splice(const struct list_head *list, struct list_head *prev,
+				 struct list_head *next)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	first->prev = prev;
+	prev->next = first;
+	last->next = next;
+	next->prev = last;
+}
+
+/* Join @list at the head of @head; @list is left as it was (not reinitialised). */
+static inline void list_splice(const struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list))
+		__list_splice(list, head, head->next);
+}
+
+/* Join @list at the tail of @head and reinitialise @list. */
+static inline void list_splice_tail_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+static inline void list_splice_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(ptr, type, member) list_entry((ptr)->next, type, member)
 #define list_last_entry(ptr, type, member) list_entry((ptr)->prev, type, member)

@@ -147,6 +147,17 @@ int folio_try_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	folio_try_dup_anon_rmap_ptes(folio, page, 1, dst_vma, src_vma)
 /* The folio (locked, exclusive) now belongs to @vma's own anon_vma. */
 void folio_move_anon_rmap(struct folio *folio, struct vm_area_struct *vma);
+/*
+ * Before an exclusive page's entry becomes a migration entry (already
+ * cleared): it is no longer exclusive.  0, or -EBUSY where it may be pinned
+ * (never, in the model).
+ */
+static inline int folio_try_share_anon_rmap_pte(struct folio *folio, struct page *page)
+{
+	(void)folio;
+	ClearPageAnonExclusive(page);
+	return 0;
+}
 
 /* @nr pages from @page of @folio are now mapped by PTEs of @vma. */
 void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
@@ -161,6 +172,10 @@ extern atomic_long_t nr_file_mapped;
 extern atomic_long_t nr_anon_mapped;
 
 /* --- the walk of one VMA (mm/page_vma_mapped.c) ---------------------------------------- */
+
+/* page_vma_mapped_walk() flags */
+#define PVMW_SYNC	(1 << 0)	/* take the page table lock even where nothing matches */
+#define PVMW_MIGRATION	(1 << 1)	/* look for migration entries, not present ones */
 
 struct page_vma_mapped_walk {
 	unsigned long pfn;		/* the folio's first pfn */
@@ -277,10 +292,32 @@ int folio_referenced(struct folio *folio, int is_locked, void *memcg, unsigned l
 enum ttu_flags {
 	TTU_IGNORE_MLOCK	= 0x8,
 	TTU_BATCH_FLUSH		= 0x40,	/* defer the TLB flush: try_to_unmap_flush() */
+	TTU_RMAP_LOCKED		= 0x80,	/* the caller holds the rmap lock */
 };
 
 /* Unmap every entry mapping @folio (locked); afterwards check folio_mapped(). */
 void try_to_unmap(struct folio *folio, enum ttu_flags flags);
+
+/*
+ * Replace every entry mapping @folio (locked, anonymous) with a migration
+ * entry: writable, read-exclusive or readable as the entry and the page's
+ * PageAnonExclusive say, keeping young and dirty.  Stops once the folio is
+ * no longer mapped; afterwards check folio_mapped().
+ */
+void try_to_migrate(struct folio *folio, enum ttu_flags flags);
+
+/* Pin @folio's anon_vma while it is mapped (migration); NULL if unmapped. */
+struct anon_vma *folio_get_anon_vma(const struct folio *folio);
+
+/* remove_migration_ptes() flags */
+#define RMP_LOCKED	(1 << 0)	/* the caller holds the rmap lock */
+
+/*
+ * Replace every migration entry for @src with an entry mapping the
+ * corresponding page of @dst (@src itself on the undo path); walks every
+ * VMA of the rmap, without stopping early, as upstream does.
+ */
+void remove_migration_ptes(struct folio *src, struct folio *dst, int flags);
 
 /*
  * How many entries from pvmw->pte one batch may cover for @folio: the run

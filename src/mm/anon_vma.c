@@ -298,3 +298,33 @@ void unlink_anon_vmas(struct vm_area_struct *vma)
 		anon_vma_chain_free(avc);
 	}
 }
+
+struct anon_vma *folio_get_anon_vma(const struct folio *folio)
+{
+	struct anon_vma *anon_vma = NULL;
+	unsigned long anon_mapping;
+
+	rcu_read_lock();
+	anon_mapping = (unsigned long)READ_ONCE(folio->mapping);
+	if ((anon_mapping & FOLIO_MAPPING_FLAGS) != FOLIO_MAPPING_ANON)
+		goto out;
+	if (!folio_mapped(folio))
+		goto out;
+	anon_vma = (struct anon_vma *)(anon_mapping - FOLIO_MAPPING_ANON);
+	if (!atomic_add_unless(&anon_vma->refcount, 1, 0)) {
+		anon_vma = NULL;
+		goto out;
+	}
+	/*
+	 * Still mapped: the anon_vma cannot have been freed.  Unmapped
+	 * meanwhile: it may have been, and reused; give the pin back.
+	 */
+	if (!folio_mapped(folio)) {
+		rcu_read_unlock();
+		put_anon_vma(anon_vma);
+		return NULL;
+	}
+out:
+	rcu_read_unlock();
+	return anon_vma;
+}

@@ -22,6 +22,7 @@
  */
 #include <string.h>
 
+#include <linux/migrate.h>
 #include <linux/mmu_notifier.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
@@ -371,16 +372,17 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 
 /*
  * A fault on a non-present, non-none entry.  The model has no swap; the
- * only such entries are migration entries, whose wait
- * (migration_entry_wait()) comes with migration: until then the access
- * simply retries.
+ * only such entries are migration entries: wait for the migration to
+ * finish, then let the access retry.
  */
 static vm_fault_t do_swap_page(struct vm_fault *vmf)
 {
 	swp_entry_t entry = pte_to_swp_entry(vmf->orig_pte);
 
-	if (is_migration_entry(entry))
+	if (is_migration_entry(entry)) {
+		migration_entry_wait(vmf->vma->vm_mm, vmf->pmd, vmf->address);
 		return 0;
+	}
 	return VM_FAULT_SIGBUS;
 }
 

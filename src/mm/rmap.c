@@ -26,6 +26,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
+#include <linux/swapops.h>
 
 atomic_long_t nr_file_mapped;
 #ifdef CONFIG_DEBUG_VM_EVENTS
@@ -650,4 +651,88 @@ void try_to_unmap(struct folio *folio, enum ttu_flags flags)
 
 	rmap_walk(folio, &rwc);
 	rmap_time_add(RMAP_UNMAP_NS, t0);
+}
+
+/* --- try_to_migrate ----------------------------------------------------------------------- */
+
+/* The migration entry that replaces @pteval for @subpage. */
+static pte_t make_migration_pte(pte_t pteval, struct page *subpage, bool anon_exclusive)
+{
+	unsigned long pfn = page_to_pfn(subpage);
+	swp_entry_t entry;
+
+	if (pte_write(pteval))
+		entry = make_writable_migration_entry(pfn);
+	else if (anon_exclusive)
+		entry = make_readable_exclusive_migration_entry(pfn);
+	else
+		entry = make_readable_migration_entry(pfn);
+	if (pte_young(pteval))
+		entry = make_migration_entry_young(entry);
+	if (pte_dirty(pteval))
+		entry = make_migration_entry_dirty(entry);
+	return swp_entry_to_pte(entry);
+}
+
+static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
+			       unsigned long address, void *arg)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
+	enum ttu_flags flags = (enum ttu_flags)(unsigned long)arg;
+	struct mmu_notifier_range range;
+	bool ret = true;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_MIGRATE, 0, mm, address, vma_address_end(&pvmw));
+	mmu_notifier_invalidate_range_start(&range);
+	while (page_vma_mapped_walk(&pvmw)) {
+		pte_t pteval = ptep_get(pvmw.pte);
+		struct page *subpage = folio_page(folio, pte_pfn(pteval) - folio_pfn(folio));
+		bool anon_exclusive;
+
+		address = pvmw.address;
+		anon_exclusive = folio_test_anon(folio) && PageAnonExclusive(subpage);
+		/* Nuke the entry: another CPU's TLB may still write through it until flushed. */
+		if (flags & TTU_BATCH_FLUSH) {
+			pteval = ptep_get_and_clear(mm, address, pvmw.pte);
+			set_tlb_ubc_flush_pending(mm, pteval, address, address + PAGE_SIZE);
+		} else {
+			pteval = ptep_clear_flush(vma, address, pvmw.pte);
+		}
+		if (pte_dirty(pteval))
+			folio_mark_dirty(folio);
+		update_hiwater_rss(mm);
+		/* Clear the entry first, then the exclusivity (folio_try_share_anon_rmap_pte()). */
+		if (anon_exclusive && folio_try_share_anon_rmap_pte(folio, subpage)) {
+			set_pte_at(mm, address, pvmw.pte, pteval);
+			ret = false;
+			page_vma_mapped_walk_done(&pvmw);
+			break;
+		}
+		/*
+		 * A fault on the entry waits until migration removes it; the
+		 * entry keeps counting in RSS.
+		 */
+		set_pte_at(mm, address, pvmw.pte, make_migration_pte(pteval, subpage, anon_exclusive));
+		folio_remove_rmap_pte(folio, subpage, vma);
+		folio_put(folio);
+	}
+	mmu_notifier_invalidate_range_end(&range);
+	return ret;
+}
+
+void try_to_migrate(struct folio *folio, enum ttu_flags flags)
+{
+	struct rmap_walk_control rwc = {
+		.rmap_one = try_to_migrate_one,
+		.arg = (void *)(unsigned long)flags,
+		.done = folio_not_mapped,
+		.anon_lock = folio_lock_anon_vma_read,
+	};
+
+	VM_WARN_ON_ONCE(flags & ~(TTU_RMAP_LOCKED | TTU_BATCH_FLUSH));
+	if (flags & TTU_RMAP_LOCKED)
+		rmap_walk_locked(folio, &rwc);
+	else
+		rmap_walk(folio, &rwc);
 }

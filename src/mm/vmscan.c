@@ -16,6 +16,7 @@
 #include <linux/math.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
+#include <linux/migrate.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
 
@@ -361,4 +362,18 @@ int lruvec_check(struct lruvec *lruvec, char *msg, size_t len)
 	}
 	spin_unlock(&lruvec->lru_lock);
 	return ret;
+}
+
+bool folio_isolate_lru(struct folio *folio)
+{
+	struct lruvec *lruvec = &node_lruvec;
+
+	VM_WARN_ON_ONCE_FOLIO(!folio_ref_count(folio), folio);
+	if (!folio_test_clear_lru(folio))
+		return false;
+	folio_get(folio);
+	spin_lock(&lruvec->lru_lock);
+	lruvec_del_folio(lruvec, folio);
+	spin_unlock(&lruvec->lru_lock);
+	return true;
 }

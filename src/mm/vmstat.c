@@ -24,6 +24,8 @@ const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
 	[PGSCAN_FILE]		= "pgscan_file",
 	[PGSTEAL_FILE]		= "pgsteal_file",
 	[PGREUSE]		= "pgreuse",
+	[PGMIGRATE_SUCCESS]	= "pgmigrate_success",
+	[PGMIGRATE_FAIL]	= "pgmigrate_fail",
 #ifdef CONFIG_DEBUG_VM_EVENTS
 	[PGREF_TRYGET]		= "pgref_tryget",
 	[PGREF_TRYGET_FAIL]	= "pgref_tryget_fail",
