@@ -25,7 +25,8 @@
  * (fork leaves the parent's entries writable) is caught by the census
  * (writable entry of a shared page) and by the parent's store reaching the
  * child; anon-reuse-active (reuse ignores num_active_vmas) by the child
- * reusing its parent's live anon_vma.
+ * reusing its parent's live anon_vma; anon-fork-keep-write (fork copies a
+ * writable migration entry as it is) by the entry kinds after fork.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -48,7 +49,12 @@
 #else
 #define AT_REUSE_ACTIVE	0
 #endif
-#define AT_MUTANT	(AT_NO_WRPROTECT || AT_REUSE_ACTIVE)
+#ifdef CONFIG_ANON_MUTANT_FORK_KEEP_WRITE
+#define AT_KEEP_WRITE	1
+#else
+#define AT_KEEP_WRITE	0
+#endif
+#define AT_MUTANT	(AT_NO_WRPROTECT || AT_REUSE_ACTIVE || AT_KEEP_WRITE)
 
 #define BASE		0x7f0000000000UL	/* 1 GiB aligned */
 #define PG(n)		((unsigned long)(n) << PAGE_SHIFT)
@@ -850,7 +856,11 @@ static void test_fork_migration_entries(void)
 			   is_migration_entry_young(pe) && is_migration_entry_dirty(pe);
 		same_pfn += swp_offset_pfn(pe) == folio_pfn(f[i]) && swp_offset_pfn(ce) == folio_pfn(f[i]);
 	}
-	is_int(readable, 6, "migration entries at fork: all six readable");
+	if (AT_KEEP_WRITE)
+		ok(readable < 6, "mutant %s: a writable or exclusive entry stays so on both sides (caught)",
+		   MM_KERNEL_NAME);
+	else
+		is_int(readable, 6, "migration entries at fork: all six readable");
 	is_int(kept_ad, 3, "migration entries at fork: young and dirty kept");
 	is_int(same_pfn, 3, "migration entries at fork: naming the same pfns");
 	ok(folio_ref_count(f[0]) == 1 && folio_mapcount(f[0]) == 0,
@@ -933,6 +943,8 @@ int main(void)
 	} else if (AT_REUSE_ACTIVE) {
 		test_fork_shares();
 		test_anon_vma_reuse_rules();
+	} else if (AT_KEEP_WRITE) {
+		test_fork_migration_entries();
 	} else {
 		test_fault_maps_zeroed_page();
 		test_large_anon_folio(MMU_X86_64);

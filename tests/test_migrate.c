@@ -16,6 +16,10 @@
  *  - do_pages_move() moves single pages and reports each one's node;
  *  - a large folio moves whole.
  *
+ * Mutant: migrate-stop-restore (remove_migration_ptes() stops once the
+ * new folio is mapped anywhere) is caught by the shared pages of
+ * MPOL_MF_MOVE_ALL: C3 keeps migration entries.
+ *
  *   P:  BASE [ 0 .. 7 | 8 .. 15 ]    C1, C2 copied every page, C3 pages 0..7:
  *   C1: BASE [ copies          ]     P's pages 0..7 are P's alone,
  *   C2: BASE [ copies          ]     8..15 shared with C3
@@ -32,6 +36,12 @@
 #include <machine/machine.h>
 
 #include "rmap_test.h"
+
+#ifdef CONFIG_MIGRATE_MUTANT_STOP_RESTORE
+#define MT_STOP_RESTORE	1
+#else
+#define MT_STOP_RESTORE	0
+#endif
 
 #define BASE		0x7f0000000000UL
 #define PG(n)		((unsigned long)(n) << PAGE_SHIFT)
@@ -178,6 +188,13 @@ static void test_mbind_move(void)
 	is_int(migration_entries(mms[0]) + migration_entries(mms[3]), 0, "mbind MOVE: no migration entry left");
 	ok(family_data_ok(mms), "mbind MOVE: every process reads what it wrote");
 	ok(check(mms, 4) == 0, "mbind MOVE: rmap and LRU checkers pass");
+	if (MT_STOP_RESTORE) {
+		/* P's entry is restored first; the walk stops before C3's. */
+		do_mbind(mms[0], BASE, PG(NPAGES), 1, MPOL_MF_MOVE_ALL);
+		ok(migration_entries(mms[3]) == NPAGES / 2,
+		   "mutant %s: C3 keeps a migration entry for each shared page (caught)", MM_KERNEL_NAME);
+		return;		/* the entries name freed folios: no teardown */
+	}
 
 	is_int(do_mbind(mms[0], BASE, PG(NPAGES), 1, MPOL_MF_MOVE_ALL), 0, "mbind MOVE_ALL: returns 0");
 	is_int(pages_on_node(mms[0], 0, NPAGES, 1), NPAGES, "mbind MOVE_ALL: all of P's pages on node 1");
@@ -353,6 +370,8 @@ int main(void)
 		return 1;
 	}
 	test_mbind_move();
+	if (MT_STOP_RESTORE)
+		return done_testing();
 	test_walk_costs();
 	test_fault_waits();
 	test_undo();

@@ -29,6 +29,11 @@
 #include <linux/swapops.h>
 #include "internal.h"
 
+static inline bool is_cow_mapping(unsigned long flags)
+{
+	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
+
 /* Deliberately broken fork, for the tests (Makefile: anon-no-wrprotect). */
 #ifndef CONFIG_ANON_MUTANT_NO_WRPROTECT
 /* A COW mapping's writable entries become read-only in the parent too. */
@@ -42,6 +47,23 @@ static inline void cow_wrprotect_src_ptes(struct mm_struct *src_mm, unsigned lon
 static inline void cow_wrprotect_src_ptes(struct mm_struct *src_mm, unsigned long addr,
 					  pte_t *src_pte, unsigned int nr)
 {
+}
+#endif
+
+/* Deliberately broken fork, for the tests (Makefile: anon-fork-keep-write). */
+#ifndef CONFIG_ANON_MUTANT_FORK_KEEP_WRITE
+/* A writable or exclusive migration entry of a COW mapping is shared after fork. */
+static inline bool migration_entry_needs_downgrade(swp_entry_t entry,
+						   struct vm_area_struct *src_vma)
+{
+	return !is_readable_migration_entry(entry) && is_cow_mapping(src_vma->vm_flags);
+}
+#else
+/* The mutant: both sides keep an entry that restores writable (or exclusive). */
+static inline bool migration_entry_needs_downgrade(swp_entry_t entry,
+						   struct vm_area_struct *src_vma)
+{
+	return false;
 }
 #endif
 
@@ -144,11 +166,6 @@ static vm_fault_t do_read_fault(struct vm_fault *vmf)
 }
 
 /* --- anonymous faults ----------------------------------------------------------------- */
-
-static inline bool is_cow_mapping(unsigned long flags)
-{
-	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
-}
 
 static inline pte_t maybe_mkwrite(pte_t pte, struct vm_area_struct *vma)
 {
@@ -609,7 +626,7 @@ static void copy_nonpresent_pte(struct mm_struct *dst_mm, struct mm_struct *src_
 		struct folio *folio = pfn_swap_entry_folio(entry);
 
 		rss[mm_counter(folio)]++;
-		if (!is_readable_migration_entry(entry) && is_cow_mapping(src_vma->vm_flags)) {
+		if (migration_entry_needs_downgrade(entry, src_vma)) {
 			/* Writable or exclusive before: shared now. */
 			swp_entry_t readable = make_readable_migration_entry(swp_offset(entry));
 

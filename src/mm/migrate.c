@@ -490,6 +490,18 @@ int migrate_pages(struct list_head *from, new_folio_t get_new_folio, free_folio_
 
 /* --- restoring the entries -------------------------------------------------------------- */
 
+/* Deliberately broken restore, for the tests (Makefile: migrate-stop-restore). */
+#ifndef CONFIG_MIGRATE_MUTANT_STOP_RESTORE
+/* Upstream: no done callback, every VMA of the rmap is visited. */
+#define remove_migration_done	NULL
+#else
+/* The mutant: stop once the new folio is mapped anywhere at all. */
+static bool remove_migration_done(struct folio *folio)
+{
+	return folio_mapped(folio);
+}
+#endif
+
 struct rmap_walk_arg {
 	struct folio *folio;	/* the folio the migration entries name */
 };
@@ -535,6 +547,7 @@ void remove_migration_ptes(struct folio *src, struct folio *dst, int flags)
 	struct rmap_walk_arg rmap_walk_arg = { .folio = src };
 	struct rmap_walk_control rwc = {
 		.rmap_one = remove_migration_pte,
+		.done = remove_migration_done,
 		.arg = &rmap_walk_arg,
 	};
 
