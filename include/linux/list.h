@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Doubly linked lists, as include/linux/list.h.
+ * Doubly linked lists, as include/linux/list.h.  Every store to a ->next
+ * pointer is WRITE_ONCE() (the kernel's list.h makes some of them so): a
+ * folio's lru.next overlays its head page's compound_head, which
+ * compound_head() reads locklessly (READ_ONCE) while LRU operations on
+ * its neighbours run under lru_lock.  On x86-64 these are plain moves.
  */
 #ifndef _LINUX_LIST_H
 #define _LINUX_LIST_H
@@ -16,7 +20,7 @@ struct list_head {
 
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
-	list->next = list;
+	WRITE_ONCE(list->next, list);
 	list->prev = list;
 }
 
@@ -24,9 +28,9 @@ static inline void __list_add(struct list_head *new, struct list_head *prev,
 			      struct list_head *next)
 {
 	next->prev = new;
-	new->next = next;
+	WRITE_ONCE(new->next, next);
 	new->prev = prev;
-	prev->next = new;
+	WRITE_ONCE(prev->next, new);
 }
 
 static inline void list_add(struct list_head *new, struct list_head *head)
@@ -42,7 +46,7 @@ static inline void list_add_tail(struct list_head *new, struct list_head *head)
 static inline void __list_del(struct list_head *prev, struct list_head *next)
 {
 	next->prev = prev;
-	prev->next = next;
+	WRITE_ONCE(prev->next, next);
 }
 
 #define LIST_POISON1 ((struct list_head *)0x100)
@@ -51,7 +55,7 @@ static inline void __list_del(struct list_head *prev, struct list_head *next)
 static inline void list_del(struct list_head *entry)
 {
 	__list_del(entry->prev, entry->next);
-	entry->next = LIST_POISON1;
+	WRITE_ONCE(entry->next, LIST_POISON1);
 	entry->prev = LIST_POISON2;
 }
 
@@ -84,8 +88,8 @@ static inline void __list_splice(const struct list_head *list, struct list_head 
 	struct list_head *first = list->next, *last = list->prev;
 
 	first->prev = prev;
-	prev->next = first;
-	last->next = next;
+	WRITE_ONCE(prev->next, first);
+	WRITE_ONCE(last->next, next);
 	next->prev = last;
 }
 

@@ -292,12 +292,17 @@ static inline unsigned long get_mm_rss(struct mm_struct *mm)
 	       get_mm_counter(mm, MM_SHMEMPAGES);
 }
 
+/*
+ * Racy by design, as in the kernel (the rmap of another mm updates it
+ * while fork sets it): READ_ONCE/WRITE_ONCE so the model's race is benign
+ * to ThreadSanitizer too.
+ */
 static inline void update_hiwater_rss(struct mm_struct *mm)
 {
 	unsigned long rss = get_mm_rss(mm);
 
-	if (mm->hiwater_rss < rss)
-		mm->hiwater_rss = rss;
+	if (READ_ONCE(mm->hiwater_rss) < rss)
+		WRITE_ONCE(mm->hiwater_rss, rss);
 }
 
 /* Which counter a file folio's mappings count in (no shmem in the model). */

@@ -561,32 +561,33 @@ void remove_migration_ptes(struct folio *src, struct folio *dst, int flags)
 
 void migration_entry_wait(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 {
-	struct folio *folio;
 	swp_entry_t entry;
 	spinlock_t *ptl;
 	pte_t *ptep, pte;
 
 	ptep = pte_offset_map_lock(mm, pmd, address, &ptl);
 	pte = ptep_get(ptep);
-	pte_unmap(ptep);
 	if (!is_swap_pte(pte))
 		goto out;
 	entry = pte_to_swp_entry(pte);
 	if (!is_migration_entry(entry))
 		goto out;
 	/*
-	 * migration_entry_wait_on_locked(): the migration holds the folio
-	 * locked until its entries are gone; wait for the unlock without the
-	 * page table lock.  (The memmap is never freed: a wait on a folio
-	 * that meanwhile went away and came back locked is only spurious.)
+	 * migration_entry_wait_on_locked(): the kernel queues on the folio's
+	 * wait queue under the page table lock and sleeps until the
+	 * migration unlocks the folio, after its entries are restored, never
+	 * touching the folio again (it may be freed by then).  The model
+	 * waits, without the lock, for this entry to be replaced, which the
+	 * migration does before that unlock; the page table stays, since the
+	 * faulting thread holds the mmap_lock.
 	 */
-	folio = pfn_swap_entry_folio(entry);
 	spin_unlock(ptl);
-	while (folio_test_locked(folio))
+	while (pte_same(ptep_get(ptep), pte))
 		cond_resched();
+	pte_unmap(ptep);
 	return;
 out:
-	spin_unlock(ptl);
+	pte_unmap_unlock(ptep, ptl);
 }
 
 /* --- targets and entry points ----------------------------------------------------------- */

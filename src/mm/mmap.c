@@ -245,6 +245,6 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 		mmput(mm);
 		return NULL;
 	}
-	mm->hiwater_rss = get_mm_rss(mm);
+	WRITE_ONCE(mm->hiwater_rss, get_mm_rss(mm));
 	return mm;
 }
