@@ -828,7 +828,8 @@ static struct folio *make_migration_entry(struct mm_struct *mm, unsigned long ad
  *   C: [ R  R  R ]   copied readable; P's W and R+ downgraded to R as well
  *
  * Young and dirty survive; references and mapcounts do not change; RSS
- * counts the entries on both sides; a fault on one waits (retries).
+ * counts the entries on both sides.  (A fault on one waits for the
+ * migration: test_migrate.)
  */
 static void test_fork_migration_entries(void)
 {
@@ -844,8 +845,6 @@ static void test_fork_migration_entries(void)
 	f[2] = make_migration_entry(p, BASE + PG(2), make_readable_migration_entry);
 	ok(is_writable_migration_entry(pte_to_swp_entry(pte_at(p, BASE))),
 	   "migration entries: P's first is writable");
-	is_int(fault(p, BASE, false), 0, "migration entries: a fault on one retries (no mapping)");
-	ok(!pte_present(pte_at(p, BASE)), "migration entries: and leaves the entry");
 	c = fork_mm(p);
 	for (int i = 0; i < 3; i++) {
 		swp_entry_t pe = pte_to_swp_entry(pte_at(p, BASE + PG(i)));
