@@ -72,7 +72,8 @@ KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BAT
 
 # Deliberately broken designs, each built only for the tests that must catch it.
 MUTANTS := refcount-frozen-bit-nocas filemap-no-recheck page-alloc-merge-pageblock contig-misaligned contig-free-referenced \
-	   ra-skip-slot ra-bad-ref ra-eexist-ends rmap-past-pmd rmap-past-folio rmap-notify-nr
+	   ra-skip-slot ra-bad-ref ra-eexist-ends rmap-past-pmd rmap-past-folio rmap-notify-nr \
+	   anon-no-wrprotect anon-reuse-active anon-fork-keep-write migrate-stop-restore
 
 KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_filemap-no-recheck      := -DCONFIG_FILEMAP_MUTANT_NO_RECHECK
@@ -85,6 +86,10 @@ KCFG_ra-eexist-ends          := $(KCFG_ra-batched) -DCONFIG_READAHEAD_MUTANT_EEX
 KCFG_rmap-past-pmd           := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_PMD
 KCFG_rmap-past-folio         := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_PAST_FOLIO
 KCFG_rmap-notify-nr          := $(KCFG_rmap-batched) -DCONFIG_RMAP_MUTANT_NOTIFY_NR
+KCFG_anon-no-wrprotect       := -DCONFIG_ANON_MUTANT_NO_WRPROTECT
+KCFG_anon-reuse-active       := -DCONFIG_ANON_MUTANT_REUSE_ACTIVE
+KCFG_anon-fork-keep-write    := -DCONFIG_ANON_MUTANT_FORK_KEEP_WRITE
+KCFG_migrate-stop-restore    := -DCONFIG_MIGRATE_MUTANT_STOP_RESTORE
 
 # The tests that must catch each mutant (flavour/test).
 MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref chk/check_filemap
@@ -98,6 +103,10 @@ MTESTS_ra-eexist-ends        := dbg/test_readahead
 MTESTS_rmap-past-pmd         := dbg/test_rmap dbg/test_vmscan
 MTESTS_rmap-past-folio       := dbg/test_rmap dbg/test_vmscan
 MTESTS_rmap-notify-nr        := dbg/test_rmap dbg/test_vmscan
+MTESTS_anon-no-wrprotect     := dbg/test_anon
+MTESTS_anon-reuse-active     := dbg/test_anon
+MTESTS_anon-fork-keep-write  := dbg/test_anon
+MTESTS_migrate-stop-restore  := dbg/test_migrate
 
 # --- flavours of a build -----------------------------------------------------
 #  run   timed builds linked into mmlab (frame pointers, for perf record -g)

@@ -5,7 +5,7 @@
  * the reload of the slot after it, folio_put() of a lost race) on one CPU
  * against the real removal paths on another, filemap_remove_folio()
  * (truncation: remove under xa_lock, then drop the cache's reference) and
- * remove_mapping() (reclaim: freeze at the cache's reference plus the
+ * __remove_mapping() (reclaim: freeze at the cache's reference plus the
  * caller's, remove, free at once), down to the allocator's free path.
  * Every shim atomic and every load or store of an XArray slot is a step.
  * Built for every refcount design (chk flavour) and for the mutants that
@@ -34,10 +34,12 @@
 #include <string.h>
 
 #include <linux/gfp.h>
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
 #include <linux/page_ref.h>
+#include <linux/swap.h>
 #include <machine/checker.h>
 #include <machine/machine.h>
 
@@ -132,9 +134,13 @@ static void setup(void *arg)
 	folio = folio_alloc(GFP_KERNEL, 0);
 	if (!folio || filemap_add_folio(&mapping, folio, 0, GFP_KERNEL))
 		abort();
+	lru_add_drain();	/* on the LRU, not held by this CPU's lru_add batch */
 	folio_mark_uptodate(folio);
 	if (reclaim) {
-		/* reclaim's caller: the folio locked and isolated (its own reference) */
+		/* shrink_folio_list's folio: isolated from the LRU (its reference), locked */
+		if (!folio_isolate_lru(folio))
+			abort();
+		folio_put(folio);
 		M.reclaim = true;
 	} else {
 		folio_unlock(folio);
@@ -176,13 +182,21 @@ static void truncator(void *arg)
 	filemap_remove_folio(M.folio);
 }
 
+/*
+ * shrink_folio_list()'s end of a clean folio: frozen and removed, it is
+ * freed with its count still 0; busy, it goes back to the LRU.
+ */
 static void reclaimer(void *arg)
 {
 	struct folio *folio = M.folio;
 
-	if (!remove_mapping(&mapping, folio)) {
-		folio_unlock(folio);	/* busy: a reader holds it; put it back */
-		folio_put(folio);
+	if (__remove_mapping(&mapping, folio)) {
+		__folio_clear_locked(folio);
+		free_frozen_pages(&folio->page, folio_order(folio));
+	} else {
+		folio_unlock(folio);	/* busy: a reader holds it */
+		folio_putback_lru(folio);
+		lru_add_drain();
 	}
 }
 
@@ -286,10 +300,10 @@ static const struct checker_scenario sc_truncate = SCENARIO(
 	.name = "a) filemap_get_read_batch vs filemap_remove_folio (truncation)",
 	.nthreads = 2, .thread = { reader, truncator }, .thread_name = { "R0", "M" });
 static const struct checker_scenario sc_reclaim = SCENARIO(
-	.name = "b) filemap_get_read_batch vs remove_mapping (reclaim)", .arg = RECLAIM,
+	.name = "b) filemap_get_read_batch vs __remove_mapping (reclaim)", .arg = RECLAIM,
 	.nthreads = 2, .thread = { reader, reclaimer }, .thread_name = { "R0", "M" });
 static const struct checker_scenario sc_reuse = SCENARIO(
-	.name = "c) filemap_get_read_batch vs remove_mapping, then the page reallocated",
+	.name = "c) filemap_get_read_batch vs __remove_mapping, then the page reallocated",
 	.arg = RECLAIM, .nthreads = 2, .thread = { reader, reclaimer_realloc },
 	.thread_name = { "R0", "M" });
 static const struct checker_scenario sc_two = SCENARIO(

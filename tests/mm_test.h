@@ -31,6 +31,16 @@ static inline unsigned long vm_event(enum vm_event_item item)
 	return events[item];
 }
 
+/* One node statistic, exact (per-CPU differences included), summed over the online nodes. */
+static inline unsigned long node_stat(enum node_stat_item item)
+{
+	unsigned long sum = 0;
+
+	for (int nid = 0; nid < nr_online_nodes; nid++)
+		sum += node_page_state_snapshot(NODE_DATA(nid), item);
+	return sum;
+}
+
 /* --- helpers of the contiguous-range tests (test_contig, test_alloc_differential, stress_pcp) --- */
 
 #include <stdint.h>

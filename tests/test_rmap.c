@@ -97,7 +97,7 @@ static void finish(const char *what, struct mm_struct **mms, int nr_mms, struct 
 /* --- faults and contiguous blocks ------------------------------------------------------ */
 
 /*
- * An order-0 file folio: its one mapping counts in nr_file_mapped when the
+ * An order-0 file folio: its one mapping counts in NR_FILE_MAPPED when the
  * page's _mapcount leaves -1, and stops counting when it goes back to -1.
  */
 static void test_fault_small_folio(void)
@@ -111,7 +111,7 @@ static void test_fault_small_folio(void)
 	rt_mmap(mm, &f, RT_BASE, 4, VM_READ, 0);
 	is_int(rt_fault(mm, RT_BASE + RT_PAGES(2)), 0, "order 0: read fault");
 	is_int(folio_mapcount(folio_at(&f, 2)), 1, "order 0: folio_mapcount is 1");
-	is_int(atomic_long_read(&nr_file_mapped), 1, "order 0: nr_file_mapped is 1");
+	is_int(node_page_state_snapshot(&contig_node, NR_FILE_MAPPED), 1, "order 0: NR_FILE_MAPPED is 1");
 	finish("order-0 fault", &mm, 1, &f, warns, false);
 }
 

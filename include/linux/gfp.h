@@ -22,6 +22,7 @@ typedef unsigned int gfp_t;
 #define __GFP_RECLAIM	(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM)
 #define __GFP_HIGH	0x400u
 #define __GFP_ACCOUNT	0x800u
+#define __GFP_THISNODE	0x1000u	/* no fallback to other nodes */
 
 /*
  * The kernel's compositions.  What the model looks at is whether an
@@ -48,10 +49,17 @@ static inline bool gfpflags_allow_blocking(gfp_t gfp)
 
 /*
  * Returns a page (with __GFP_COMP a compound page) whose refcount is 1,
- * or NULL when no block of that order is free.
+ * or NULL when no block of that order is free.  From the node of the CPU
+ * that asks (numa_node_id()), else from the others in turn.
  */
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 struct folio *folio_alloc(gfp_t gfp, unsigned int order);
+/*
+ * The same from node @nid first; with __GFP_THISNODE from @nid only (the
+ * kernel's alloc_pages_node() and __folio_alloc_node()).
+ */
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
+struct folio *__folio_alloc_node(gfp_t gfp, unsigned int order, int nid);
 /* As the kernel's alloc_frozen_pages(): the refcount stays frozen. */
 struct page *alloc_frozen_pages(gfp_t gfp, unsigned int order);
 

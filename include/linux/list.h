@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Doubly linked lists, as include/linux/list.h.
+ * Doubly linked lists, as include/linux/list.h.  Every store to a ->next
+ * pointer is WRITE_ONCE() (the kernel's list.h makes some of them so): a
+ * folio's lru.next overlays its head page's compound_head, which
+ * compound_head() reads locklessly (READ_ONCE) while LRU operations on
+ * its neighbours run under lru_lock.  On x86-64 these are plain moves.
  */
 #ifndef _LINUX_LIST_H
 #define _LINUX_LIST_H
@@ -16,7 +20,7 @@ struct list_head {
 
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
-	list->next = list;
+	WRITE_ONCE(list->next, list);
 	list->prev = list;
 }
 
@@ -24,9 +28,9 @@ static inline void __list_add(struct list_head *new, struct list_head *prev,
 			      struct list_head *next)
 {
 	next->prev = new;
-	new->next = next;
+	WRITE_ONCE(new->next, next);
 	new->prev = prev;
-	prev->next = new;
+	WRITE_ONCE(prev->next, new);
 }
 
 static inline void list_add(struct list_head *new, struct list_head *head)
@@ -42,7 +46,7 @@ static inline void list_add_tail(struct list_head *new, struct list_head *head)
 static inline void __list_del(struct list_head *prev, struct list_head *next)
 {
 	next->prev = prev;
-	prev->next = next;
+	WRITE_ONCE(prev->next, next);
 }
 
 #define LIST_POISON1 ((struct list_head *)0x100)
@@ -51,7 +55,7 @@ static inline void __list_del(struct list_head *prev, struct list_head *next)
 static inline void list_del(struct list_head *entry)
 {
 	__list_del(entry->prev, entry->next);
-	entry->next = LIST_POISON1;
+	WRITE_ONCE(entry->next, LIST_POISON1);
 	entry->prev = LIST_POISON2;
 }
 
@@ -78,11 +82,54 @@ static inline bool list_empty(const struct list_head *head)
 	return head->next == head;
 }
 
+static inline void __list_splice(const struct list_head *list, struct list_head *prev,
+				 struct list_head *next)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	first->prev = prev;
+	WRITE_ONCE(prev->next, first);
+	WRITE_ONCE(last->next, next);
+	next->prev = last;
+}
+
+/* Join @list at the head of @head; @list is left as it was (not reinitialised). */
+static inline void list_splice(const struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list))
+		__list_splice(list, head, head->next);
+}
+
+/* Join @list at the tail of @head and reinitialise @list. */
+static inline void list_splice_tail_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+static inline void list_splice_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(ptr, type, member) list_entry((ptr)->next, type, member)
 #define list_last_entry(ptr, type, member) list_entry((ptr)->prev, type, member)
 #define list_next_entry(pos, member) \
 	list_entry((pos)->member.next, __typeof__(*(pos)), member)
+
+#define list_prev_entry(pos, member) \
+	list_entry((pos)->member.prev, __typeof__(*(pos)), member)
+
+#define list_for_each_entry_reverse(pos, head, member)			\
+	for (pos = list_last_entry(head, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_prev_entry(pos, member))
 
 #define list_for_each(pos, head) \
 	for (pos = (head)->next; pos != (head); pos = pos->next)

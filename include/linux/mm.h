@@ -76,6 +76,11 @@ static inline struct page *compound_head(const struct page *page)
 #define page_folio(p)		((struct folio *)compound_head(p))
 #define folio_page(folio, n)	(&(folio)->page + (n))
 
+static inline bool PageAnon(const struct page *page)
+{
+	return folio_test_anon(page_folio(page));
+}
+
 static inline unsigned int folio_order(const struct folio *folio)
 {
 	if (!folio_test_large(folio))
@@ -221,15 +226,27 @@ static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
 
 /* A new, empty address space with its PGD; NULL if memory runs out. */
 struct mm_struct *mm_alloc(void);
+/*
+ * Fork: a new address space with a copy of @oldmm's VMAs (dup_mmap()):
+ * anonymous VMAs are linked into the parent's anon_vmas and their entries
+ * copied (copy_page_range(): COW mappings write-protected on both sides);
+ * file VMAs are faulted in afresh.  NULL if memory runs out.
+ */
+struct mm_struct *dup_mm(struct mm_struct *oldmm);
+int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
+/* Copy the entries of @src_vma into @dst_vma's page tables (fork); 0 or -ENOMEM. */
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 /* Unmap every VMA, free the page tables and the mm (the last mmput()). */
 void mmput(struct mm_struct *mm);
 
 /*
- * Map @len bytes of @file (NULL: not supported yet) from page @pgoff at
- * exactly @addr (MAP_FIXED_NOREPLACE): @vm_flags among VM_READ, VM_WRITE,
- * VM_EXEC, VM_SHARED, VM_LOCKED.  Nothing is faulted in.  Returns @addr,
- * or -EINVAL (unaligned, empty, no file), -EEXIST (overlaps a VMA),
- * -ENOMEM, as an unsigned long.
+ * Map @len bytes of @file from page @pgoff at exactly @addr
+ * (MAP_FIXED_NOREPLACE): @vm_flags among VM_READ, VM_WRITE, VM_EXEC,
+ * VM_SHARED, VM_LOCKED.  @file NULL maps private anonymous memory
+ * (@pgoff ignored: an anonymous VMA's vm_pgoff is @addr >> PAGE_SHIFT;
+ * VM_SHARED, which would be shmem, is refused).  Nothing is faulted in.
+ * Returns @addr, or -EINVAL (unaligned, empty, shared anonymous), -EEXIST
+ * (overlaps a VMA), -ENOMEM, as an unsigned long.
  */
 unsigned long do_mmap(struct mm_struct *mm, struct file *file, unsigned long addr,
 		      unsigned long len, unsigned long vm_flags, pgoff_t pgoff);
@@ -282,12 +299,17 @@ static inline unsigned long get_mm_rss(struct mm_struct *mm)
 	       get_mm_counter(mm, MM_SHMEMPAGES);
 }
 
+/*
+ * Racy by design, as in the kernel (the rmap of another mm updates it
+ * while fork sets it): READ_ONCE/WRITE_ONCE so the model's race is benign
+ * to ThreadSanitizer too.
+ */
 static inline void update_hiwater_rss(struct mm_struct *mm)
 {
 	unsigned long rss = get_mm_rss(mm);
 
-	if (mm->hiwater_rss < rss)
-		mm->hiwater_rss = rss;
+	if (READ_ONCE(mm->hiwater_rss) < rss)
+		WRITE_ONCE(mm->hiwater_rss, rss);
 }
 
 /* Which counter a file folio's mappings count in (no shmem in the model). */
@@ -309,9 +331,20 @@ typedef unsigned int vm_fault_t;
 #define FAULT_FLAG_WRITE	0x01
 
 /*
- * Resolve a fault at @address of @vma: map the page-cache folio there (the
- * whole folio when it fits in the VMA and in one page table).  mmap_lock
- * held for read.  0 or VM_FAULT_*.
+ * The order of the folios anonymous faults allocate where the aligned range
+ * fits the VMA and is unmapped (0: small folios only).  The model's stand-in
+ * for the mTHP sysfs controls, with one size enabled; set outside any
+ * measured loop.
+ */
+extern unsigned int anon_folio_order;
+
+/*
+ * Resolve a fault at @address of @vma (FAULT_FLAG_WRITE for a store): a
+ * file VMA maps the page-cache folio there (the whole folio when it fits in
+ * the VMA and in one page table; writes are SIGBUS); an anonymous VMA maps
+ * a new zeroed folio, or resolves a write to a write-protected entry by
+ * reusing or copying the page (COW).  mmap_lock held for read.  0 or
+ * VM_FAULT_*.
  */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags);
 

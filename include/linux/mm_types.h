@@ -76,7 +76,16 @@ struct folio {
 
 /* --- address spaces -------------------------------------------------------- */
 
+/*
+ * A swap-format entry: what a non-present, non-none PTE holds (a swap slot,
+ * or a migration entry naming a pfn).  linux/swapops.h encodes and decodes.
+ */
+typedef struct {
+	unsigned long val;
+} swp_entry_t;
+
 struct file;
+struct anon_vma;
 struct mmu_notifier_subscriptions;
 
 /* RSS counters (the kernel keeps them per CPU; here one atomic each). */
@@ -104,9 +113,16 @@ struct vm_area_struct {
 		struct rb_node rb;
 		unsigned long rb_subtree_last;
 	} shared;			/* mapping->i_mmap */
-	unsigned long vm_pgoff;		/* offset in the file, in pages */
+	unsigned long vm_pgoff;		/* offset in the file, in pages; anon: vm_start >> PAGE_SHIFT */
 	struct file *vm_file;		/* NULL: anonymous */
-	void *anon_vma;			/* anonymous memory is not modelled yet */
+	/*
+	 * The anon rmap (linux/rmap.h): every anon_vma this VMA's anonymous
+	 * folios may belong to, one anon_vma_chain each (newest first), and the
+	 * one new folios go to.  Changed under mmap_lock for writing and the
+	 * root anon_vma's rwsem; set on first fault under page_table_lock.
+	 */
+	struct list_head anon_vma_chain;
+	struct anon_vma *anon_vma;
 };
 
 struct mm_struct {

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The zone: one per machine in this model (a single node, ZONE_NORMAL),
- * with the buddy allocator's free lists per order and migratetype, the
- * pageblock migratetypes, and the per-CPU page lists.
+ * Nodes and zones: nr_online_nodes NUMA nodes (1 unless set before boot),
+ * each a pglist_data with one zone (ZONE_NORMAL) holding a contiguous
+ * range of the machine's pfns, with the buddy allocator's free lists per
+ * order and migratetype, the pageblock migratetypes, and the per-CPU page
+ * lists.  A page's node is kept in the top bits of its flags, as the
+ * kernel keeps it (page_to_nid()).
  */
 #ifndef _LINUX_MMZONE_H
 #define _LINUX_MMZONE_H
@@ -70,39 +73,96 @@ struct per_cpu_pages {
 	struct list_head lists[NR_PCP_LISTS];
 } __cacheline_aligned;
 
+/* The model's nodes have one zone each. */
+enum zone_type {
+	ZONE_NORMAL,
+	MAX_NR_ZONES
+};
+
+#define MAX_NUMNODES	8
+#define NODES_SHIFT	3
+/* A page's node, in page->flags above every page flag (the kernel's NODES_PGSHIFT). */
+#define NODES_PGSHIFT	56
+#define NODES_MASK	((1UL << NODES_SHIFT) - 1)
+
+static inline int page_to_nid(const struct page *page)
+{
+	return (int)((READ_ONCE(page->flags) >> NODES_PGSHIFT) & NODES_MASK);
+}
+
+static inline int folio_nid(const struct folio *folio)
+{
+	return page_to_nid(&folio->page);
+}
+
+/* At boot, before the page is in use. */
+static inline void set_page_node(struct page *page, int nid)
+{
+	page->flags = (page->flags & ~(NODES_MASK << NODES_PGSHIFT)) |
+		      ((unsigned long)nid << NODES_PGSHIFT);
+}
+
 struct zone {
 	spinlock_t lock;
+	int node;			/* the node this zone belongs to */
 	unsigned long zone_start_pfn;
 	unsigned long spanned_pages;
 	unsigned long managed_pages;
 	unsigned long watermark_min, watermark_low, watermark_high;
 	atomic_long_t vm_stat[NR_VM_ZONE_STAT_ITEMS];
 	atomic_long_t leaked_pages;	/* bad pages taken out of use */
-	unsigned char *pageblock_mt;	/* migratetype per pageblock */
 	struct free_area free_area[NR_PAGE_ORDERS];
 	struct per_cpu_pages per_cpu_pageset[NR_CPUS];
 	struct per_cpu_zonestat per_cpu_zonestats[NR_CPUS];
 } __cacheline_aligned;
-
-extern struct zone contig_zone;
 
 struct per_cpu_nodestat {
 	s8 vm_node_stat_diff[NR_VM_NODE_STAT_ITEMS];
 	s8 stat_threshold;
 } __cacheline_aligned;
 
-/* The model's one node (NUMA nodes are issue 12's): its statistics. */
+/* A NUMA node: its zone, its span of pfns and its statistics. */
 typedef struct pglist_data {
+	struct zone node_zones[MAX_NR_ZONES];
+	int node_id;
+	unsigned long node_start_pfn;
+	unsigned long node_spanned_pages;
 	atomic_long_t vm_stat[NR_VM_NODE_STAT_ITEMS];
 	struct per_cpu_nodestat per_cpu_nodestats[NR_CPUS];
 } pg_data_t;
 
-extern struct pglist_data contig_node;
+extern struct pglist_data node_data[MAX_NUMNODES];
+#define NODE_DATA(nid)		(&node_data[(nid)])
+
+/*
+ * How many nodes the machine has: set before mem_init() (default 1), which
+ * splits memory into that many equal spans of whole MAX_PAGE_ORDER blocks.
+ */
+extern int nr_online_nodes;
+
+/*
+ * Node 0's zone and node under the names the one-node model used: with one
+ * node, every page is there.
+ */
+#define contig_zone	(node_data[0].node_zones[ZONE_NORMAL])
+#define contig_node	(node_data[0])
+
+/* Which node each CPU belongs to (numa_node_id()): interleaved, cpu % nodes, set at boot. */
+extern unsigned char cpu_node_map[NR_CPUS];
+
+static inline int cpu_to_node(int cpu)
+{
+	return cpu_node_map[cpu];
+}
+
+static inline int numa_node_id(void)
+{
+	return cpu_to_node(smp_processor_id());
+}
 
 static inline struct pglist_data *folio_pgdat(const struct folio *folio)
 {
-	(void)folio;
-	return &contig_node;
+	return NODE_DATA(folio_nid(folio));
 }
 
 /*
@@ -116,14 +176,20 @@ static inline void __lruvec_stat_mod_folio(struct folio *folio, enum node_stat_i
 
 static inline struct zone *page_zone(const struct page *page)
 {
-	(void)page;
-	return &contig_zone;
+	return &NODE_DATA(page_to_nid(page))->node_zones[ZONE_NORMAL];
 }
+
+/*
+ * Pageblock migratetypes, one byte per pageblock of the whole machine (the
+ * kernel keeps them per memory section); every zone's pageblock_mt points
+ * here.
+ */
+extern unsigned char *pageblock_mt;
 
 static inline int get_pfnblock_migratetype(const struct page *page, unsigned long pfn)
 {
 	(void)page;
-	return READ_ONCE(contig_zone.pageblock_mt[pfn >> pageblock_order]);
+	return READ_ONCE(pageblock_mt[pfn >> pageblock_order]);
 }
 
 static inline int get_pageblock_migratetype(const struct page *page)
@@ -152,9 +218,15 @@ static inline unsigned int pindex_to_order(unsigned int pindex)
 	return pindex / MIGRATE_PCPTYPES;
 }
 
-/* Called by mem_init(): hand the memmap's pages to the buddy allocator. */
+/*
+ * Called by mem_init(): split the memmap's pages between nr_online_nodes
+ * nodes and hand them to each node's buddy allocator.
+ */
 void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages);
 void page_alloc_exit(void);
+
+/* Pages the buddy allocator manages on every node (totalram_pages()). */
+unsigned long totalram_pages(void);
 
 /* Return every CPU's pcp pages to the buddy (drain_all_pages). */
 void drain_all_pages(struct zone *zone);
@@ -162,6 +234,7 @@ void drain_all_pages(struct zone *zone);
 /* What the allocator's checker found (mm/page_alloc_check.c). */
 struct page_alloc_report {
 	unsigned long free;		/* pages in buddy free blocks */
+	unsigned long free_listed;	/* ... counted from the free lists */
 	unsigned long isolated;		/* of which on MIGRATE_ISOLATE lists */
 	unsigned long pcp;		/* pages on per-CPU lists */
 	unsigned long allocated;	/* pages neither free nor leaked */
@@ -171,10 +244,10 @@ struct page_alloc_report {
 };
 
 /*
- * Check every allocator invariant over the whole memmap; 0, or -1 with a
- * one-line description of the first violation in @msg.  Takes every
- * pcp lock and the zone lock: the allocator must be quiescent or at least
- * not mid-way through an operation on another thread.
+ * Check every allocator invariant over the whole memmap and every node;
+ * 0, or -1 with a one-line description of the first violation in @msg.
+ * Takes every pcp lock and zone lock: the allocator must be quiescent or
+ * at least not mid-way through an operation on another thread.
  */
 int page_alloc_check(struct page_alloc_report *r, char *msg, size_t len);
 

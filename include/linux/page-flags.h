@@ -29,6 +29,7 @@ enum pageflags {
 	PG_unevictable,
 	PG_mlocked,
 	PG_hwpoison,
+	PG_anon_exclusive,	/* the kernel aliases PG_mappedtodisk; a per-page flag */
 	NR_PAGEFLAGS,
 
 	PG_readahead = PG_reclaim,	/* file folios: readahead marker */
@@ -173,6 +174,45 @@ static inline void SetPageHWPoison(struct page *page)
 static inline bool folio_test_large(const struct folio *folio)
 {
 	return PageHead(&folio->page);
+}
+
+/*
+ * An anonymous folio's mapping is its anon_vma with the low bit set
+ * (FOLIO_MAPPING_ANON); a file folio's is its address_space.
+ */
+#define FOLIO_MAPPING_ANON	0x1UL
+#define FOLIO_MAPPING_FLAGS	0x3UL
+
+static inline bool folio_test_anon(const struct folio *folio)
+{
+	return ((unsigned long)READ_ONCE(folio->mapping) & FOLIO_MAPPING_ANON) != 0;
+}
+
+/*
+ * PageAnonExclusive: this page of an anonymous folio is mapped by one
+ * process only, which may write to it without copying.  Set when a fault
+ * maps a new page or a write fault reuses one; cleared when fork shares
+ * it (the kernel keeps it per page, in PG_mappedtodisk's bit).  Changed
+ * under the page table lock, with atomic bit operations as the kernel does.
+ */
+static inline bool PageAnonExclusive(const struct page *page)
+{
+	return test_bit(PG_anon_exclusive, &page->flags);
+}
+
+static inline void SetPageAnonExclusive(struct page *page)
+{
+	set_bit(PG_anon_exclusive, (unsigned long *)&page->flags);
+}
+
+static inline void __SetPageAnonExclusive(struct page *page)
+{
+	__set_bit(PG_anon_exclusive, &page->flags);
+}
+
+static inline void ClearPageAnonExclusive(struct page *page)
+{
+	clear_bit(PG_anon_exclusive, &page->flags);
 }
 
 /*

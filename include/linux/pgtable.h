@@ -338,6 +338,8 @@ struct vm_area_struct;
 
 /* Flush a user range and wait (flush_tlb_range). */
 void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* Flush every user entry of @mm and wait (flush_tlb_mm). */
+void flush_tlb_mm(struct mm_struct *mm);
 /* arm64: issue the invalidations of a user range, do not wait. */
 void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigned long end);
 
@@ -541,6 +543,7 @@ int contpte_clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long add
 void __contpte_try_unfold(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte);
 pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				      pte_t *ptep, unsigned int nr, int full);
+void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr);
 void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		      pte_t pte, unsigned int nr);
 
@@ -682,6 +685,71 @@ static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 	if (!pte_cont(pte))
 		return 1;
 	return CONT_PTES - (unsigned int)(((unsigned long)ptep >> 3) & (CONT_PTES - 1));
+}
+
+/* --- write protection and access flags (fork, COW) ------------------------------------ */
+
+static inline bool pte_same(pte_t a, pte_t b)	{ return pte_val(a) == pte_val(b); }
+
+/*
+ * Clear the write bit of one entry atomically: the MMU of another CPU may
+ * be setting accessed or dirty in it (x86's locked clear_bit; arm64's
+ * compare-exchange loop comes to the same).
+ */
+static inline void __ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	(void)mm;
+	(void)addr;
+	count_debug_vm_event(PTE_RMW);
+	__atomic_step();
+	__atomic_fetch_and(&ptep->pte, ~_PAGE_RW, __ATOMIC_RELAXED);
+}
+
+static inline void __wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				    unsigned int nr)
+{
+	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
+		__ptep_set_wrprotect(mm, addr, ptep);
+}
+
+/* Write-protect @nr entries mapping consecutive pages of one folio (fork). */
+static inline void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				  unsigned int nr)
+{
+	if (mmu_arch == MMU_ARM64) {
+		contpte_wrprotect_ptes(mm, addr, ptep, nr);
+		return;
+	}
+	__wrprotect_ptes(mm, addr, ptep, nr);
+}
+
+/*
+ * A fault's update of a present entry's access flags (x86's
+ * ptep_set_access_flags(): the entry is written only for a write fault;
+ * a read fault on a present entry was spurious).  Returns whether it
+ * changed.  The caller holds the page table lock.
+ */
+static inline int ptep_set_access_flags(struct vm_area_struct *vma, unsigned long address,
+					pte_t *ptep, pte_t entry, int dirty)
+{
+	int changed = !pte_same(__ptep_get(ptep), entry);
+
+	(void)vma;
+	(void)address;
+	if (changed && dirty)
+		__set_pte(ptep, entry);
+	return changed;
+}
+
+/* Clear an entry and flush it from the TLBs before anything else maps there. */
+static inline pte_t ptep_clear_flush(struct vm_area_struct *vma, unsigned long address,
+				     pte_t *ptep)
+{
+	pte_t pte = ptep_get_and_clear(vma->vm_mm, address, ptep);
+
+	if (pte_present(pte))
+		flush_tlb_range(vma, address, address + PAGE_SIZE);
+	return pte;
 }
 
 #endif

@@ -6,6 +6,8 @@
 #ifndef _LINUX_SMP_H
 #define _LINUX_SMP_H
 
+#include <stdbool.h>
+
 #include <linux/cpumask.h>
 
 extern __thread int cpu_number;
@@ -14,5 +16,12 @@ static inline int smp_processor_id(void)
 {
 	return cpu_number;
 }
+
+/*
+ * Is a machine thread running as @cpu now?  Where the kernel would run work
+ * on another CPU (schedule_work_on()), the model does it from the caller,
+ * and only for a CPU that is not running (src/machine/host.c).
+ */
+bool machine_cpu_running(int cpu);
 
 #endif

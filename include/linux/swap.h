@@ -20,6 +20,14 @@ enum lru_list {
 	NR_LRU_LISTS,
 };
 
+#define LRU_ACTIVE	1
+
+/* File folios age on the file lists; anonymous (swap-backed) ones on the anon lists. */
+static inline bool folio_is_file_lru(const struct folio *folio)
+{
+	return !folio_test_swapbacked(folio);
+}
+
 struct lruvec {
 	spinlock_t lru_lock;
 	struct list_head lists[NR_LRU_LISTS];
@@ -45,10 +53,24 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
  * of its own until it is moved (31 folios, or a large folio, or a drain).
  */
 void folio_add_lru(struct folio *folio);
+/* The same for a folio a fault maps in @vma (no mlock in the model: folio_add_lru). */
+static inline void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
+{
+	(void)vma;
+	folio_add_lru(folio);
+}
 void folio_mark_accessed(struct folio *folio);
 
 /* Move this CPU's batches, one CPU's, or every CPU's (those CPUs quiescent). */
 void lru_add_drain(void);
+/* While disabled (migration under way), additions move at once, unbatched. */
+void lru_cache_disable(void);
+void lru_cache_enable(void);
+extern atomic_t lru_disable_count;
+static inline bool lru_cache_disabled(void)
+{
+	return atomic_read(&lru_disable_count) != 0;
+}
 void lru_add_drain_cpu(int cpu);
 void lru_add_drain_all(void);
 

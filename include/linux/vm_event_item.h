@@ -19,6 +19,9 @@ enum vm_event_item {
 	PGFAULT,
 	PGSCAN_FILE,		/* file pages reclaim looked at on the inactive list */
 	PGSTEAL_FILE,		/* ... and reclaimed */
+	PGREUSE,		/* write faults that reused an anonymous page instead of copying it */
+	PGMIGRATE_SUCCESS,	/* pages migrated */
+	PGMIGRATE_FAIL,		/* pages that could not be migrated */
 #ifdef CONFIG_DEBUG_VM_EVENTS
 	/* include/linux/page_ref.h */
 	PGREF_TRYGET,		/* calls of page_ref_add_unless_frozen */

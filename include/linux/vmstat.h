@@ -111,6 +111,7 @@ void reset_vm_zone_stat(void);
 enum node_stat_item {
 	NR_FILE_PAGES,		/* page-cache pages */
 	NR_FILE_MAPPED,		/* pages of file folios mapped at least once */
+	NR_ANON_MAPPED,		/* pages of anonymous folios mapped at least once */
 	NR_VM_NODE_STAT_ITEMS
 };
 

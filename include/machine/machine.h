@@ -58,6 +58,13 @@ struct machine_threads *machine_threads_start_at(int first, int n, machine_threa
 						 void *const *args);
 void machine_threads_join(struct machine_threads *t);
 
+/*
+ * Is a started thread running as @cpu now?  Work the kernel would queue on
+ * another CPU (lru_add_drain_all()) is done by the caller itself only for
+ * CPUs not running.
+ */
+bool machine_cpu_running(int cpu);
+
 /* Wall-clock (monotonic) time in seconds, for the runner. */
 double machine_now(void);
 void machine_sleep(double seconds);

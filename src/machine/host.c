@@ -30,6 +30,14 @@ int nr_cpu_ids = 1;
 char rcu_tsan_grace_period;
 #endif
 
+/* Set while a machine thread runs as that CPU (CPU 0: the main thread, never set). */
+static bool cpu_running[NR_CPUS];
+
+bool machine_cpu_running(int cpu)
+{
+	return cpu >= 0 && cpu < NR_CPUS && __atomic_load_n(&cpu_running[cpu], __ATOMIC_ACQUIRE);
+}
+
 struct machine_cpu {
 	pthread_t thread;
 	int id;
@@ -87,6 +95,8 @@ static void *machine_cpu_main(void *p)
 	rcu_register_thread();
 	c->fn(c->arg);
 	rcu_unregister_thread();
+	/* What this CPU left in its per-CPU state is now the caller's to look at. */
+	__atomic_store_n(&cpu_running[c->id], false, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -114,8 +124,10 @@ struct machine_threads *machine_threads_start_at(int first, int n, machine_threa
 		t->cpu[i].id = first + i;
 		t->cpu[i].fn = fn;
 		t->cpu[i].arg = args[i];
+		__atomic_store_n(&cpu_running[first + i], true, __ATOMIC_RELAXED);
 		err = pthread_create(&t->cpu[i].thread, NULL, machine_cpu_main, &t->cpu[i]);
 		if (err) {
+			__atomic_store_n(&cpu_running[first + i], false, __ATOMIC_RELAXED);
 			t->n = i;
 			machine_threads_join(t);
 			errno = err;

@@ -130,6 +130,13 @@ pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 	return pte_mknoncont(__get_and_clear_full_ptes(mm, addr, ptep, nr));
 }
 
+/* Write-protect a run: whole blocks stay folded (every entry loses write alike). */
+void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	__wrprotect_ptes(mm, addr, ptep, nr);
+}
+
 void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		      pte_t pte, unsigned int nr)
 {

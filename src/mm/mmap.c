@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Address spaces and their VMAs (mm/mmap.c, kernel/fork.c's mm_alloc).
- * VMAs sit in an rbtree by address; a file VMA is also in its file's
- * i_mmap tree, which is what the rmap walks.  Mapping faults nothing in;
- * unmapping zaps the entries, then drops the VMA from both trees.
+ * Address spaces and their VMAs (mm/mmap.c, with dup_mmap(), and
+ * kernel/fork.c's mm_alloc() and dup_mm()).  VMAs sit in an rbtree by
+ * address; a file VMA is also in its file's i_mmap tree, an anonymous one
+ * in the trees of its anon_vmas once it has any: that is what the rmap
+ * walks.  Mapping faults nothing in; unmapping zaps the entries, then
+ * unlinks the VMA from the rmap and from the mm.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <linux/mmu_notifier.h>
 #include <linux/pagemap.h>
+#include <linux/rmap.h>
 #include "internal.h"
 
 struct mm_struct *mm_alloc(void)
@@ -83,11 +87,14 @@ unsigned long do_mmap(struct mm_struct *mm, struct file *file, unsigned long add
 	struct vm_area_struct *vma;
 	int err;
 
-	if (!file || !len || (addr | len) & ~PAGE_MASK || addr + len < addr)
+	if (!len || (addr | len) & ~PAGE_MASK || addr + len < addr)
 		return (unsigned long)-EINVAL;
+	if (!file && (vm_flags & VM_SHARED))
+		return (unsigned long)-EINVAL;	/* shared anonymous memory is shmem: not modelled */
 	vma = calloc(1, sizeof(*vma));
 	if (!vma)
 		return (unsigned long)-ENOMEM;
+	INIT_LIST_HEAD(&vma->anon_vma_chain);
 	vma->vm_start = addr;
 	vma->vm_end = addr + len;
 	vma->vm_mm = mm;
@@ -97,13 +104,14 @@ unsigned long do_mmap(struct mm_struct *mm, struct file *file, unsigned long add
 	/* Writes to a private mapping would go to anonymous copies: map it read-only. */
 	vma->vm_page_prot = (vm_flags & (VM_WRITE | VM_SHARED)) == (VM_WRITE | VM_SHARED) ?
 			    PAGE_SHARED : PAGE_READONLY;
-	vma->vm_pgoff = pgoff;
+	/* An anonymous VMA's offsets are its addresses' page numbers. */
+	vma->vm_pgoff = file ? pgoff : addr >> PAGE_SHIFT;
 	vma->vm_file = file;
-	mapping = file->f_mapping;
+	mapping = file ? file->f_mapping : NULL;
 
 	mmap_write_lock(mm);
 	err = vma_link_mm(mm, vma);
-	if (!err) {
+	if (!err && mapping) {
 		i_mmap_lock_write(mapping);
 		vma_interval_tree_insert(vma, &mapping->i_mmap);
 		i_mmap_unlock_write(mapping);
@@ -116,15 +124,21 @@ unsigned long do_mmap(struct mm_struct *mm, struct file *file, unsigned long add
 	return addr;
 }
 
-/* Zap, then unlink: after the i_mmap removal no rmap walk can find the VMA. */
+/*
+ * Zap, then unlink from the rmap (free_pgtables()' unlink_anon_vmas() and
+ * unlink_file_vma()): after that no rmap walk can find the VMA.
+ */
 static void remove_vma(struct mm_struct *mm, struct vm_area_struct *vma)
 {
-	struct address_space *mapping = vma->vm_file->f_mapping;
-
 	unmap_vma_range(vma, vma->vm_start, vma->vm_end);
-	i_mmap_lock_write(mapping);
-	vma_interval_tree_remove(vma, &mapping->i_mmap);
-	i_mmap_unlock_write(mapping);
+	unlink_anon_vmas(vma);
+	if (vma->vm_file) {
+		struct address_space *mapping = vma->vm_file->f_mapping;
+
+		i_mmap_lock_write(mapping);
+		vma_interval_tree_remove(vma, &mapping->i_mmap);
+		i_mmap_unlock_write(mapping);
+	}
 	rb_erase(&vma->vm_rb, &mm->mm_rb);
 	mm->map_count--;
 	free(vma);
@@ -160,4 +174,84 @@ void mmput(struct mm_struct *mm)
 	percpu_counter_destroy_many(mm->rss_stat, NR_MM_COUNTERS);
 	destroy_rwsem(&mm->mmap_lock);
 	free(mm);
+}
+
+/* --- fork ------------------------------------------------------------------------------- */
+
+/* A copy of @orig for another mm: not linked anywhere, no anon_vma chains yet. */
+static struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+{
+	struct vm_area_struct *new = malloc(sizeof(*new));
+
+	if (!new)
+		return NULL;
+	memcpy(new, orig, sizeof(*new));
+	INIT_LIST_HEAD(&new->anon_vma_chain);
+	RB_CLEAR_NODE(&new->vm_rb);
+	RB_CLEAR_NODE(&new->shared.rb);
+	return new;
+}
+
+/*
+ * Copy every VMA of @oldmm into @mm, which is new and empty, with both
+ * mmap_locks held for writing.  A VMA the copy failed on stays linked in
+ * @mm for the caller's mmput() to tear down, as in the kernel.
+ */
+int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	struct rb_node *node;
+	int retval = 0;
+
+	mmap_write_lock(oldmm);
+	mmap_write_lock(mm);
+	for (node = rb_first(&oldmm->mm_rb); node; node = rb_next(node)) {
+		struct vm_area_struct *mpnt = rb_entry(node, struct vm_area_struct, vm_rb);
+		struct vm_area_struct *tmp = vm_area_dup(mpnt);
+
+		if (!tmp) {
+			retval = -ENOMEM;
+			break;
+		}
+		tmp->vm_mm = mm;
+		retval = anon_vma_fork(tmp, mpnt);
+		if (retval) {
+			free(tmp);
+			break;
+		}
+		if (tmp->vm_file) {
+			struct address_space *mapping = tmp->vm_file->f_mapping;
+
+			/*
+			 * The kernel inserts the child's VMA right after the
+			 * parent's (vma_interval_tree_insert_after()); the
+			 * model inserts it after every VMA of equal offset.
+			 */
+			i_mmap_lock_write(mapping);
+			vma_interval_tree_insert(tmp, &mapping->i_mmap);
+			i_mmap_unlock_write(mapping);
+		}
+		vma_link_mm(mm, tmp);
+		retval = copy_page_range(tmp, mpnt);
+		if (retval)
+			break;
+	}
+	mmap_write_unlock(mm);
+	/* The parent's entries were write-protected: no TLB may keep them writable. */
+	flush_tlb_mm(oldmm);
+	mmap_write_unlock(oldmm);
+	return retval;
+}
+
+struct mm_struct *dup_mm(struct mm_struct *oldmm)
+{
+	struct mm_struct *mm = mm_alloc();
+
+	if (!mm)
+		return NULL;
+	if (dup_mmap(mm, oldmm)) {
+		mmput(mm);
+		return NULL;
+	}
+	WRITE_ONCE(mm->hiwater_rss, get_mm_rss(mm));
+	return mm;
 }

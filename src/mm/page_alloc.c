@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The page allocator (mm/page_alloc.c): the buddy allocator of one zone,
- * with free lists per order and migratetype, pageblock migratetypes and
- * fallback stealing, and the per-CPU page lists in front of it.
+ * The page allocator (mm/page_alloc.c): per node, the buddy allocator of
+ * its one zone, with free lists per order and migratetype, pageblock
+ * migratetypes and fallback stealing, and the per-CPU page lists in front
+ * of it; an allocation tries the asking CPU's node first, then the others.
  *
  * Locking as in the kernel: zone->lock protects the buddy free lists;
  * each CPU's per_cpu_pages has its own spinlock, taken with trylock on the
@@ -22,15 +23,18 @@
 
 #include "internal.h"
 
-struct zone contig_zone;
+struct pglist_data node_data[MAX_NUMNODES];
+int nr_online_nodes = 1;
+unsigned char cpu_node_map[NR_CPUS];
 bool page_poisoning;
 
 /* --- pageblocks ----------------------------------------------------------- */
 
+unsigned char *pageblock_mt;
+
 void set_pageblock_migratetype(struct page *page, int migratetype)
 {
-	WRITE_ONCE(contig_zone.pageblock_mt[page_to_pfn(page) >> pageblock_order],
-		   (unsigned char)migratetype);
+	WRITE_ONCE(pageblock_mt[page_to_pfn(page) >> pageblock_order], (unsigned char)migratetype);
 }
 
 static inline int gfp_migratetype(gfp_t gfp)
@@ -737,9 +741,43 @@ bool should_fail_alloc_page(gfp_t gfp, unsigned int order)
 }
 #endif
 
-static struct page *__alloc_pages(gfp_t gfp, unsigned int order, bool refcounted)
+static inline struct zone *node_zone(int nid)
 {
-	struct zone *zone = &contig_zone;
+	return &NODE_DATA(nid)->node_zones[ZONE_NORMAL];
+}
+
+/*
+ * The zonelist walk: the preferred node's zone, then every other node's
+ * in turn (the kernel orders them by distance; every remote node is
+ * equally far in the model), or the preferred one only with
+ * __GFP_THISNODE.  Departure: with no watermark checks, an allocation
+ * falls back to another node only when its own is empty, not when it runs
+ * low.  @drained: the slow path's retry, from the buddy lists only.
+ */
+static struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, int preferred_nid,
+					   int migratetype, bool drained)
+{
+	int nid = preferred_nid;
+
+	for (int i = 0; i < nr_online_nodes; i++) {
+		struct zone *zone = node_zone(nid);
+		struct page *page;
+
+		page = drained ? rmqueue_buddy(zone, order, migratetype) :
+				 rmqueue(zone, order, migratetype);
+		if (page)
+			return page;
+		if (gfp & __GFP_THISNODE)
+			break;
+		if (++nid == nr_online_nodes)
+			nid = 0;
+	}
+	return NULL;
+}
+
+static struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid,
+				  bool refcounted)
+{
 	int migratetype = gfp_migratetype(gfp);
 	struct page *page;
 
@@ -749,14 +787,16 @@ static struct page *__alloc_pages(gfp_t gfp, unsigned int order, bool refcounted
 	}
 	if (should_fail_alloc_page(gfp, order))
 		return NULL;
-	page = rmqueue(zone, order, migratetype);
+	page = get_page_from_freelist(gfp, order, preferred_nid, migratetype, false);
 	if (unlikely(!page)) {
 		/*
 		 * The slow path's last resort before failing: pages may sit
 		 * on other CPUs' lists.  (No reclaim or compaction here.)
 		 */
-		drain_all_pages(zone);
-		page = rmqueue_buddy(zone, order, migratetype);
+		for (int nid = 0; nid < nr_online_nodes; nid++)
+			if (nid == preferred_nid || !(gfp & __GFP_THISNODE))
+				drain_all_pages(node_zone(nid));
+		page = get_page_from_freelist(gfp, order, preferred_nid, migratetype, true);
 	}
 	if (page)
 		prep_new_page(page, order, gfp, refcounted);
@@ -765,17 +805,28 @@ static struct page *__alloc_pages(gfp_t gfp, unsigned int order, bool refcounted
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
-	return __alloc_pages(gfp, order, true);
+	return __alloc_pages(gfp, order, numa_node_id(), true);
 }
 
 struct page *alloc_frozen_pages(gfp_t gfp, unsigned int order)
 {
-	return __alloc_pages(gfp, order, false);
+	return __alloc_pages(gfp, order, numa_node_id(), false);
 }
 
 struct folio *folio_alloc(gfp_t gfp, unsigned int order)
 {
 	return (struct folio *)alloc_pages(gfp | __GFP_COMP, order);
+}
+
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	VM_WARN_ON_ONCE(nid < 0 || nid >= nr_online_nodes);
+	return __alloc_pages(gfp, order, nid, true);
+}
+
+struct folio *__folio_alloc_node(gfp_t gfp, unsigned int order, int nid)
+{
+	return (struct folio *)alloc_pages_node(nid, gfp | __GFP_COMP, order);
 }
 
 /*
@@ -785,7 +836,7 @@ struct folio *folio_alloc(gfp_t gfp, unsigned int order)
  */
 unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
 {
-	struct zone *zone = &contig_zone;
+	struct zone *zone = node_zone(numa_node_id());
 	int migratetype = gfp_migratetype(gfp);
 	unsigned long nr_populated = 0, nr_account = 0, i;
 	struct per_cpu_pages *pcp;
@@ -843,11 +894,15 @@ failed:
  */
 int alloc_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
 {
-	struct zone *zone = &contig_zone;
 	unsigned long end = pfn + nr_pages, p;
+	struct zone *zone;
 
 	if (!nr_pages || end > max_pfn || !IS_ALIGNED(pfn, MAX_ORDER_NR_PAGES) ||
 	    !IS_ALIGNED(nr_pages, MAX_ORDER_NR_PAGES))
+		return -EINVAL;
+	/* The range must lie in one zone. */
+	zone = page_zone(pfn_to_page(pfn));
+	if (page_zone(pfn_to_page(end - 1)) != zone)
 		return -EINVAL;
 	drain_all_pages(zone);
 	spin_lock(&zone->lock);
@@ -1046,7 +1101,20 @@ void __free_pages(struct page *page, unsigned int order)
 
 unsigned long nr_free_pages(void)
 {
-	return zone_page_state_snapshot(&contig_zone, NR_FREE_PAGES);
+	unsigned long nr = 0;
+
+	for (int nid = 0; nid < nr_online_nodes; nid++)
+		nr += zone_page_state_snapshot(node_zone(nid), NR_FREE_PAGES);
+	return nr;
+}
+
+unsigned long totalram_pages(void)
+{
+	unsigned long nr = 0;
+
+	for (int nid = 0; nid < nr_online_nodes; nid++)
+		nr += node_zone(nid)->managed_pages;
+	return nr;
 }
 
 /* --- boot ----------------------------------------------------------------- */
@@ -1120,30 +1188,27 @@ static void setup_per_cpu_pageset(struct zone *zone)
 	}
 }
 
-void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
+/* One node's zone over [start_pfn, start_pfn + nr_pages): empty, then its pages freed into it. */
+static void zone_init(struct pglist_data *pgdat, unsigned long start_pfn, unsigned long nr_pages)
 {
-	struct zone *zone = &contig_zone;
-	unsigned long nr_blocks = DIV_ROUND_UP(nr_pages, pageblock_nr_pages);
+	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
 
-	free(zone->pageblock_mt);
 	memset(zone, 0, sizeof(*zone));
 	spin_lock_init(&zone->lock);
+	zone->node = pgdat->node_id;
 	for (unsigned int order = 0; order < NR_PAGE_ORDERS; order++)
 		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
 			INIT_LIST_HEAD(&zone->free_area[order].free_list[mt]);
 	zone->zone_start_pfn = start_pfn;
 	zone->spanned_pages = nr_pages;
 	zone->managed_pages = nr_pages;
-	/* Boot memory is movable, as memmap_init_range() marks it. */
-	zone->pageblock_mt = malloc(nr_blocks);
-	memset(zone->pageblock_mt, MIGRATE_MOVABLE, nr_blocks);
 	setup_zone_watermarks(zone);
 	setup_per_cpu_pageset(zone);
-	reset_vm_zone_stat();
 	refresh_zone_stat_thresholds(zone);
-	node_stats_init(&contig_node, zone->per_cpu_zonestats[0].stat_threshold);
-	percpu_counter_startup();
+	node_stats_init(pgdat, zone->per_cpu_zonestats[0].stat_threshold);
 
+	for (unsigned long pfn = start_pfn; pfn < start_pfn + nr_pages; pfn++)
+		set_page_node(pfn_to_page(pfn), pgdat->node_id);
 	spin_lock(&zone->lock);
 	for (unsigned long pfn = start_pfn; pfn < start_pfn + nr_pages; pfn += MAX_ORDER_NR_PAGES)
 		__free_one_page(pfn_to_page(pfn), pfn, zone, MAX_PAGE_ORDER,
@@ -1151,8 +1216,46 @@ void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
 	spin_unlock(&zone->lock);
 }
 
+/*
+ * Equal spans of whole MAX_PAGE_ORDER blocks per node (the last takes the
+ * rest), so no buddy block and no pageblock straddles two nodes.  Fewer
+ * blocks than nodes: fewer nodes.
+ */
+void page_alloc_init(unsigned long start_pfn, unsigned long nr_pages)
+{
+	unsigned long nr_blocks = DIV_ROUND_UP(start_pfn + nr_pages, pageblock_nr_pages);
+	unsigned long max_blocks = nr_pages / MAX_ORDER_NR_PAGES, per_node;
+
+	if (nr_online_nodes < 1)
+		nr_online_nodes = 1;
+	if (nr_online_nodes > MAX_NUMNODES)
+		nr_online_nodes = MAX_NUMNODES;
+	if ((unsigned long)nr_online_nodes > max_blocks)
+		nr_online_nodes = (int)max(max_blocks, 1UL);
+	per_node = max_blocks / (unsigned long)nr_online_nodes * MAX_ORDER_NR_PAGES;
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		cpu_node_map[cpu] = (unsigned char)(cpu % nr_online_nodes);
+
+	/* Boot memory is movable, as memmap_init_range() marks it. */
+	free(pageblock_mt);
+	pageblock_mt = malloc(nr_blocks);
+	memset(pageblock_mt, MIGRATE_MOVABLE, nr_blocks);
+	reset_vm_zone_stat();
+	for (int nid = 0; nid < nr_online_nodes; nid++) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+		unsigned long start = start_pfn + (unsigned long)nid * per_node;
+		unsigned long nr = nid == nr_online_nodes - 1 ? start_pfn + nr_pages - start : per_node;
+
+		pgdat->node_id = nid;
+		pgdat->node_start_pfn = start;
+		pgdat->node_spanned_pages = nr;
+		zone_init(pgdat, start, nr);
+	}
+	percpu_counter_startup();
+}
+
 void page_alloc_exit(void)
 {
-	free(contig_zone.pageblock_mt);
-	contig_zone.pageblock_mt = NULL;
+	free(pageblock_mt);
+	pageblock_mt = NULL;
 }

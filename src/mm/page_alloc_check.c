@@ -4,14 +4,17 @@
  *
  *  - every page is in exactly one state: inside a buddy free block, inside
  *    a block on some CPU's pcp list, allocated, or leaked by bad_page();
- *  - every buddy block is aligned to its order, lies inside the zone, is on
+ *  - every buddy block is aligned to its order, lies inside its zone, is on
  *    the free list of its order and of its pageblock's migratetype exactly
  *    once, and has no free buddy of the same order it should have merged
  *    with (unless merging is forbidden across migratetypes);
- *  - every pcp block is on the list of its order, is aligned, is not
- *    marked as a buddy page, and each pcp's count is what its lists hold;
- *  - the zone's counts (free pages, blocks per order, leaked pages) agree
- *    with what the lists and the memmap say.
+ *  - every pcp block is on the list of its order, is aligned, lies inside
+ *    its zone, is not marked as a buddy page, and each pcp's count is what
+ *    its lists hold;
+ *  - every node's pages say they are on that node (page_to_nid()), and
+ *    the nodes' spans tile the memmap;
+ *  - each zone's counts (free pages, blocks per order, leaked pages) agree
+ *    with what its lists and the memmap say.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +52,18 @@ static int check_block(unsigned long pfn, unsigned int order, const char *where,
 	return 0;
 }
 
+/* A block on @zone's lists must be inside @zone: its span and its node. */
+static int check_in_zone(struct zone *zone, unsigned long pfn, unsigned int order,
+			 const char *where, char *msg, size_t len)
+{
+	if (pfn < zone->zone_start_pfn ||
+	    pfn + (1UL << order) > zone->zone_start_pfn + zone->spanned_pages ||
+	    page_to_nid(pfn_to_page(pfn)) != zone->node)
+		return check_fail(msg, len, "%s of node %d holds pfn %lu (order %u) of node %d",
+				  where, zone->node, pfn, order, page_to_nid(pfn_to_page(pfn)));
+	return 0;
+}
+
 static int check_free_lists(struct zone *zone, unsigned char *state,
 			    struct page_alloc_report *r, char *msg, size_t len)
 {
@@ -62,7 +77,8 @@ static int check_free_lists(struct zone *zone, unsigned char *state,
 			list_for_each_entry(page, &area->free_list[mt], lru) {
 				unsigned long pfn = page_to_pfn(page);
 
-				if (check_block(pfn, order, "buddy free list", msg, len))
+				if (check_block(pfn, order, "buddy free list", msg, len) ||
+				    check_in_zone(zone, pfn, order, "buddy free list", msg, len))
 					return -1;
 				if (!PageBuddy(page) || page->private != order)
 					return check_fail(msg, len, "pfn %lu on the order-%u list is not a free block of that order",
@@ -73,6 +89,7 @@ static int check_free_lists(struct zone *zone, unsigned char *state,
 				if (state[pfn] != PFN_UNSEEN)
 					return check_fail(msg, len, "free block at pfn %lu is on a free list twice", pfn);
 				state[pfn] = PFN_BUDDY_HEAD;
+				r->free_listed += 1UL << order;
 				if (is_migrate_isolate(mt))
 					r->isolated += 1UL << order;
 				if (++n > max_pfn)
@@ -82,7 +99,7 @@ static int check_free_lists(struct zone *zone, unsigned char *state,
 		if (n != area->nr_free)
 			return check_fail(msg, len, "order-%u free lists have %lu blocks, nr_free says %lu",
 					  order, n, area->nr_free);
-		r->free_by_order[order] = n;
+		r->free_by_order[order] += n;
 	}
 	return 0;
 }
@@ -101,7 +118,8 @@ static int check_pcp_lists(struct zone *zone, unsigned char *state,
 			list_for_each_entry(page, &pcp->lists[pindex], lru) {
 				unsigned long pfn = page_to_pfn(page);
 
-				if (check_block(pfn, order, "pcp list", msg, len))
+				if (check_block(pfn, order, "pcp list", msg, len) ||
+				    check_in_zone(zone, pfn, order, "pcp list", msg, len))
 					return -1;
 				if (PageBuddy(page))
 					return check_fail(msg, len, "pcp page at pfn %lu is marked as a buddy page", pfn);
@@ -180,40 +198,94 @@ static int check_memmap(unsigned char *state, struct page_alloc_report *r,
 	return 0;
 }
 
+/* The nodes' spans tile [0, max_pfn) and every page knows its node. */
+static int check_nodes(char *msg, size_t len)
+{
+	unsigned long next = 0;
+
+	for (int nid = 0; nid < nr_online_nodes; nid++) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+		struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+
+		if (pgdat->node_start_pfn != next || zone->zone_start_pfn != next ||
+		    zone->spanned_pages != pgdat->node_spanned_pages || zone->node != nid)
+			return check_fail(msg, len, "node %d spans pfn %lu + %lu, its zone %lu + %lu (node %d), expected to start at %lu",
+					  nid, pgdat->node_start_pfn, pgdat->node_spanned_pages,
+					  zone->zone_start_pfn, zone->spanned_pages, zone->node, next);
+		for (unsigned long pfn = next; pfn < next + pgdat->node_spanned_pages; pfn++)
+			if (page_to_nid(pfn_to_page(pfn)) != nid)
+				return check_fail(msg, len, "pfn %lu of node %d says node %d", pfn, nid,
+						  page_to_nid(pfn_to_page(pfn)));
+		next += pgdat->node_spanned_pages;
+	}
+	if (next != max_pfn)
+		return check_fail(msg, len, "the nodes span %lu pages, the memmap %lu", next, max_pfn);
+	return 0;
+}
+
+/* One zone's lists, and its free-page count against them. */
+static int check_zone(struct zone *zone, unsigned char *state, struct page_alloc_report *r,
+		      char *msg, size_t len)
+{
+	unsigned long free_before = r->free_listed, isolated_before = r->isolated;
+	long free_pages;
+	int ret;
+
+	ret = check_free_lists(zone, state, r, msg, len);
+	if (!ret)
+		ret = check_pcp_lists(zone, state, r, msg, len);
+	if (ret)
+		return ret;
+	free_pages = zone_page_state_snapshot(zone, NR_FREE_PAGES);
+	if ((unsigned long)free_pages != (r->free_listed - free_before) - (r->isolated - isolated_before))
+		return check_fail(msg, len, "node %d's zone counts %ld free pages, its free lists hold %lu (%lu isolated)",
+				  zone->node, free_pages, r->free_listed - free_before,
+				  r->isolated - isolated_before);
+	return 0;
+}
+
 int page_alloc_check(struct page_alloc_report *r, char *msg, size_t len)
 {
-	struct zone *zone = &contig_zone;
 	unsigned char *state;
-	long free_pages, leaked;
-	int ret;
+	long leaked = 0;
+	int ret = 0;
 
 	*r = (struct page_alloc_report){ 0 };
 	state = calloc(max_pfn, 1);
 	if (!state)
 		return check_fail(msg, len, "out of host memory for the checker");
 
-	for (int cpu = 0; cpu < NR_CPUS; cpu++)
-		spin_lock(&zone->per_cpu_pageset[cpu].lock);
-	spin_lock(&zone->lock);
-	ret = check_free_lists(zone, state, r, msg, len);
-	if (!ret)
-		ret = check_pcp_lists(zone, state, r, msg, len);
+	for (int nid = 0; nid < nr_online_nodes; nid++) {
+		struct zone *zone = &NODE_DATA(nid)->node_zones[ZONE_NORMAL];
+
+		for (int cpu = 0; cpu < NR_CPUS; cpu++)
+			spin_lock(&zone->per_cpu_pageset[cpu].lock);
+		spin_lock(&zone->lock);
+	}
+	ret = check_nodes(msg, len);
+	for (int nid = 0; nid < nr_online_nodes && !ret; nid++) {
+		struct zone *zone = &NODE_DATA(nid)->node_zones[ZONE_NORMAL];
+
+		ret = check_zone(zone, state, r, msg, len);
+		leaked += atomic_long_read(&zone->leaked_pages);
+	}
 	if (!ret)
 		ret = check_memmap(state, r, msg, len);
-	free_pages = zone_page_state_snapshot(zone, NR_FREE_PAGES);
-	leaked = atomic_long_read(&zone->leaked_pages);
-	spin_unlock(&zone->lock);
-	for (int cpu = NR_CPUS - 1; cpu >= 0; cpu--)
-		spin_unlock(&zone->per_cpu_pageset[cpu].lock);
+	for (int nid = nr_online_nodes - 1; nid >= 0; nid--) {
+		struct zone *zone = &NODE_DATA(nid)->node_zones[ZONE_NORMAL];
+
+		spin_unlock(&zone->lock);
+		for (int cpu = NR_CPUS - 1; cpu >= 0; cpu--)
+			spin_unlock(&zone->per_cpu_pageset[cpu].lock);
+	}
 	free(state);
 	if (ret)
 		return ret;
-
-	if ((unsigned long)free_pages != r->free - r->isolated)
-		return check_fail(msg, len, "zone counts %ld free pages, the free lists hold %lu (%lu isolated)",
-				  free_pages, r->free, r->isolated);
+	if (r->free != r->free_listed)
+		return check_fail(msg, len, "the free lists hold %lu pages, the memmap's free blocks %lu",
+				  r->free_listed, r->free);
 	if ((unsigned long)leaked != r->leaked)
-		return check_fail(msg, len, "zone counts %ld leaked pages, the memmap shows %lu",
+		return check_fail(msg, len, "the zones count %ld leaked pages, the memmap shows %lu",
 				  leaked, r->leaked);
 	return 0;
 }

@@ -1,21 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * page_vma_mapped_walk() (mm/page_vma_mapped.c) for PTE-mapped file
- * folios: visit, in address order, each present entry of one VMA that maps
- * a page of the folio, holding that page table's lock.  (PMD mappings,
- * migration and device entries are not modelled.)
+ * page_vma_mapped_walk() (mm/page_vma_mapped.c) for PTE-mapped folios:
+ * visit, in address order, each present entry of one VMA that maps a page
+ * of the folio (with PVMW_MIGRATION: each migration entry naming one),
+ * holding that page table's lock.  Every table the VMA's range of the
+ * folio has is locked and looked at, matching or not (the model takes the
+ * lock before looking, as PVMW_SYNC does).  (PMD mappings and device
+ * entries are not modelled.)
  */
 #include <linux/rmap.h>
+#include <linux/swapops.h>
 
-/* Does the current entry map a page of the folio? */
+/* Does the current entry map a page of the folio (or name one, with PVMW_MIGRATION)? */
 static bool check_pte(struct page_vma_mapped_walk *pvmw)
 {
 	pte_t pte = ptep_get(pvmw->pte);
 	unsigned long pfn;
 
-	if (!pte_present(pte))
-		return false;
-	pfn = pte_pfn(pte);
+	if (pvmw->flags & PVMW_MIGRATION) {
+		swp_entry_t entry;
+
+		if (!is_swap_pte(pte))
+			return false;
+		entry = pte_to_swp_entry(pte);
+		if (!is_migration_entry(entry))
+			return false;
+		pfn = swp_offset_pfn(entry);
+	} else {
+		if (!pte_present(pte))
+			return false;
+		pfn = pte_pfn(pte);
+	}
 	return pfn >= pvmw->pfn && pfn - pvmw->pfn < pvmw->nr_pages;
 }
 

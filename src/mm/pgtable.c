@@ -265,6 +265,17 @@ void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned l
 }
 
 /*
+ * Every entry of the mm (fork, after write-protecting the parent): one
+ * synchronous flush, counted as one request covering no particular page.
+ */
+void flush_tlb_mm(struct mm_struct *mm)
+{
+	(void)mm;
+	tlb_count(0, 0, true);
+	__delay(tlb_flush_loops);
+}
+
+/*
  * The TLBIs arm64's __flush_tlb_range_op() issues for @pages: one per page
  * without FEAT_TLBIRANGE, up to the point (MAX_DVM_OPS, a table's worth)
  * where it invalidates the whole ASID with one instead; one per range with

@@ -25,11 +25,17 @@ struct cpu_fbatches {
 
 static struct cpu_fbatches cpu_fbatches[NR_CPUS];
 
+/* Swap-backed (anonymous) folios age on the anon lists, the rest on the file lists. */
 static inline enum lru_list folio_lru_list(const struct folio *folio)
 {
+	enum lru_list lru;
+
 	if (folio_test_unevictable(folio))
 		return LRU_UNEVICTABLE;
-	return folio_test_active(folio) ? LRU_ACTIVE_FILE : LRU_INACTIVE_FILE;
+	lru = folio_is_file_lru(folio) ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON;
+	if (folio_test_active(folio))
+		lru += LRU_ACTIVE;
+	return lru;
 }
 
 void lru_batches_init(void)
@@ -115,7 +121,7 @@ static void folio_batch_add_and_move(struct folio_batch *fbatch, struct folio *f
 	if (on_lru && !folio_test_clear_lru(folio))
 		return;
 	folio_get(folio);
-	if (!folio_batch_add(fbatch, folio) || folio_test_large(folio))
+	if (!folio_batch_add(fbatch, folio) || folio_test_large(folio) || lru_cache_disabled())
 		folio_batch_move_lru(fbatch, move_fn);
 }
 
@@ -185,10 +191,36 @@ void lru_add_drain(void)
 	lru_add_drain_cpu(smp_processor_id());
 }
 
+/*
+ * The kernel queues a drain on every CPU with folios in its batches and
+ * waits for them.  The model cannot run code on another running CPU: it
+ * drains its own batches and those of CPUs not running; a running CPU's
+ * batch moves at its next addition if the LRU cache is disabled
+ * (lru_cache_disable()), at its next full batch otherwise.
+ */
 void lru_add_drain_all(void)
 {
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		lru_add_drain_cpu(cpu);
+		if (cpu == smp_processor_id() || !machine_cpu_running(cpu))
+			lru_add_drain_cpu(cpu);
+}
+
+atomic_t lru_disable_count = ATOMIC_INIT(0);
+
+/*
+ * Migration wants every folio it may isolate on the LRU: stop batching and
+ * drain every CPU's batches (the kernel waits for a drain run on each CPU;
+ * the model drains them itself, the other CPUs quiescent).
+ */
+void lru_cache_disable(void)
+{
+	atomic_inc(&lru_disable_count);
+	lru_add_drain_all();
+}
+
+void lru_cache_enable(void)
+{
+	atomic_dec(&lru_disable_count);
 }
 
 unsigned int lru_batched_folios(void)
@@ -213,8 +245,16 @@ void folio_lru_release(struct folio *folio)
 
 void __folio_put(struct folio *folio)
 {
-	VM_WARN_ON_ONCE_FOLIO(folio->mapping != NULL, folio);
 	if (unlikely(folio_test_lru(folio)))
 		folio_lru_release(folio);
+	/*
+	 * An anonymous folio still points to its anon_vma; the kernel clears
+	 * that in free_pages_prepare() (PageMappingFlags), the model here, off
+	 * the allocator's paths that other experiments time.  (PG_swapbacked
+	 * goes with the other flags at free.)
+	 */
+	if (folio_test_anon(folio))
+		folio->mapping = NULL;
+	VM_WARN_ON_ONCE_FOLIO(folio->mapping != NULL, folio);
 	free_frozen_pages(&folio->page, folio_order(folio));
 }

@@ -1044,7 +1044,7 @@ void *__vmalloc_node_range(unsigned long size, unsigned long align,
 	(void)node;
 	if (VM_WARN_ON(!size) || VM_WARN_ON(!vmap_initialized))
 		return NULL;
-	if ((size >> PAGE_SHIFT) > contig_zone.managed_pages)
+	if ((size >> PAGE_SHIFT) > totalram_pages())
 		return NULL;	/* "vmalloc error: size %lu, exceeds total pages" */
 	if (vm_flags & VM_ALLOW_HUGE_VMAP) {
 		shift = size >= PMD_SIZE ? PMD_SHIFT : arch_vmap_pte_supported_shift(size);

@@ -16,6 +16,7 @@
 #include <linux/math.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
+#include <linux/migrate.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
 
@@ -340,9 +341,17 @@ int lruvec_check(struct lruvec *lruvec, char *msg, size_t len)
 				ret = -1;
 				break;
 			}
-			if (lru != LRU_UNEVICTABLE && active != (lru == LRU_ACTIVE_FILE)) {
+			if (lru != LRU_UNEVICTABLE &&
+			    active != (lru == LRU_ACTIVE_FILE || lru == LRU_ACTIVE_ANON)) {
 				snprintf(msg, len, "LRU list %d: pfn %lu has PG_active %d",
 					 lru, folio_pfn(folio), active);
+				ret = -1;
+				break;
+			}
+			if (lru != LRU_UNEVICTABLE &&
+			    folio_is_file_lru(folio) != (lru >= LRU_INACTIVE_FILE)) {
+				snprintf(msg, len, "LRU list %d: pfn %lu is %s", lru, folio_pfn(folio),
+					 folio_is_file_lru(folio) ? "a file folio" : "swap-backed");
 				ret = -1;
 				break;
 			}
@@ -356,4 +365,18 @@ int lruvec_check(struct lruvec *lruvec, char *msg, size_t len)
 	}
 	spin_unlock(&lruvec->lru_lock);
 	return ret;
+}
+
+bool folio_isolate_lru(struct folio *folio)
+{
+	struct lruvec *lruvec = &node_lruvec;
+
+	VM_WARN_ON_ONCE_FOLIO(!folio_ref_count(folio), folio);
+	if (!folio_test_clear_lru(folio))
+		return false;
+	folio_get(folio);
+	spin_lock(&lruvec->lru_lock);
+	lruvec_del_folio(lruvec, folio);
+	spin_unlock(&lruvec->lru_lock);
+	return true;
 }

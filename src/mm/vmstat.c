@@ -23,6 +23,9 @@ const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
 	[PGFAULT]		= "pgfault",
 	[PGSCAN_FILE]		= "pgscan_file",
 	[PGSTEAL_FILE]		= "pgsteal_file",
+	[PGREUSE]		= "pgreuse",
+	[PGMIGRATE_SUCCESS]	= "pgmigrate_success",
+	[PGMIGRATE_FAIL]	= "pgmigrate_fail",
 #ifdef CONFIG_DEBUG_VM_EVENTS
 	[PGREF_TRYGET]		= "pgref_tryget",
 	[PGREF_TRYGET_FAIL]	= "pgref_tryget_fail",
@@ -138,8 +141,6 @@ unsigned long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item it
 }
 
 /* --- node statistics ---------------------------------------------------------- */
-
-struct pglist_data contig_node;
 
 void __mod_node_page_state(struct pglist_data *pgdat, enum node_stat_item item, long delta)
 {
