@@ -12,7 +12,7 @@
  *
  * Every design allocates the same way: large orders from the buddy, split
  * to order 0 (the v6.19 change that caused the regressions the series
- * fixes).  Rows are the thread's: "fix_size_alloc_test: p:512, h:1,
+ * fixes); only the vmalloc page count differs between the two bases.  Rows are the thread's: "fix_size_alloc_test: p:512, h:1,
  * l:100000 (usec)".  Beside time: TLB flushes, purges, and where the free
  * memory is afterwards per order (freeing page by page lets pages be
  * reallocated before they merge).
