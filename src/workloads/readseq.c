@@ -12,8 +12,8 @@
  * own struct file and readahead state.  Reads go to one block device with
  * a submission queue per CPU (async_io), or are done by the reader itself.
  * Readahead is the kernel's on-demand window, or (ra_syscall) the reader's
- * own readahead(2) of the next window before it reads into it, timed with
- * the read that issues it.
+ * own readahead(2), a window at a time, kept one window ahead of its reads
+ * as a prefetching reader does, timed with the read that issues it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +101,7 @@ static void readseq_file(struct rsq_state *s, struct rsq_thread *t, int f, char 
 	t->bad_records += bad;
 }
 
-/* The same, calling readahead(2) for the next window when a read would pass the last. */
+/* The same; a read that reaches the last window asked for asks for the one after it. */
 static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
 {
 	const uint64_t *sums = s->p.record_sums[f];
@@ -117,9 +117,9 @@ static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int 
 		uint64_t t0 = now_ns();
 		ssize_t n;
 
-		if (pos + (loff_t)size > ahead) {
-			ksys_readahead(&file, pos, window);
-			ahead = pos + (loff_t)window;
+		while (pos + (loff_t)size > ahead - (loff_t)window) {
+			ksys_readahead(&file, ahead, window);
+			ahead += (loff_t)window;
 		}
 		n = filemap_read(&file, pos, size, buf);
 		lat_hist_record(t->hist, now_ns() - t0);
