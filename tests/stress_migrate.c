@@ -39,6 +39,7 @@
 
 static struct mm_struct *p, *c;
 static int done;
+static int child_forks;	/* the child's forks so far, for the main loop's end */
 static unsigned char c_byte[NPAGES];	/* what C last wrote at offset 8 of page i (0: nothing) */
 
 struct child_stats {
@@ -82,6 +83,7 @@ static void grandchild(struct child_stats *s)
 	}
 	mmput(g);
 	s->forks++;
+	__atomic_store_n(&child_forks, (int)s->forks, __ATOMIC_RELAXED);
 }
 
 static void child_main(void *arg)
@@ -176,7 +178,9 @@ int main(void)
 	t = machine_threads_start_at(1, 1, child_main, args);	/* CPU 1: P runs on CPU 0 */
 	ok(t != NULL, "start the child's CPU");
 	start = machine_now();
-	while (machine_now() < start + RUN_SECONDS || rounds < MIN_ROUNDS) {
+	/* Long enough for the child to have forked too (a loaded host may start it late). */
+	while (machine_now() < start + RUN_SECONDS || rounds < MIN_ROUNDS ||
+	       (!__atomic_load_n(&child_forks, __ATOMIC_RELAXED) && machine_now() < start + 60)) {
 		int nid = (int)(rounds & 1);
 
 		if (do_mbind(p, BASE, NPAGES * PAGE_SIZE, nid, MPOL_MF_MOVE_ALL))
