@@ -237,7 +237,7 @@ const struct experiment exp_migrate_fork = {
 	.unit = "usec",
 	.higher_is_better = false,
 	.point_header = "#children",
-	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 3, [SCALE_FULL] = 5 },
+	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 4, [SCALE_FULL] = 8 },
 	.default_mem = { [SCALE_TINY] = "256M", [SCALE_DEFAULT] = "6G" },
 	.prepare = mf_prepare,
 	.run_one = mf_run_one,

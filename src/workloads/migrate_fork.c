@@ -66,25 +66,26 @@ static unsigned char *mf_touch(struct mm_struct *mm, unsigned long addr, bool wr
  * The host backs the simulated memory lazily: the first write to a page
  * costs a host fault and zeroing that no kernel pays.  Take that cost
  * before the timed call for the pages the targets will come from: take
- * as many pages of node 1 as will move, write them, give them back (the
- * allocator hands the same pages out again, hot ones first).
+ * as many blocks of node 1, of the folios' order, as will move, write
+ * them, give them back (the allocator hands the same blocks out again).
  */
 static void mf_warm_target(struct mf_run *run)
 {
-	unsigned long nr = run->nr_pages;
+	unsigned int order = run->p->folio_order;
+	unsigned long nr = run->nr_pages >> order;
 	struct page **pages = calloc(nr, sizeof(*pages));
 
 	if (!pages)
 		return;
 	for (unsigned long i = 0; i < nr; i++) {
-		pages[i] = alloc_pages_node(1, GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_NOWARN, 0);
+		pages[i] = alloc_pages_node(1, GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_NOWARN, order);
 		if (!pages[i])
 			break;
-		memset(page_address(pages[i]), 0, PAGE_SIZE);
+		memset(page_address(pages[i]), 0, PAGE_SIZE << order);
 	}
 	for (unsigned long i = nr; i-- > 0;)
 		if (pages[i])
-			__free_pages(pages[i], 0);
+			__free_pages(pages[i], order);
 	free(pages);
 }
 
