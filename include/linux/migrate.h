@@ -119,9 +119,15 @@ struct try_to_migrate_arg {
  */
 atomic_t *folio_migration_entries(const struct folio *folio);
 
+/*
+ * Release: whoever drops an entry (a zap reads the folio for its RSS
+ * counter) is done with the folio before a restore that reads the count
+ * 0 (acquire) stops and lets the migration free it.  Vanilla's walk gets
+ * that order from the page table lock of every VMA it visits.
+ */
 static inline void folio_migration_entries_add(struct folio *folio, int nr)
 {
-	atomic_add(nr, folio_migration_entries(folio));
+	atomic_fetch_add_release(nr, folio_migration_entries(folio));
 }
 
 static inline void try_to_migrate_entry_made(struct folio *folio, int *nr_entries)
@@ -134,7 +140,7 @@ static inline void try_to_migrate_entry_made(struct folio *folio, int *nr_entrie
 
 static inline bool folio_migration_entries_remain(struct folio *folio)
 {
-	return atomic_read(folio_migration_entries(folio)) > 0;
+	return atomic_read_acquire(folio_migration_entries(folio)) > 0;
 }
 
 static inline void folio_migration_entries_forget(struct folio *folio)
@@ -149,10 +155,11 @@ static inline void folio_migration_entries_forget(struct folio *folio)
  * becomes PGTY_mgt_entry with the number of entries the walk made; fork
  * and zap adjust it only while the type is set.
  */
+/* Release and acquire as for mgt-counter: the count replaces the walk's PTE locks. */
 static inline void folio_migration_entries_add(struct folio *folio, int nr)
 {
 	if (PageMgtEntry(&folio->page))
-		atomic_add(nr, &folio->_mapcount);
+		atomic_fetch_add_release(nr, &folio->_mapcount);
 }
 
 static inline void try_to_migrate_entry_made(struct folio *folio, int *nr_entries)
@@ -174,7 +181,7 @@ static inline void try_to_migrate_exit(struct folio *folio, void *arg)
 
 static inline bool folio_migration_entries_remain(struct folio *folio)
 {
-	unsigned int t = (unsigned int)atomic_read(&folio->_mapcount);
+	unsigned int t = (unsigned int)atomic_read_acquire(&folio->_mapcount);
 
 	return t >> PAGE_TYPE_SHIFT != PGTY_mgt_entry || (t & PAGE_TYPE_VALUE_MASK);
 }
