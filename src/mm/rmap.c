@@ -590,12 +590,10 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
-	struct try_to_migrate_arg *ttm = arg;
-	enum ttu_flags flags = (enum ttu_flags)ttm->flags;
+	enum ttu_flags flags = (enum ttu_flags)(unsigned long)arg;
 	struct mmu_notifier_range range;
 	bool ret = true;
 
-	count_debug_vm_event(MIGRATE_UNMAP_VMAS);
 	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, address, vma_address_end(&pvmw));
 	mmu_notifier_invalidate_range_start(&range);
 	while (page_vma_mapped_walk(&pvmw)) {
