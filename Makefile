@@ -55,9 +55,11 @@ BASE_CFLAGS := -std=gnu11 -g -pthread -fno-strict-aliasing -fno-strict-overflow 
 LIBS    := -lurcu-memb -lurcu-common -lm -pthread
 
 # --- designs (kernel configs), named <series>-<design> ---------------------------
-#  seed 000  refcount-*     seed 001  contig-*     seed 002  ra-*     seed 004  rmap-*
+#  seed 000  refcount-*     seed 001  contig-*     seed 002  ra-*     seed 003  mgt-*
+#  seed 004  rmap-*
 KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read \
-	   contig-batched contig-bulk contig-chunk-prepare ra-batched rmap-referenced rmap-batched
+	   contig-batched contig-bulk contig-chunk-prepare ra-batched mgt-entry mgt-counter \
+	   rmap-referenced rmap-batched
 
 KCFG_vanilla                 :=
 KCFG_refcount-frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
@@ -67,6 +69,8 @@ KCFG_contig-batched          := -DCONFIG_FREE_CONTIG_BATCHED -DCONFIG_VMALLOC_AT
 KCFG_contig-bulk             := -DCONFIG_FREE_CONTIG_BULK
 KCFG_contig-chunk-prepare    := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_CHUNK_PREPARE
 KCFG_ra-batched              := -DCONFIG_READAHEAD_BATCHED
+KCFG_mgt-entry               := -DCONFIG_MIGRATE_PGTY_MGT_ENTRY
+KCFG_mgt-counter             := -DCONFIG_MIGRATE_ENTRY_COUNTER
 KCFG_rmap-referenced         := -DCONFIG_RMAP_BATCH_REFERENCED
 KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
 
@@ -79,7 +83,9 @@ BTESTS_vanilla-v1base        := dbg/test_vmalloc
 # Deliberately broken designs, each built only for the tests that must catch it.
 MUTANTS := refcount-frozen-bit-nocas filemap-no-recheck page-alloc-merge-pageblock contig-misaligned contig-free-referenced \
 	   ra-skip-slot ra-bad-ref ra-eexist-ends rmap-past-pmd rmap-past-folio rmap-notify-nr \
-	   anon-no-wrprotect anon-reuse-active anon-fork-keep-write migrate-stop-restore
+	   anon-no-wrprotect anon-reuse-active anon-fork-keep-write migrate-stop-restore \
+	   mgt-entry-fork-uncounted mgt-counter-fork-uncounted mgt-counter-zap-uncounted \
+	   migrate-stop-exclusive
 
 KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_filemap-no-recheck      := -DCONFIG_FILEMAP_MUTANT_NO_RECHECK
@@ -96,6 +102,10 @@ KCFG_anon-no-wrprotect       := -DCONFIG_ANON_MUTANT_NO_WRPROTECT
 KCFG_anon-reuse-active       := -DCONFIG_ANON_MUTANT_REUSE_ACTIVE
 KCFG_anon-fork-keep-write    := -DCONFIG_ANON_MUTANT_FORK_KEEP_WRITE
 KCFG_migrate-stop-restore    := -DCONFIG_MIGRATE_MUTANT_STOP_RESTORE
+KCFG_mgt-entry-fork-uncounted := $(KCFG_mgt-entry) -DCONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED
+KCFG_mgt-counter-fork-uncounted := $(KCFG_mgt-counter) -DCONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED
+KCFG_mgt-counter-zap-uncounted := $(KCFG_mgt-counter) -DCONFIG_MIGRATE_MUTANT_ZAP_UNCOUNTED
+KCFG_migrate-stop-exclusive  := -DCONFIG_MIGRATE_MUTANT_STOP_EXCLUSIVE
 
 # The tests that must catch each mutant (flavour/test).
 MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref chk/check_filemap
@@ -113,6 +123,10 @@ MTESTS_anon-no-wrprotect     := dbg/test_anon
 MTESTS_anon-reuse-active     := dbg/test_anon
 MTESTS_anon-fork-keep-write  := dbg/test_anon
 MTESTS_migrate-stop-restore  := dbg/test_migrate
+MTESTS_mgt-entry-fork-uncounted := dbg/test_migrate
+MTESTS_mgt-counter-fork-uncounted := dbg/test_migrate
+MTESTS_mgt-counter-zap-uncounted := dbg/test_migrate
+MTESTS_migrate-stop-exclusive := dbg/test_migrate
 
 # --- flavours of a build -----------------------------------------------------
 #  run   timed builds linked into mmlab (frame pointers, for perf record -g)

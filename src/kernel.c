@@ -52,4 +52,6 @@ const struct mm_kernel MM_KERNEL_SYM = {
 	.fc_run = free_contig_run,
 	.vmalloc_test_run = vmalloc_test_run,
 	.rl_run = reclaim_large_run,
+	.nr_online_nodes = &nr_online_nodes,
+	.mf_run = migrate_fork_run,
 };

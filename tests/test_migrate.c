@@ -20,6 +20,18 @@
  * new folio is mapped anywhere) is caught by the shared pages of
  * MPOL_MF_MOVE_ALL: C3 keeps migration entries.
  *
+ * The designs of seed 003 (mgt-entry: the RFC's PGTY_mgt_entry; mgt-counter:
+ * a counter of its own) count the entries naming the source: every
+ * transition is checked here (made by try_to_migrate(), copied by a fork
+ * between unmap and restore, dropped by an exiting child, removed by the
+ * restore, which stops when none is left; the undo path; a large folio).
+ * Mutants mgt-entry-fork-uncounted and mgt-counter-fork-uncounted (fork
+ * does not count the copy: the restore stops before the child's entry),
+ * mgt-counter-zap-uncounted (an exiting child does not uncount: the count
+ * never reaches 0), and migrate-stop-exclusive (David Hildenbrand's "stop
+ * after restoring an exclusive entry": a large folio mapped by two VMAs
+ * after a split keeps entries in the second) are caught.
+ *
  *   P:  BASE [ 0 .. 7 | 8 .. 15 ]    C1, C2 copied every page, C3 pages 0..7:
  *   C1: BASE [ copies          ]     P's pages 0..7 are P's alone,
  *   C2: BASE [ copies          ]     8..15 shared with C3
@@ -43,12 +55,41 @@
 #define MT_STOP_RESTORE	0
 #endif
 
+#if defined(CONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED)
+#define MT_FORK_UNCOUNTED	1
+#else
+#define MT_FORK_UNCOUNTED	0
+#endif
+#if defined(CONFIG_MIGRATE_MUTANT_ZAP_UNCOUNTED)
+#define MT_ZAP_UNCOUNTED	1
+#else
+#define MT_ZAP_UNCOUNTED	0
+#endif
+#if defined(CONFIG_MIGRATE_MUTANT_STOP_EXCLUSIVE)
+#define MT_STOP_EXCLUSIVE	1
+#else
+#define MT_STOP_EXCLUSIVE	0
+#endif
+#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+#define MGT_COUNTER	1
+#define MGT_ENTRY	0
+#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+#define MGT_COUNTER	0
+#define MGT_ENTRY	1
+#else
+#define MGT_COUNTER	0
+#define MGT_ENTRY	0
+#endif
+#define MT_COUNT_MUTANT	(MT_FORK_UNCOUNTED || MT_ZAP_UNCOUNTED)
+
 #define BASE		0x7f0000000000UL
 #define PG(n)		((unsigned long)(n) << PAGE_SHIFT)
 #define RW		(VM_READ | VM_WRITE)
 #define NPAGES		16
 
 static char msg[256];
+
+static int counted(struct folio *folio);
 
 static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 {
@@ -235,7 +276,18 @@ static void test_walk_costs(void)
 	reset_vm_events();
 	is_int(do_mbind(mms[0], BASE, PG(1), 1, MPOL_MF_MOVE), 0, "walks: the page moved");
 	is_int(vm_event(RMAP_WALKS), 2, "walks: one to unmap, one to restore");
-	is_int(vm_event(RMAP_VMAS), 1 + 4, "walks: unmap stops after 1 VMA, restore visits all 4");
+	if (MGT_COUNTER || MGT_ENTRY)
+		is_int(vm_event(RMAP_VMAS), 1 + 1,
+		       "walks: unmap stops after 1 VMA, restore too: the count reached 0 in P's");
+	else
+		is_int(vm_event(RMAP_VMAS), 1 + 4, "walks: unmap stops after 1 VMA, restore visits all 4");
+	is_int(vm_event(MIGRATE_UNMAP_VMAS), 1, "walks: migrate_unmap_vmas counts try_to_migrate's");
+	is_int(vm_event(MIGRATE_RESTORE_VMAS), MGT_COUNTER || MGT_ENTRY ? 1 : 4,
+	       "walks: migrate_restore_vmas counts remove_migration_ptes'");
+	is_int(vm_event(MIGRATE_ENTRIES_MADE), 1, "walks: one entry made");
+	is_int(vm_event(MIGRATE_ENTRIES_REMOVED), 1, "walks: one entry removed");
+	is_int(vm_event(PVMW_WALKS), MGT_COUNTER || MGT_ENTRY ? 2 : 5, "walks: one page table walk per VMA");
+	is_int(vm_event(PVMW_PTL), MGT_COUNTER || MGT_ENTRY ? 2 : 5, "walks: one page table lock per VMA");
 	is_int(vm_event(RMAP_PVMW_HITS), 1 + 1, "walks: one entry found each time");
 	ok(check(mms, 4) == 0, "walks: checkers pass");
 	finish("walks", mms, 4, warns);
@@ -311,6 +363,8 @@ static void test_undo(void)
 	is_int(page_to_nid(page_at(mm, BASE + PG(1))), 1, "undo: the other page moved");
 	is_int(vm_event(PGMIGRATE_FAIL), 1, "undo: pgmigrate_fail counts it");
 	ok(migration_entries(mm) == 0 && folio_test_lru(pinned), "undo: no entry left, back on the LRU");
+	is_int(folio_mapcount(pinned), 1, "undo: mapped once again (no page type left in the mapcount)");
+	is_int(counted(pinned), MGT_COUNTER ? 0 : -1, "undo: the count is 0 (or none is kept)");
 	is_int(load(mm, BASE + 8), 7, "undo: data intact");
 	folio_put(pinned);
 	ok(check(&mm, 1) == 0, "undo: checkers pass");
@@ -361,6 +415,193 @@ static void test_large_folio(void)
 	finish("large", &mm, 1, warns);
 }
 
+/*
+ * The designs' count of the entries naming @folio: -1 where none is kept
+ * (vanilla; mgt-entry while the folio has no PGTY_mgt_entry type).
+ */
+static int counted(struct folio *folio)
+{
+#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+	return atomic_read(folio_migration_entries(folio));
+#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+	if (!PageMgtEntry(&folio->page))
+		return -1;
+	return (int)(folio->page.page_type & PAGE_TYPE_VALUE_MASK);
+#else
+	(void)folio;
+	return -1;
+#endif
+}
+
+/* What the design should count for @n entries naming each page of @folio. */
+static int expect_count(struct folio *folio, int n)
+{
+	if (MGT_COUNTER)
+		return n * (int)folio_nr_pages(folio);
+	if (MGT_ENTRY && !folio_test_large(folio))
+		return n;
+	return -1;
+}
+
+/* Does @mm hold a readable (not writable, not exclusive) migration entry at @addr? */
+static bool readable_entry_at(struct mm_struct *mm, unsigned long addr)
+{
+	pte_t *ptep = mm_find_pte(mm, addr);
+	swp_entry_t entry;
+
+	if (!ptep || !is_swap_pte(__ptep_get(ptep)))
+		return false;
+	entry = pte_to_swp_entry(__ptep_get(ptep));
+	return is_migration_entry(entry) && is_readable_migration_entry(entry);
+}
+
+/*
+ * Every transition of the count, migrating by hand as compaction does (no
+ * mmap_lock held, so processes may fork and exit between unmap and
+ * restore):
+ *
+ *	P maps the folio, C0 (forked before) has its own copy;
+ *	try_to_migrate()		P's entries: count 1 (per page)
+ *	fork C1				copies them: 2
+ *	fork C2, C2 exits		3, then 2
+ *	restore (to a new folio on node 1, or @undo: to the folio itself)
+ *					P's: 1, C0's VMA: none, C1's: 0, done
+ */
+static void test_count_transitions(unsigned int order, bool undo)
+{
+	unsigned long warns = vm_warn_count;
+	int nr = 1 << order;
+	struct mm_struct *mms[3], *c2;
+	struct folio *src, *dst;
+	bool data = true;
+	char what[64];
+
+	snprintf(what, sizeof(what), "count (order %u, %s)", order, undo ? "undo" : "move");
+	anon_folio_order = order;
+	mms[0] = rt_mm_alloc();
+	do_mmap(mms[0], NULL, BASE, PG(nr), RW, 0);
+	for (int i = 0; i < nr; i++)
+		store(mms[0], BASE + PG(i) + 8, (unsigned char)(0x10 + i));
+	mms[1] = dup_mm(mms[0]);
+	for (int i = 0; i < nr; i++)
+		store(mms[1], BASE + PG(i) + 8, 0x77);
+	src = page_folio(page_at(mms[0], BASE));
+	ok(folio_order(src) == order && folio_mapcount(src) == nr, "%s: P alone maps the folio", what);
+	ok(folio_isolate_lru(src), "%s: isolated", what);
+	folio_lock(src);
+
+	try_to_migrate(src, 0);
+	ok(!folio_mapped(src) && migration_entries(mms[0]) == nr, "%s: unmapped, %d entries in P", what, nr);
+	is_int(counted(src), expect_count(src, 1), "%s: counted after try_to_migrate", what);
+
+	mms[2] = dup_mm(mms[0]);
+	ok(migration_entries(mms[2]) == nr && readable_entry_at(mms[2], BASE) &&
+	   readable_entry_at(mms[0], BASE), "%s: fork copied the entries, readable on both sides", what);
+	if (MT_FORK_UNCOUNTED) {
+		ok(counted(src) == expect_count(src, 1),
+		   "mutant %s: the fork's copies are not counted (caught by the next test)", MM_KERNEL_NAME);
+	} else {
+		is_int(counted(src), expect_count(src, 2), "%s: fork counted", what);
+	}
+	/* (Not with the fork mutant: the exit would take its count below the truth.) */
+	c2 = MT_FORK_UNCOUNTED ? NULL : dup_mm(mms[0]);
+	if (c2) {
+		is_int(counted(src), expect_count(src, 3), "%s: a second fork counted", what);
+		mmput(c2);
+	}
+	if (MT_ZAP_UNCOUNTED) {
+		ok(counted(src) == expect_count(src, 3),
+		   "mutant %s: the exiting child's entries are still counted (caught)", MM_KERNEL_NAME);
+		exit(done_testing());	/* the count would never reach 0 */
+	}
+	if (!MT_FORK_UNCOUNTED)
+		is_int(counted(src), expect_count(src, 2), "%s: the exit uncounted", what);
+
+	reset_vm_events();
+	if (undo) {
+		dst = src;
+		remove_migration_ptes(src, src, 0);
+	} else {
+		dst = alloc_migration_target(src, 1);
+		folio_lock(dst);
+		memcpy(folio_address(dst), folio_address(src), folio_size(src));
+		dst->index = src->index;
+		WRITE_ONCE(dst->mapping, src->mapping);
+		__folio_set_swapbacked(dst);
+		remove_migration_ptes(src, dst, 0);
+	}
+	if (MT_FORK_UNCOUNTED) {
+		ok(migration_entries(mms[2]) == nr,
+		   "mutant %s: C1 keeps its migration entries after the restore (caught)", MM_KERNEL_NAME);
+		exit(done_testing());	/* entries name a folio about to be freed: no teardown */
+	}
+	is_int(migration_entries(mms[0]) + migration_entries(mms[1]) + migration_entries(mms[2]), 0,
+	       "%s: no migration entry left", what);
+	is_int(vm_event(MIGRATE_ENTRIES_REMOVED), 2 * nr, "%s: P's and C1's entries restored", what);
+	is_int(vm_event(MIGRATE_RESTORE_VMAS), 3, "%s: P, C0 and C1 visited (C1 is the last)", what);
+	is_int(counted(src), MGT_COUNTER ? 0 : -1, "%s: the count is 0 (or forgotten)", what);
+	ok(folio_mapcount(dst) == 2 * nr && page_at(mms[2], BASE) == &dst->page &&
+	   page_at(mms[0], BASE) == &dst->page, "%s: P and C1 map %s", what, undo ? "the folio again" : "the new folio");
+	if (!undo) {
+		folio_add_lru(dst);
+		folio_unlock(dst);
+		folio_put(dst);		/* the mappings hold it now */
+		ok(folio_nid(dst) == 1, "%s: the new folio is on node 1", what);
+	}
+	folio_unlock(src);
+	if (undo)
+		folio_putback_lru(src);
+	else
+		folio_put(src);		/* the isolation reference, the last */
+	for (int i = 0; i < nr; i++)
+		data &= load(mms[0], BASE + PG(i) + 8) == 0x10 + i &&
+			load(mms[2], BASE + PG(i) + 8) == 0x10 + i && load(mms[1], BASE + PG(i) + 8) == 0x77;
+	ok(data, "%s: every process reads what it wrote", what);
+	ok(check(mms, 3) == 0, "%s: checkers pass", what);
+	finish(what, mms, 3, warns);
+}
+
+/*
+ * "Stop after restoring an exclusive entry": a large folio mapped by two
+ * VMAs of one process (a VMA split by mprotect() or munmap() of part of
+ * it), every page exclusive.  The restore walk visits the first VMA,
+ * restores exclusive entries, and would stop with the second VMA's
+ * entries still in place.
+ */
+static void test_split_exclusive(void)
+{
+	unsigned long warns = vm_warn_count;
+	struct mm_struct *mm = rt_mm_alloc();
+	struct folio *old, *new;
+	bool data = true;
+
+	anon_folio_order = 2;
+	do_mmap(mm, NULL, BASE, PG(4), RW, 0);
+	for (int i = 0; i < 4; i++)
+		store(mm, BASE + PG(i) + 8, (unsigned char)(0x40 + i));
+	old = page_folio(page_at(mm, BASE));
+	mmap_write_lock(mm);
+	is_int(split_vma(mm, vma_lookup(mm, BASE), BASE + PG(2)), 0, "split: VMA split in two");
+	mmap_write_unlock(mm);
+	ok(vma_lookup(mm, BASE) != vma_lookup(mm, BASE + PG(2)) && page_folio(page_at(mm, BASE + PG(3))) == old &&
+	   PageAnonExclusive(page_at(mm, BASE + PG(3))), "split: one order-2 folio, exclusive, in two VMAs");
+	is_int(do_mbind(mm, BASE, PG(4), 1, MPOL_MF_MOVE), 0, "split: mbind moves it");
+	if (MT_STOP_EXCLUSIVE) {
+		ok(migration_entries(mm) == 2,
+		   "mutant %s: the second VMA keeps 2 migration entries (caught)", MM_KERNEL_NAME);
+		exit(done_testing());
+	}
+	is_int(migration_entries(mm), 0, "split: no migration entry left");
+	new = page_folio(page_at(mm, BASE + PG(3)));
+	ok(new != old && folio_nid(new) == 1 && page_folio(page_at(mm, BASE)) == new,
+	   "split: both VMAs map the new folio on node 1");
+	for (int i = 0; i < 4; i++)
+		data &= load(mm, BASE + PG(i) + 8) == 0x40 + i;
+	ok(data, "split: data intact");
+	ok(check(&mm, 1) == 0, "split: checkers pass");
+	finish("split", &mm, 1, warns);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -370,10 +611,24 @@ int main(void)
 		printf("Bail out! mem_init failed\n");
 		return 1;
 	}
+	if (MT_COUNT_MUTANT) {
+		test_count_transitions(0, false);
+		test_count_transitions(2, false);
+		return done_testing();
+	}
+	if (MT_STOP_EXCLUSIVE) {
+		test_split_exclusive();
+		return done_testing();
+	}
 	test_mbind_move();
 	if (MT_STOP_RESTORE)
 		return done_testing();
 	test_walk_costs();
+	test_count_transitions(0, false);
+	test_count_transitions(0, true);
+	test_count_transitions(2, false);
+	test_count_transitions(2, true);
+	test_split_exclusive();
 	test_fault_waits();
 	test_undo();
 	test_pages_move();

@@ -87,4 +87,142 @@ long do_mbind(struct mm_struct *mm, unsigned long start, unsigned long len, int 
 long do_pages_move(struct mm_struct *mm, unsigned long nr, const unsigned long *pages,
 		   const int *nodes, int *status, unsigned int flags);
 
+/* --- counting migration entries (seed 003's designs) ---------------------------------- */
+
+/*
+ * Each design is one set of these helpers; the kernel functions call them
+ * the same way in every build (Makefile: KCFG_mgt-*).
+ *
+ *  folio_migration_entries_add(folio, nr)  @nr entries naming @folio were
+ *        made (nr > 0: try_to_migrate_one(), copy_nonpresent_pte()) or
+ *        removed (nr < 0: remove_migration_pte(), zap_nonpresent_ptes());
+ *        called under the page table lock of the entries
+ *  try_to_migrate_entry_made(folio, &n)    try_to_migrate_one() made one
+ *  try_to_migrate_exit                     rmap_walk_control.exit of
+ *        try_to_migrate(): runs under the rmap lock after the walk
+ *  folio_migration_entries_remain(folio)   may an entry naming @folio be
+ *        left?  false ends remove_migration_ptes()' walk
+ *  folio_migration_entries_forget(folio)   stop counting (undo; the end
+ *        of remove_migration_ptes())
+ */
+struct try_to_migrate_arg {
+	unsigned int flags;	/* enum ttu_flags */
+	int nr_entries;		/* made by this walk (mgt-entry) */
+};
+
+#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+/*
+ * mgt-counter (David Hildenbrand's proposal): a counter of its own, kept
+ * outside struct page (page_ext, like the kernel's optional per-page
+ * data), counted when each entry is made and removed, for folios of any
+ * order: the entries naming any page of the folio.
+ */
+atomic_t *folio_migration_entries(const struct folio *folio);
+
+/*
+ * Release: whoever drops an entry (a zap reads the folio for its RSS
+ * counter) is done with the folio before a restore that reads the count
+ * 0 (acquire) stops and lets the migration free it.  Vanilla's walk gets
+ * that order from the page table lock of every VMA it visits.
+ */
+static inline void folio_migration_entries_add(struct folio *folio, int nr)
+{
+	atomic_fetch_add_release(nr, folio_migration_entries(folio));
+}
+
+static inline void try_to_migrate_entry_made(struct folio *folio, int *nr_entries)
+{
+	(void)nr_entries;
+	folio_migration_entries_add(folio, 1);
+}
+
+#define try_to_migrate_exit	NULL
+
+static inline bool folio_migration_entries_remain(struct folio *folio)
+{
+	return atomic_read_acquire(folio_migration_entries(folio)) > 0;
+}
+
+static inline void folio_migration_entries_forget(struct folio *folio)
+{
+	(void)folio;
+}
+
+#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+/*
+ * mgt-entry (the RFC): once try_to_migrate() has unmapped a small folio,
+ * its page_type (the mapcount's word, unused while the folio is unmapped)
+ * becomes PGTY_mgt_entry with the number of entries the walk made; fork
+ * and zap adjust it only while the type is set.
+ */
+/* Release and acquire as for mgt-counter: the count replaces the walk's PTE locks. */
+static inline void folio_migration_entries_add(struct folio *folio, int nr)
+{
+	if (PageMgtEntry(&folio->page))
+		atomic_fetch_add_release(nr, &folio->_mapcount);
+}
+
+static inline void try_to_migrate_entry_made(struct folio *folio, int *nr_entries)
+{
+	(void)folio;
+	(*nr_entries)++;
+}
+
+/* Under the rmap lock, after the walk: record the count if the folio is unmapped. */
+static inline void try_to_migrate_exit(struct folio *folio, void *arg)
+{
+	struct try_to_migrate_arg *ttm = arg;
+
+	if (folio_test_large(folio) || folio_mapped(folio) || !ttm->nr_entries)
+		return;
+	atomic_set(&folio->_mapcount,
+		   (int)((unsigned int)PGTY_mgt_entry << PAGE_TYPE_SHIFT | (unsigned int)ttm->nr_entries));
+}
+
+static inline bool folio_migration_entries_remain(struct folio *folio)
+{
+	unsigned int t = (unsigned int)atomic_read_acquire(&folio->_mapcount);
+
+	return t >> PAGE_TYPE_SHIFT != PGTY_mgt_entry || (t & PAGE_TYPE_VALUE_MASK);
+}
+
+/* Back to an unmapped mapcount (-1): the undo path maps the source again. */
+static inline void folio_migration_entries_forget(struct folio *folio)
+{
+	if (PageMgtEntry(&folio->page))
+		atomic_set(&folio->_mapcount, -1);
+}
+
+#else
+/* vanilla: nothing counts, every restore walk visits every VMA. */
+static inline void folio_migration_entries_add(struct folio *folio, int nr)
+{
+	(void)folio;
+	(void)nr;
+}
+
+static inline void try_to_migrate_entry_made(struct folio *folio, int *nr_entries)
+{
+	(void)folio;
+	(void)nr_entries;
+}
+
+#define try_to_migrate_exit	NULL
+
+static inline bool folio_migration_entries_remain(struct folio *folio)
+{
+	(void)folio;
+	return true;
+}
+
+static inline void folio_migration_entries_forget(struct folio *folio)
+{
+	(void)folio;
+}
+#endif
+
+/* Allocate / free the designs' per-page data at boot (page_ext.c); 0 or -ENOMEM. */
+int page_ext_init(unsigned long nr_pages);
+void page_ext_exit(void);
+
 #endif

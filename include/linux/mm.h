@@ -255,6 +255,8 @@ unsigned long do_mmap(struct mm_struct *mm, struct file *file, unsigned long add
  * does not split VMAs): 0 or -EINVAL.  mmap_lock not held.
  */
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+/* Split @vma at @addr (mmap_lock held for writing): 0, -EINVAL, -ENOMEM (__split_vma()). */
+int split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr);
 
 /* The VMA containing @addr, or the first one above it; NULL if none. */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);

@@ -224,6 +224,7 @@ enum pagetype {
 	PGTY_offline	= 0xf1,
 	PGTY_table	= 0xf2,
 	PGTY_guard	= 0xf3,
+	PGTY_mgt_entry	= 0xf4,	/* seed 003's RFC (mgt-entry): migration entries, low 24 bits */
 	PGTY_mapcount_underflow = 0xff,
 };
 
@@ -242,6 +243,20 @@ static inline bool PageBuddy(const struct page *page)
 static inline void __SetPageBuddy(struct page *page)
 {
 	__atomic_store_n(&page->page_type, (unsigned int)PGTY_buddy << 24, __ATOMIC_RELAXED);
+}
+
+/*
+ * The RFC's PGTY_mgt_entry (design mgt-entry, linux/migrate.h): an unmapped
+ * small folio under migration counts the migration entries naming it in
+ * the low 24 bits.
+ */
+#define PAGE_TYPE_SHIFT		24
+#define PAGE_TYPE_VALUE_MASK	((1U << PAGE_TYPE_SHIFT) - 1)
+
+static inline bool PageMgtEntry(const struct page *page)
+{
+	return (__atomic_load_n(&page->page_type, __ATOMIC_RELAXED) >> PAGE_TYPE_SHIFT) ==
+	       PGTY_mgt_entry;
 }
 
 static inline void __ClearPageBuddy(struct page *page)

@@ -263,6 +263,8 @@ struct rmap_walk_control {
 	/* After each VMA: true when there is nothing left to do. */
 	bool (*done)(struct folio *folio);
 	bool (*invalid_vma)(struct vm_area_struct *vma, void *arg);
+	/* After the walk, still under the rmap lock (NULL: nothing). */
+	void (*exit)(struct folio *folio, void *arg);
 	/* Lock the anon_vma of an anonymous folio (default: rmap_walk_anon_lock). */
 	struct anon_vma *(*anon_lock)(const struct folio *folio, struct rmap_walk_control *rwc);
 };

@@ -46,6 +46,15 @@ enum vm_event_item {
 	RMAP_REFERENCED_NS,	/* nanoseconds in folio_referenced() */
 	RMAP_UNMAP_NS,		/* nanoseconds in try_to_unmap() */
 	PTE_RMW,		/* PTEs the young-bit and unmap primitives read-modify-write */
+	PVMW_WALKS,		/* page_vma_mapped_walk() walks started (one per VMA looked at) */
+	PVMW_PTL,		/* page table locks page_vma_mapped_walk() took */
+	/* mm/migrate.c, mm/memory.c (seed 003) */
+	MIGRATE_UNMAP_VMAS,	/* VMAs try_to_migrate() visited */
+	MIGRATE_RESTORE_VMAS,	/* VMAs remove_migration_ptes() visited */
+	MIGRATE_ENTRIES_MADE,	/* migration entries written by try_to_migrate_one() */
+	MIGRATE_ENTRIES_REMOVED,	/* ... and replaced by remove_migration_pte() */
+	MIGRATE_RESTORE_NS,	/* nanoseconds in remove_migration_ptes() */
+	MIGRATE_MOVE_NS,	/* nanoseconds in move_to_new_folio() */
 #endif
 	NR_VM_EVENT_ITEMS
 };

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <mmlab/workloads/free_contig.h>
+#include <mmlab/workloads/migrate_fork.h>
 #include <mmlab/workloads/readseq.h>
 #include <mmlab/workloads/reclaim_large.h>
 #include <mmlab/workloads/refcount_scale.h>
@@ -68,6 +69,20 @@ struct mm_kernel {
 	 * small for the mapping, or -1 with a failed check in @msg.
 	 */
 	int (*rl_run)(const struct rl_params *p, struct rl_result *r, char *msg, size_t len);
+
+	/*
+	 * The build's number of NUMA nodes (nr_online_nodes): set before
+	 * mem_init(), which gives each node its share of the memory; 1 unless
+	 * an experiment asks for more, and back to 1 after its mem_exit().
+	 */
+	int *nr_online_nodes;
+
+	/*
+	 * One migrate-fork sample on a booted machine of at least 2 nodes:
+	 * map, fault in, fork, COW, mbind (timed), check, tear down.  0,
+	 * -ENOMEM if the machine is too small, or -1 with a failed check in @msg.
+	 */
+	int (*mf_run)(const struct mf_params *p, struct mf_result *r, char *msg, size_t len);
 };
 
 #define DECLARE_KERNEL(design) \
@@ -82,6 +97,8 @@ DECLARE_KERNEL(contig_batched);
 DECLARE_KERNEL(contig_bulk);
 DECLARE_KERNEL(contig_chunk_prepare);
 DECLARE_KERNEL(ra_batched);
+DECLARE_KERNEL(mgt_entry);
+DECLARE_KERNEL(mgt_counter);
 DECLARE_KERNEL(rmap_referenced);
 DECLARE_KERNEL(rmap_batched);
 

@@ -10,6 +10,7 @@ extern const struct experiment exp_refcount_scale;
 extern const struct experiment exp_free_contig;
 extern const struct experiment exp_readseq;
 extern const struct experiment exp_vmalloc;
+extern const struct experiment exp_migrate_fork;
 extern const struct experiment exp_reclaim_large;
 
 const struct experiment *const experiments[] = {
@@ -17,6 +18,7 @@ const struct experiment *const experiments[] = {
 	&exp_free_contig,
 	&exp_readseq,
 	&exp_vmalloc,
+	&exp_migrate_fork,
 	&exp_reclaim_large,
 	NULL,
 };

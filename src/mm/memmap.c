@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/swap.h>
@@ -53,6 +54,12 @@ int mem_init(unsigned long long bytes)
 		mem_arena = NULL;
 		return -ENOMEM;
 	}
+	if (page_ext_init(nr_pages)) {
+		free(memmap);
+		munmap(mem_arena, nr_pages << PAGE_SHIFT);
+		mem_arena = NULL;
+		return -ENOMEM;
+	}
 	mem_map = memmap;
 	max_pfn = nr_pages;
 	for (unsigned long pfn = 0; pfn < nr_pages; pfn++)
@@ -70,6 +77,7 @@ void mem_exit(void)
 		return;
 	munmap(mem_arena, max_pfn << PAGE_SHIFT);
 	page_alloc_exit();
+	page_ext_exit();
 	free(mem_map);
 	mem_map = NULL;
 	mem_arena = NULL;

@@ -67,6 +67,32 @@ static inline bool migration_entry_needs_downgrade(swp_entry_t entry,
 }
 #endif
 
+/*
+ * Deliberately broken counts, for the tests (Makefile: mgt-*-fork-uncounted,
+ * mgt-counter-zap-uncounted): fork or zap forgets the designs' count.
+ */
+#ifndef CONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED
+static inline void copy_migration_entry_count(struct folio *folio)
+{
+	folio_migration_entries_add(folio, 1);
+}
+#else
+static inline void copy_migration_entry_count(struct folio *folio)
+{
+}
+#endif
+
+#ifndef CONFIG_MIGRATE_MUTANT_ZAP_UNCOUNTED
+static inline void zap_migration_entry_count(struct folio *folio)
+{
+	folio_migration_entries_add(folio, -1);
+}
+#else
+static inline void zap_migration_entry_count(struct folio *folio)
+{
+}
+#endif
+
 unsigned int anon_folio_order;
 
 struct vm_fault {
@@ -559,9 +585,12 @@ static void zap_nonpresent_ptes(struct vm_area_struct *vma, pte_t *pte, pte_t pt
 	struct mm_struct *mm = vma->vm_mm;
 	swp_entry_t entry = pte_to_swp_entry(ptent);
 
-	if (is_migration_entry(entry))
-		add_mm_counter(mm, mm_counter(pfn_swap_entry_folio(entry)), -1);
-	else
+	if (is_migration_entry(entry)) {
+		struct folio *folio = pfn_swap_entry_folio(entry);
+
+		add_mm_counter(mm, mm_counter(folio), -1);
+		zap_migration_entry_count(folio);
+	} else
 		VM_WARN_ON_ONCE(1);	/* no swap in the model */
 	pte_clear(mm, addr, pte);
 }
@@ -632,6 +661,7 @@ static void copy_nonpresent_pte(struct mm_struct *dst_mm, struct mm_struct *src_
 		struct folio *folio = pfn_swap_entry_folio(entry);
 
 		rss[mm_counter(folio)]++;
+		copy_migration_entry_count(folio);
 		if (migration_entry_needs_downgrade(entry, src_vma)) {
 			/* Writable or exclusive before: shared now. */
 			swp_entry_t readable = make_readable_migration_entry(swp_offset(entry));

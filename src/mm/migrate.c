@@ -27,6 +27,11 @@
  * source (remove_migration_ptes(src, src)), the target freed, the source
  * left for putback.
  *
+ * Designs (seed 003, see linux/migrate.h): vanilla never stops a restore
+ * walk early; mgt-entry (CONFIG_MIGRATE_PGTY_MGT_ENTRY) and mgt-counter
+ * (CONFIG_MIGRATE_ENTRY_COUNTER) count the migration entries naming the
+ * source and end remove_migration_ptes()' walk once none is left.
+ *
  * Departures: anonymous folios only (no page cache replacement, no
  * movable_ops pages, no hugetlb, no split of large folios that fail); no
  * NR_ISOLATED_* statistics; no GUP pins, so try_to_migrate() never fails
@@ -149,10 +154,15 @@ static int migrate_folio(struct folio *dst, struct folio *src, enum migrate_mode
 
 static int move_to_new_folio(struct folio *dst, struct folio *src, enum migrate_mode mode)
 {
+	unsigned long t0 = rmap_time_start();
+	int rc;
+
 	VM_WARN_ON_ONCE_FOLIO(!folio_test_locked(src), src);
 	VM_WARN_ON_ONCE_FOLIO(!folio_test_locked(dst), dst);
 	/* An anonymous source stays anonymous until it is freed. */
-	return migrate_folio(dst, src, mode);
+	rc = migrate_folio(dst, src, mode);
+	rmap_time_add(MIGRATE_MOVE_NS, t0);
+	return rc;
 }
 
 static void migrate_folio_done(struct folio *src, enum migrate_reason reason)
@@ -502,6 +512,25 @@ static bool remove_migration_done(struct folio *folio)
 }
 #endif
 
+/*
+ * David Hildenbrand's other idea, for the tests (Makefile:
+ * migrate-stop-exclusive): stop the walk after restoring an exclusive
+ * entry.  Unsound for a large folio mapped by several VMAs (docs/DESIGN.md,
+ * test_migrate's split VMA).
+ */
+#ifndef CONFIG_MIGRATE_MUTANT_STOP_EXCLUSIVE
+static inline bool restored_exclusive_ends_walk(rmap_t rmap_flags)
+{
+	(void)rmap_flags;
+	return false;
+}
+#else
+static inline bool restored_exclusive_ends_walk(rmap_t rmap_flags)
+{
+	return rmap_flags & RMAP_EXCLUSIVE;
+}
+#endif
+
 struct rmap_walk_arg {
 	struct folio *folio;	/* the folio the migration entries name */
 };
@@ -512,7 +541,9 @@ static bool remove_migration_pte(struct folio *folio, struct vm_area_struct *vma
 {
 	struct rmap_walk_arg *rmap_walk_arg = arg;
 	DEFINE_FOLIO_VMA_WALK(pvmw, rmap_walk_arg->folio, vma, addr, PVMW_SYNC | PVMW_MIGRATION);
+	bool exclusive = false;
 
+	count_debug_vm_event(MIGRATE_RESTORE_VMAS);
 	while (page_vma_mapped_walk(&pvmw)) {
 		rmap_t rmap_flags = RMAP_NONE;
 		unsigned long idx = 0;
@@ -538,8 +569,12 @@ static bool remove_migration_pte(struct folio *folio, struct vm_area_struct *vma
 		folio_add_anon_rmap_pte(folio, new, vma, pvmw.address, rmap_flags);
 		set_pte_at(vma->vm_mm, pvmw.address, pvmw.pte, pte);
 		/* No flush: the entry was not present. */
+		count_debug_vm_event(MIGRATE_ENTRIES_REMOVED);
+		folio_migration_entries_add(rmap_walk_arg->folio, -1);
+		exclusive |= restored_exclusive_ends_walk(rmap_flags);
 	}
-	return true;
+	/* Go on while entries naming the source may be left (vanilla: always). */
+	return !exclusive && folio_migration_entries_remain(rmap_walk_arg->folio);
 }
 
 void remove_migration_ptes(struct folio *src, struct folio *dst, int flags)
@@ -551,10 +586,17 @@ void remove_migration_ptes(struct folio *src, struct folio *dst, int flags)
 		.arg = &rmap_walk_arg,
 	};
 
+	unsigned long t0 = rmap_time_start();
+
+	/* The undo path maps the source again: its mapcount must be one. */
+	if (src == dst)
+		folio_migration_entries_forget(src);
 	if (flags & RMP_LOCKED)
 		rmap_walk_locked(dst, &rwc);
 	else
 		rmap_walk(dst, &rwc);
+	folio_migration_entries_forget(src);
+	rmap_time_add(MIGRATE_RESTORE_NS, t0);
 }
 
 /* --- faults on migration entries --------------------------------------------------------- */

@@ -242,6 +242,44 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	return retval;
 }
 
+/*
+ * __split_vma(): @vma becomes [vm_start, @addr) and a new VMA in the same
+ * anon_vmas maps [@addr, vm_end), the same pages at the same offsets (what
+ * mprotect() or munmap() of part of a VMA leaves).  The caller holds the
+ * mmap_lock for writing.  0, -EINVAL or -ENOMEM.
+ */
+int split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr)
+{
+	struct vm_area_struct *new;
+	struct anon_vma_chain *avc;
+
+	if (addr <= vma->vm_start || addr >= vma->vm_end || addr & ~PAGE_MASK || vma->vm_file)
+		return -EINVAL;
+	new = vm_area_dup(vma);
+	if (!new)
+		return -ENOMEM;
+	new->vm_start = addr;
+	new->vm_pgoff += (addr - vma->vm_start) >> PAGE_SHIFT;
+	if (anon_vma_clone(new, vma)) {
+		free(new);
+		return -ENOMEM;
+	}
+	/* vma_prepare()/vma_complete(): re-key @vma's chains under the anon_vma lock. */
+	if (vma->anon_vma) {
+		anon_vma_lock_write(vma->anon_vma);
+		list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
+			anon_vma_interval_tree_remove(avc, &avc->anon_vma->rb_root);
+		vma->vm_end = addr;
+		list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
+			anon_vma_interval_tree_insert(avc, &avc->anon_vma->rb_root);
+		anon_vma_unlock_write(vma->anon_vma);
+	} else {
+		vma->vm_end = addr;
+	}
+	vma_link_mm(mm, new);
+	return 0;
+}
+
 struct mm_struct *dup_mm(struct mm_struct *oldmm)
 {
 	struct mm_struct *mm = mm_alloc();

@@ -49,6 +49,7 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 
 	if (pvmw->pte)
 		goto next_pte;
+	count_debug_vm_event(PVMW_WALKS);
 restart:
 	while (pvmw->address < end) {
 		pmd_t *pmd = mm_find_pmd(mm, pvmw->address);
@@ -59,6 +60,7 @@ restart:
 		}
 		pvmw->pmd = pmd;
 		pvmw->pte = pte_offset_map_lock(mm, pmd, pvmw->address, &pvmw->ptl);
+		count_debug_vm_event(PVMW_PTL);
 		for (;;) {
 			if (check_pte(pvmw)) {
 				count_debug_vm_event(RMAP_PVMW_HITS);

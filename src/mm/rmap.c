@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include <linux/ktime.h>
+#include <linux/migrate.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mmzone.h>
 #include <linux/rmap.h>
@@ -307,6 +308,8 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc, b
 		if (rwc->done && rwc->done(folio))
 			break;
 	}
+	if (rwc->exit)
+		rwc->exit(folio, rwc->arg);
 	if (!locked)
 		i_mmap_unlock_read(mapping);
 }
@@ -429,6 +432,8 @@ static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc, b
 		if (rwc->done && rwc->done(folio))
 			break;
 	}
+	if (rwc->exit)
+		rwc->exit(folio, rwc->arg);
 	if (!locked)
 		anon_vma_unlock_read(anon_vma);
 }
@@ -678,10 +683,12 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
-	enum ttu_flags flags = (enum ttu_flags)(unsigned long)arg;
+	struct try_to_migrate_arg *ttm = arg;
+	enum ttu_flags flags = (enum ttu_flags)ttm->flags;
 	struct mmu_notifier_range range;
 	bool ret = true;
 
+	count_debug_vm_event(MIGRATE_UNMAP_VMAS);
 	mmu_notifier_range_init(&range, MMU_NOTIFY_MIGRATE, 0, mm, address, vma_address_end(&pvmw));
 	mmu_notifier_invalidate_range_start(&range);
 	while (page_vma_mapped_walk(&pvmw)) {
@@ -713,6 +720,8 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 		 * entry keeps counting in RSS.
 		 */
 		set_pte_at(mm, address, pvmw.pte, make_migration_pte(pteval, subpage, anon_exclusive));
+		count_debug_vm_event(MIGRATE_ENTRIES_MADE);
+		try_to_migrate_entry_made(folio, &ttm->nr_entries);
 		folio_remove_rmap_pte(folio, subpage, vma);
 		folio_put(folio);
 	}
@@ -722,10 +731,12 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 
 void try_to_migrate(struct folio *folio, enum ttu_flags flags)
 {
+	struct try_to_migrate_arg ttm = { .flags = flags };
 	struct rmap_walk_control rwc = {
 		.rmap_one = try_to_migrate_one,
-		.arg = (void *)(unsigned long)flags,
+		.arg = &ttm,
 		.done = folio_not_mapped,
+		.exit = try_to_migrate_exit,
 		.anon_lock = folio_lock_anon_vma_read,
 	};
 

@@ -47,6 +47,14 @@ const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
 	[RMAP_REFERENCED_NS]	= "rmap_referenced_ns",
 	[RMAP_UNMAP_NS]		= "rmap_unmap_ns",
 	[PTE_RMW]		= "pte_rmw",
+	[PVMW_WALKS]		= "pvmw_walks",
+	[PVMW_PTL]		= "pvmw_ptl",
+	[MIGRATE_UNMAP_VMAS]	= "migrate_unmap_vmas",
+	[MIGRATE_RESTORE_VMAS]	= "migrate_restore_vmas",
+	[MIGRATE_ENTRIES_MADE]	= "migrate_entries_made",
+	[MIGRATE_ENTRIES_REMOVED] = "migrate_entries_removed",
+	[MIGRATE_RESTORE_NS]	= "migrate_restore_ns",
+	[MIGRATE_MOVE_NS]	= "migrate_move_ns",
 #endif
 };
 

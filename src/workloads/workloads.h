@@ -22,4 +22,6 @@ int vmalloc_test_run(const struct vmalloc_test_params *p, struct vmalloc_test_re
 
 int reclaim_large_run(const struct rl_params *p, struct rl_result *r, char *msg, size_t len);
 
+int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, size_t len);
+
 #endif

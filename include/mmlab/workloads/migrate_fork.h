@@ -1,0 +1,36 @@
+/*
+ * migrate-fork (src/workloads/migrate_fork.c): a parent's anonymous buffer,
+ * shared at fork with many children that copy (COW) some of it, migrated
+ * to another node with mbind(MPOL_MF_MOVE); time of that call.
+ */
+#ifndef MMLAB_WORKLOADS_MIGRATE_FORK_H
+#define MMLAB_WORKLOADS_MIGRATE_FORK_H
+
+#include <stdbool.h>
+
+struct mf_params {
+	unsigned long long size;	/* bytes of the parent's buffer */
+	int children;			/* forked after the buffer is faulted in */
+	double cow;			/* share of the buffer each child writes (copies), from its start */
+	unsigned int folio_order;	/* of the anonymous folios */
+	bool move_all;			/* MPOL_MF_MOVE_ALL: the pages still shared move too */
+	/*
+	 * NULL, or the caller's room for the build's nr_vm_events counters,
+	 * where the vm events of the do_mbind() call go.
+	 */
+	unsigned long *vm_events;
+};
+
+struct mf_result {
+	double usec;			/* the do_mbind() call */
+	long mbind_ret;			/* its return value */
+	unsigned long pages_moved;	/* pgmigrate_success */
+	unsigned long pages_failed;	/* pgmigrate_fail */
+	unsigned long pages_expected;	/* pages that should have moved */
+	unsigned long pages_on_target;	/* of the parent's, on node 1 afterwards */
+	unsigned long entries_left;	/* migration entries in any page table afterwards */
+	unsigned long data_mismatches;	/* pages (of any process) whose bytes differ from what it wrote */
+	unsigned long vmas;		/* VMAs mapping the buffer: parent + children */
+};
+
+#endif

@@ -1,0 +1,245 @@
+/*
+ * migrate-fork (seed 003, "introduce PGTY_mgt_entry page_type"): the RFC's
+ * test.  A parent faults in an anonymous buffer on node 0 and forks many
+ * children, each of which writes (copies) a share of it; then the parent
+ * moves the buffer to node 1 with mbind(MPOL_MF_MOVE).  Time of that call
+ * per design.  After a full COW each parent folio is mapped once but its
+ * anon_vma tree holds every child's VMA: try_to_migrate() stops after the
+ * parent's, vanilla's remove_migration_ptes() visits all of them, the
+ * designs stop once no migration entry is left.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mmlab/experiment.h>
+#include <mmlab/kernel.h>
+#include <mmlab/lab.h>
+#include "common.h"
+
+#define MF_PAGE_SIZE	4096ULL
+#define MF_MEM_FIXED	(64ULL << 20)
+#define MF_MEM_PER_MM	(64ULL << 10)	/* page tables and the rest of one process */
+
+struct mf_impl {
+	const struct mm_kernel *timed;
+	const struct mm_kernel *events;
+};
+
+static const struct mf_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
+static const struct mf_impl impl_mgt_entry = { &mm_kernel_mgt_entry_run, &mm_kernel_mgt_entry_ev };
+static const struct mf_impl impl_mgt_counter = { &mm_kernel_mgt_counter_run, &mm_kernel_mgt_counter_ev };
+
+static const struct exp_variant mf_variants[] = {
+	{ "vanilla", "remove_migration_ptes visits every VMA of the anon_vma tree", &impl_vanilla },
+	{ "mgt-entry", "the RFC: PGTY_mgt_entry in the unmapped small folio's mapcount counts its "
+	  "migration entries; the restore stops at 0", &impl_mgt_entry },
+	{ "mgt-counter", "David Hildenbrand's shape: a separate counter (page_ext), kept as each entry "
+	  "is made and removed, large folios too; the restore stops at 0", &impl_mgt_counter },
+};
+
+static const struct exp_option mf_options[] = {
+	{ "size", OPT_SIZE, "bytes of the parent's anonymous buffer",
+	  { [SCALE_TINY] = "1M", [SCALE_DEFAULT] = "5M" }, 64 << 10, 1ULL << 30 },
+	{ "children", OPT_INT_LIST, "children forked after the buffer is faulted in, one point each",
+	  { [SCALE_TINY] = "10", [SCALE_DEFAULT] = "1000" }, 0, 4000 },
+	{ "cow", OPT_DOUBLE, "share of the buffer each child writes (copies), from its start",
+	  { [SCALE_DEFAULT] = "1" }, 0, 1 },
+	{ "folio-order", OPT_INT, "order of the anonymous folios (mgt-entry counts only order 0)",
+	  { [SCALE_DEFAULT] = "0" }, 0, 9 },
+	{ "nodes", OPT_INT, "NUMA nodes of the machine (the buffer moves from node 0 to node 1)",
+	  { [SCALE_DEFAULT] = "2" }, 2, 8 },
+	{ "move-all", OPT_CHOICE, "MPOL_MF_MOVE_ALL: the pages still shared with children move too",
+	  { [SCALE_DEFAULT] = "off" }, 0, 0, "off,on" },
+	{ "events", OPT_CHOICE, "run the event build once per point for the walk counters and times",
+	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
+};
+
+struct mf_ctx {
+	struct mf_params p;		/* all but children, which is the point's */
+	int nodes;
+};
+
+/* Every process's copy plus the parent's buffer, the target's, page tables, a fixed part. */
+static unsigned long long mf_mem_needed(const struct mf_params *p, int children, int nodes)
+{
+	unsigned long long copies = (unsigned long long)children * (unsigned long long)(p->cow * (double)p->size);
+	unsigned long long need = copies + 2 * p->size + (unsigned long long)(children + 1) * MF_MEM_PER_MM +
+				  MF_MEM_FIXED;
+
+	/* Each node gets 1/nodes of --mem; node 1 must still hold the buffer. */
+	(void)nodes;
+	return need + need / 16;
+}
+
+static int mf_prepare(struct exp_ctx *ctx)
+{
+	struct mf_ctx *mc = calloc(1, sizeof(*mc));
+	const struct opt_value *children;
+	unsigned long long folio_size;
+	char need[64], mem[64];
+
+	if (!mc)
+		return -1;
+	mc->p.size = (unsigned long long)exp_opt(ctx, "size")->i;
+	mc->p.cow = exp_opt(ctx, "cow")->d;
+	mc->p.folio_order = (unsigned int)exp_opt(ctx, "folio-order")->i;
+	mc->p.move_all = exp_opt(ctx, "move-all")->choice == 1;
+	mc->nodes = (int)exp_opt(ctx, "nodes")->i;
+	folio_size = MF_PAGE_SIZE << mc->p.folio_order;
+	if (mc->p.size % folio_size) {
+		fprintf(stderr, "mmlab: --size %s is not a multiple of the folio size (--folio-order %u: %llu "
+			"bytes); valid: whole folios\n", exp_opt(ctx, "size")->text, mc->p.folio_order, folio_size);
+		goto fail;
+	}
+	if (exp_points_from_list(ctx, "children", "children"))
+		goto fail;
+	children = exp_opt(ctx, "children");
+	for (int i = 0; i < children->nr_list; i++) {
+		unsigned long long n = mf_mem_needed(&mc->p, (int)children->list[i], mc->nodes);
+
+		if (n > ctx->mem_bytes) {
+			lab_format_size(need, sizeof(need), n);
+			lab_format_size(mem, sizeof(mem), ctx->mem_bytes);
+			fprintf(stderr, "mmlab: --children %lld with --size %s and --cow %s needs --mem of at "
+				"least %s, more than --mem %s; valid: fewer children, a smaller --size or --cow, "
+				"or a larger --mem\n", children->list[i], exp_opt(ctx, "size")->text,
+				exp_opt(ctx, "cow")->text, need, mem);
+			goto fail;
+		}
+	}
+	ctx->priv = mc;
+	return 0;
+fail:
+	free(mc);
+	return -1;
+}
+
+static void mf_check_result(const struct mf_result *r, const char *who, struct sample *out)
+{
+	if (r->data_mismatches)
+		sample_fail(out, true, "%s: %lu pages (of %lu processes) differ from what their process wrote",
+			    who, r->data_mismatches, r->vmas);
+	if (r->entries_left)
+		sample_fail(out, false, "%s: %lu migration entries left in the page tables", who, r->entries_left);
+	if (r->mbind_ret || r->pages_failed || r->pages_moved != r->pages_expected ||
+	    r->pages_on_target != r->pages_expected)
+		sample_fail(out, false, "%s: mbind returned %ld: %lu pages moved, %lu failed, %lu of the "
+			    "parent's on node 1, %lu expected", who, r->mbind_ret, r->pages_moved,
+			    r->pages_failed, r->pages_on_target, r->pages_expected);
+}
+
+/*
+ * Boot @k's machine with the experiment's nodes, run one sample, check the
+ * machine (every page free), shut it down.  0, 1 if a check failed
+ * (recorded in @out), -1 if the sample could not run.
+ */
+static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
+		       const struct mf_params *params, int nodes, struct mf_result *r,
+		       unsigned long *vm_events, struct sample *out)
+{
+	struct mf_params p = *params;
+	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
+	char msg[256];
+	int err, ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	p.vm_events = vm_events;
+	*k->nr_online_nodes = nodes;
+	if (exp_mem_boot(ctx, k, 1)) {
+		*k->nr_online_nodes = 1;
+		return -1;
+	}
+	err = k->mf_run(&p, r, msg, sizeof(msg));
+	if (err == -ENOMEM || err == -EINVAL) {
+		fprintf(stderr, "mmlab: %s\n", msg);
+		k->mem_exit();
+		*k->nr_online_nodes = 1;
+		return -1;
+	}
+	if (err) {
+		sample_fail(out, false, "%s: %s", who, msg);
+		ret = 1;
+	} else {
+		mf_check_result(r, who, out);
+	}
+	exp_mem_check_exit(k, who, out);
+	*k->nr_online_nodes = 1;
+	return ret;
+}
+
+static void mf_add_event_counters(struct sample *out, const struct mm_kernel *k, const unsigned long *ev)
+{
+	double restore = exp_vm_event(k, ev, "migrate_restore_ns") / 1e3;
+	double move = exp_vm_event(k, ev, "migrate_move_ns") / 1e3;
+
+	sample_counter(out, "unmap_vmas_visited", (double)exp_vm_event(k, ev, "migrate_unmap_vmas"));
+	sample_counter(out, "restore_vmas_visited", (double)exp_vm_event(k, ev, "migrate_restore_vmas"));
+	sample_counter(out, "ptl_taken", (double)exp_vm_event(k, ev, "pvmw_ptl"));
+	sample_counter(out, "pt_walks", (double)exp_vm_event(k, ev, "pvmw_walks"));
+	sample_counter(out, "migration_entries_made", (double)exp_vm_event(k, ev, "migrate_entries_made"));
+	sample_counter(out, "migration_entries_removed",
+		       (double)exp_vm_event(k, ev, "migrate_entries_removed"));
+	sample_counter(out, "restore_usec", restore);
+	sample_counter(out, "move_usec", move);
+	sample_counter(out, "restore_pct", restore + move > 0 ? 100 * restore / (restore + move) : 0);
+}
+
+static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct exp_point *p, int rep,
+		      struct sample *out)
+{
+	const struct mf_impl *impl = v->impl;
+	struct mf_ctx *mc = ctx->priv;
+	struct mf_params params = mc->p;
+	bool have_events = rep == 0 && exp_opt(ctx, "events")->choice == 0;
+	unsigned long *vm_events = NULL, nr = 1UL << params.folio_order;
+	struct mf_result r, ev;
+	int ret;
+
+	params.children = (int)p->arg;
+	if (have_events) {
+		vm_events = exp_vm_events_alloc(impl->events);
+		ret = vm_events ? mf_boot_run(ctx, v, impl->events, &params, mc->nodes, &ev, vm_events, out) : -1;
+		if (ret < 0)
+			goto out;
+	}
+	ret = mf_boot_run(ctx, v, impl->timed, &params, mc->nodes, &r, NULL, out);
+	if (ret < 0)
+		goto out;
+	out->value = r.usec;
+	sample_counter(out, "folios_moved", (double)(r.pages_moved / nr));
+	sample_counter(out, "folios_failed", (double)(r.pages_failed / nr));
+	sample_counter(out, "vmas", (double)r.vmas);
+	if (have_events)
+		mf_add_event_counters(out, impl->events, vm_events);
+	ret = 0;
+out:
+	free(vm_events);
+	return ret < 0 ? -1 : 0;
+}
+
+static void mf_finish(struct exp_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+const struct experiment exp_migrate_fork = {
+	.name = "migrate-fork",
+	.seed = "003_2593601936e87257.txt",
+	.desc = "migrate a buffer shared with many forked COW children: time per variant",
+	.options = mf_options,
+	.nr_options = sizeof(mf_options) / sizeof(mf_options[0]),
+	.variants = mf_variants,
+	.nr_variants = sizeof(mf_variants) / sizeof(mf_variants[0]),
+	.metric = "usec",
+	.unit = "usec",
+	.higher_is_better = false,
+	.point_header = "#children",
+	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 4, [SCALE_FULL] = 8 },
+	.default_mem = { [SCALE_TINY] = "256M", [SCALE_DEFAULT] = "6G" },
+	.prepare = mf_prepare,
+	.run_one = mf_run_one,
+	.finish = mf_finish,
+};

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The migrate-fork workload, inside the kernel build: the RFC's test.
+ *
+ *	buf = mmap(size, anonymous, private); fault it all in on node 0;
+ *	fork N children; each writes the first --cow share of buf (COW);
+ *	mbind(buf, size, MPOL_BIND to node 1, MPOL_MF_MOVE)	(timed)
+ *
+ * "Processes" are mm_structs (dup_mm()), the writes go through the
+ * model's page tables and faults.  Afterwards every process's every byte
+ * is compared with what it wrote, every page table is searched for
+ * migration entries, and the rmap census and the LRU are checked; the
+ * caller then checks that every page is free once all have exited.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <linux/ktime.h>
+#include <linux/migrate.h>
+#include <linux/mmzone.h>
+#include <linux/rmap.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+#include <linux/vmstat.h>
+#include "workloads.h"
+
+#define MF_BASE		0x7f0000000000UL
+#define MF_STAMP_OFF	64		/* where a child writes its number in each page it copies */
+
+struct mf_run {
+	const struct mf_params *p;
+	struct mm_struct **mms;		/* [0] the parent, then the children */
+	int nr_mms;
+	unsigned long nr_pages;
+	unsigned long nr_cow;		/* pages each child writes */
+};
+
+/* The byte the parent wrote at every offset of page @n. */
+static unsigned char mf_pattern(unsigned long n)
+{
+	return (unsigned char)(n * 37 + 11);
+}
+
+/* The page mapped at @addr of @mm, faulting it in (for a write if @write). */
+static unsigned char *mf_touch(struct mm_struct *mm, unsigned long addr, bool write)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		unsigned char *p = mmu_access(mm, addr, write);
+		vm_fault_t ret;
+
+		if (p)
+			return p;
+		mmap_read_lock(mm);
+		ret = handle_mm_fault(vma_lookup(mm, addr), addr, write ? FAULT_FLAG_WRITE : 0);
+		mmap_read_unlock(mm);
+		if (ret & VM_FAULT_ERROR)
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The host backs the simulated memory lazily: the first write to a page
+ * costs a host fault and zeroing that no kernel pays.  Take that cost
+ * before the timed call for the pages the targets will come from: take
+ * as many blocks of node 1, of the folios' order, as will move, write
+ * them, give them back (the allocator hands the same blocks out again).
+ */
+static void mf_warm_target(struct mf_run *run)
+{
+	unsigned int order = run->p->folio_order;
+	unsigned long nr = run->nr_pages >> order;
+	struct page **pages = calloc(nr, sizeof(*pages));
+
+	if (!pages)
+		return;
+	for (unsigned long i = 0; i < nr; i++) {
+		pages[i] = alloc_pages_node(1, GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_NOWARN, order);
+		if (!pages[i])
+			break;
+		memset(page_address(pages[i]), 0, PAGE_SIZE << order);
+	}
+	for (unsigned long i = nr; i-- > 0;)
+		if (pages[i])
+			__free_pages(pages[i], order);
+	free(pages);
+}
+
+static int mf_setup(struct mf_run *run, char *msg, size_t len)
+{
+	const struct mf_params *p = run->p;
+	struct mm_struct *parent = mm_alloc();
+
+	if (!parent)
+		goto oom;
+	run->mms[run->nr_mms++] = parent;
+	if (do_mmap(parent, NULL, MF_BASE, (unsigned long)p->size, VM_READ | VM_WRITE, 0) != MF_BASE) {
+		snprintf(msg, len, "migrate-fork: mmap of the buffer failed");
+		return -1;
+	}
+	/* The parent faults the buffer in on its own node (0) and fills it. */
+	for (unsigned long n = 0; n < run->nr_pages; n++) {
+		unsigned char *page = mf_touch(parent, MF_BASE + (n << PAGE_SHIFT), true);
+
+		if (!page)
+			goto oom;
+		if (n % (1UL << p->folio_order) == 0 &&
+		    page_to_nid(virt_to_page(page)) != 0) {
+			snprintf(msg, len, "migrate-fork: page %lu of the buffer faulted in on node %d, not 0",
+				 n, page_to_nid(virt_to_page(page)));
+			return -1;
+		}
+		memset(page, mf_pattern(n), PAGE_SIZE);
+	}
+	/* Fork them all, then each copies its share (the RFC's children memset it all). */
+	for (int c = 1; c <= p->children; c++) {
+		struct mm_struct *child = dup_mm(parent);
+
+		if (!child)
+			goto oom;
+		run->mms[run->nr_mms++] = child;
+	}
+	for (int c = 1; c <= p->children; c++) {
+		for (unsigned long n = 0; n < run->nr_cow; n++) {
+			unsigned char *page = mf_touch(run->mms[c], MF_BASE + (n << PAGE_SHIFT), true);
+
+			if (!page)
+				goto oom;
+			memcpy(page + MF_STAMP_OFF, &c, sizeof(c));
+		}
+	}
+	lru_add_drain();
+	mf_warm_target(run);
+	return 0;
+oom:
+	snprintf(msg, len, "migrate-fork: out of memory setting up %d children of %llu bytes: raise --mem",
+		 p->children, p->size);
+	return -ENOMEM;
+}
+
+static void mf_teardown(struct mf_run *run)
+{
+	for (int i = 0; i < run->nr_mms; i++)
+		mmput(run->mms[i]);
+	lru_add_drain();
+}
+
+/* Does page @n of process @c (0: the parent) read what that process wrote? */
+static bool mf_page_ok(struct mf_run *run, int c, unsigned long n, unsigned char *expect)
+{
+	unsigned char *page = mmu_access(run->mms[c], MF_BASE + (n << PAGE_SHIFT), false);
+
+	if (!page)
+		return false;
+	if (c && n < run->nr_cow)
+		memcpy(expect + MF_STAMP_OFF, &c, sizeof(c));
+	else
+		memset(expect + MF_STAMP_OFF, mf_pattern(n), sizeof(c));
+	return !memcmp(page, expect, PAGE_SIZE);
+}
+
+static int mf_check(struct mf_run *run, struct mf_result *r, char *msg, size_t len)
+{
+	static unsigned char expect[PAGE_SIZE];
+
+	for (unsigned long n = 0; n < run->nr_pages; n++) {
+		pte_t *ptep = mm_find_pte(run->mms[0], MF_BASE + (n << PAGE_SHIFT));
+		pte_t pte = ptep ? __ptep_get(ptep) : __pte(0);
+
+		memset(expect, mf_pattern(n), PAGE_SIZE);
+		for (int c = 0; c < run->nr_mms; c++) {
+			pte_t *cp = mm_find_pte(run->mms[c], MF_BASE + (n << PAGE_SHIFT));
+
+			if (cp && is_swap_pte(__ptep_get(cp)) &&
+			    is_migration_entry(pte_to_swp_entry(__ptep_get(cp))))
+				r->entries_left++;
+			else if (!mf_page_ok(run, c, n, expect))
+				r->data_mismatches++;
+		}
+		if (pte_present(pte) && page_to_nid(pte_page(pte)) == 1)
+			r->pages_on_target++;
+	}
+	if (rmap_check(run->mms, run->nr_mms, NULL, 0, msg, len) || lruvec_check(&node_lruvec, msg, len))
+		return -1;
+	return 0;
+}
+
+int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, size_t len)
+{
+	struct mf_run run = { .p = p };
+	unsigned long events[NR_VM_EVENT_ITEMS], nr = 1UL << p->folio_order;
+	unsigned long long t0;
+	int err;
+
+	*r = (struct mf_result){ 0 };
+	run.nr_pages = (unsigned long)(p->size >> PAGE_SHIFT);
+	if (p->children < 0 || p->cow < 0 || p->cow > 1 || !run.nr_pages || run.nr_pages % nr ||
+	    nr_online_nodes < 2) {
+		snprintf(msg, len, "migrate-fork: bad parameters");
+		return -EINVAL;
+	}
+	/* Whole folios: a child copies a whole folio's pages or none. */
+	run.nr_cow = (unsigned long)(p->cow * (double)run.nr_pages + 0.5);
+	run.nr_cow = run.nr_cow / nr * nr;
+	run.mms = calloc((size_t)p->children + 1, sizeof(*run.mms));
+	if (!run.mms) {
+		snprintf(msg, len, "migrate-fork: out of memory");
+		return -ENOMEM;
+	}
+	/*
+	 * Every process's copy is written: ask the host for huge pages behind
+	 * the simulated memory, so that its first touches cost 512 times fewer
+	 * host faults (setup time only; the timed call touches warmed pages).
+	 */
+	madvise(mem_arena, max_pfn << PAGE_SHIFT, MADV_HUGEPAGE);
+	anon_folio_order = p->folio_order;
+	r->vmas = (unsigned long)p->children + 1;
+	/* Moved: what no child shares any more, or everything with MOVE_ALL. */
+	r->pages_expected = p->move_all || p->children == 0 ? run.nr_pages : run.nr_cow;
+	err = mf_setup(&run, msg, len);
+	if (!err) {
+		unsigned long after[NR_VM_EVENT_ITEMS];
+
+		all_vm_events(events);
+		t0 = ktime_get_ns();
+		r->mbind_ret = do_mbind(run.mms[0], MF_BASE, (unsigned long)p->size, 1,
+					p->move_all ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
+		r->usec = (double)(ktime_get_ns() - t0) / 1e3;
+		all_vm_events(after);
+		for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
+			after[i] -= events[i];
+		r->pages_moved = after[PGMIGRATE_SUCCESS];
+		r->pages_failed = after[PGMIGRATE_FAIL];
+		if (p->vm_events)
+			memcpy(p->vm_events, after, sizeof(after));
+	}
+	if (!err)
+		err = mf_check(&run, r, msg, len);
+	mf_teardown(&run);
+	anon_folio_order = 0;
+	free(run.mms);
+	return err;
+}
