@@ -57,6 +57,8 @@ struct exp_variant {
 	const char *name;		/* "vanilla" is always the baseline */
 	const char *desc;		/* one line for --help and list */
 	const void *impl;		/* the experiment's own: e.g. a kernel build */
+	/* Measures the host itself: left out with --machine (an error if named). */
+	bool host_only;
 };
 
 #define MAX_COUNTERS	24
@@ -163,6 +165,9 @@ struct experiment {
 	 */
 	const struct exp_metric *extra_metrics;
 	int nr_extra_metrics;
+
+	/* Runs on a simulated machine in virtual time with --machine (ctx->vt). */
+	bool virtual_time;
 };
 
 struct exp_ctx {
@@ -175,6 +180,8 @@ struct exp_ctx {
 	int nr_points;
 	unsigned long long mem_bytes;	/* global --mem, or the experiment's default_mem */
 	void *priv;			/* the experiment's own state */
+	/* --machine: NULL on the host, else the simulated machine (machine/vt.h). */
+	const struct vt_machine *vt;
 };
 
 /* Look up a parsed option by name (aborts on a name the experiment lacks). */

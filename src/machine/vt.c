@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The virtual-time machine: see include/machine/vt.h and docs/DESIGN.md,
+ * "Virtual time".
+ *
+ * Virtual CPUs are coroutines on the thread that calls vt_run(), switched
+ * by a few instructions of assembly (x86-64) or swapcontext() elsewhere.
+ * The scheduler keeps the CPUs that can run in a binary heap by (clock,
+ * id); the running CPU goes on until its clock passes the heap's top,
+ * which is then switched to.  Clocks are integer picoseconds, so a run is
+ * the same on every host.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <linux/smp.h>
+#include <machine/vt.h>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+typedef uint64_t vt_ps;
+
+#define VT_STACK	(256 << 10)
+#define VT_LINE_SHIFT	6
+#define VT_MASK_WORDS	(VT_MAX_CPUS / 64)
+#define VT_LINES_BITS	16
+#define VT_LINES	(1u << VT_LINES_BITS)
+#define VT_MAX_LOCKQ	256
+#define VT_SPIN_LIMIT	100000000ull	/* polls with no other CPU able to run: a hang */
+
+const char *const vt_dist_names[VT_NR_DIST] = {
+	[VT_D_SMT] = "smt", [VT_D_L3] = "l3", [VT_D_SOCKET] = "socket", [VT_D_REMOTE] = "remote",
+};
+const char *const vt_cost_names[VT_NR_COST] = {
+	[VT_C_HIT] = "hit", [VT_C_RMW] = "rmw", [VT_C_MEM] = "mem", [VT_C_GAP] = "gap",
+	[VT_C_PAUSE] = "pause",
+};
+
+struct vt_cpu {
+	int id;
+	vt_ps clock;
+	bool done;
+	bool blocked;			/* queued on a spinlock */
+	int rcu_nesting;
+	unsigned long rcu_exits;	/* outermost rcu_read_unlock()s */
+	struct vt_cpu *next_waiter;
+	vt_thread_fn fn;
+	void *arg;
+	void *stack;
+#if defined(__x86_64__)
+	void *sp;
+#else
+	ucontext_t uc;
+#endif
+	/* topology, precomputed */
+	int socket, l3, core;
+};
+
+struct vt_line {
+	uintptr_t tag;			/* line number + 1; 0: free slot */
+	int owner;			/* modified/exclusive holder, -1 none */
+	int nr_sharers;
+	vt_ps busy_until;		/* the line serves one transfer at a time */
+	uint64_t sharers[VT_MASK_WORDS];
+};
+
+struct vt_lockq {
+	int *lock;
+	struct vt_cpu *head, *tail;
+};
+
+static struct {
+	const struct vt_machine *m;
+	vt_ps lat[VT_NR_DIST];
+	vt_ps cost[VT_NR_COST];
+	int n;
+	struct vt_cpu *cpus;
+	struct vt_cpu **heap;		/* runnable CPUs other than the running one */
+	int nheap;
+	struct vt_cpu *cur;
+	int live;
+	struct vt_line *lines;
+	unsigned int nr_lines;
+	struct vt_lockq lockq[VT_MAX_LOCKQ];
+	int *stop;
+	vt_ps stop_at;
+	struct vt_stats st;
+	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps, stop_ps;
+	unsigned long long idle_polls;
+	bool failed;
+#if defined(__x86_64__)
+	void *main_sp;
+#else
+	ucontext_t main_uc;
+#endif
+	int saved_cpu_number;
+} vt;
+
+static vt_ps ns_to_ps(double ns)
+{
+	return (vt_ps)llround(ns * 1000.0);
+}
+
+/* --- topology ------------------------------------------------------------------ */
+
+/*
+ * CPU numbering as Linux numbers a two-socket x86 machine: first every
+ * core's first hardware thread, socket by socket, L3 by L3 (will-it-scale
+ * pins thread i to CPU i, so N threads fill socket 0 first, and CCX by CCX
+ * on AMD), then the second hardware threads in the same order.
+ */
+static void vt_place(const struct vt_machine *m, int id, int *socket, int *l3, int *core)
+{
+	int cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
+	int c = id % cores;
+
+	*core = c;
+	*l3 = c / m->cores_per_l3;
+	*socket = c / (m->l3_per_socket * m->cores_per_l3);
+}
+
+enum vt_dist vt_distance(const struct vt_machine *m, int a, int b)
+{
+	int sa, la, ca, sb, lb, cb;
+
+	vt_place(m, a, &sa, &la, &ca);
+	vt_place(m, b, &sb, &lb, &cb);
+	if (ca == cb)
+		return VT_D_SMT;
+	if (la == lb)
+		return VT_D_L3;
+	if (sa == sb)
+		return VT_D_SOCKET;
+	return VT_D_REMOTE;
+}
+
+static vt_ps vt_lat(const struct vt_cpu *a, const struct vt_cpu *b)
+{
+	if (a->core == b->core)
+		return a == b ? 0 : vt.lat[VT_D_SMT];
+	if (a->l3 == b->l3)
+		return vt.lat[VT_D_L3];
+	if (a->socket == b->socket)
+		return vt.lat[VT_D_SOCKET];
+	return vt.lat[VT_D_REMOTE];
+}
+
+/* --- the heap of runnable CPUs, by (clock, id) ----------------------------------- */
+
+static bool vt_before(const struct vt_cpu *a, const struct vt_cpu *b)
+{
+	return a->clock < b->clock || (a->clock == b->clock && a->id < b->id);
+}
+
+static void heap_push(struct vt_cpu *c)
+{
+	int i = vt.nheap++;
+
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (!vt_before(c, vt.heap[p]))
+			break;
+		vt.heap[i] = vt.heap[p];
+		i = p;
+	}
+	vt.heap[i] = c;
+}
+
+static struct vt_cpu *heap_pop(void)
+{
+	struct vt_cpu *top = vt.heap[0], *last = vt.heap[--vt.nheap];
+	int i = 0;
+
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct vt_cpu *best = last;
+
+		if (l < vt.nheap && vt_before(vt.heap[l], best)) {
+			m = l;
+			best = vt.heap[l];
+		}
+		if (r < vt.nheap && vt_before(vt.heap[r], best))
+			m = r;
+		if (m == i)
+			break;
+		vt.heap[i] = vt.heap[m];
+		i = m;
+	}
+	if (vt.nheap)
+		vt.heap[i] = last;
+	return top;
+}
+
+/* --- coroutines -------------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+void vt_ctx_switch(void **save_sp, void *load_sp);
+__asm__(".text\n"
+	".globl vt_ctx_switch\n"
+	".type vt_ctx_switch,@function\n"
+	"vt_ctx_switch:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n"
+	".size vt_ctx_switch, .-vt_ctx_switch\n");
+#endif
+
+static void vt_switch(struct vt_cpu *from, struct vt_cpu *to)
+{
+	vt.cur = to;
+	cpu_number = to ? to->id : vt.saved_cpu_number;
+#if defined(__x86_64__)
+	vt_ctx_switch(from ? &from->sp : &vt.main_sp, to ? to->sp : vt.main_sp);
+#else
+	swapcontext(from ? &from->uc : &vt.main_uc, to ? &to->uc : &vt.main_uc);
+#endif
+}
+
+/* The running CPU gives way to the next one, or to vt_run() when none is left. */
+static void vt_yield_to_next(struct vt_cpu *c)
+{
+	struct vt_cpu *next = vt.nheap ? heap_pop() : NULL;
+
+	if (next != c)
+		vt_switch(c, next);
+}
+
+static void vt_cpu_body(void)
+{
+	struct vt_cpu *c = vt.cur;
+
+	c->fn(c->arg);
+	c->done = true;
+	vt.live--;
+	if (c->clock > ns_to_ps(vt.st.end_ns))
+		vt.st.end_ns = c->clock / 1000.0;
+	vt_yield_to_next(c);
+	abort();	/* a finished CPU is never switched to */
+}
+
+#if defined(__x86_64__)
+static void vt_trampoline(void)
+{
+	vt_cpu_body();
+}
+
+static void vt_cpu_init_ctx(struct vt_cpu *c)
+{
+	uintptr_t top = ((uintptr_t)c->stack + VT_STACK) & ~(uintptr_t)15;
+	void **sp = (void **)top;
+
+	*--sp = NULL;			/* the trampoline's return address: never used */
+	*--sp = (void *)vt_trampoline;	/* vt_ctx_switch's ret */
+	for (int i = 0; i < 6; i++)
+		*--sp = NULL;		/* rbp rbx r12 r13 r14 r15 */
+	c->sp = sp;
+}
+#else
+static void vt_cpu_init_ctx(struct vt_cpu *c)
+{
+	getcontext(&c->uc);
+	c->uc.uc_stack.ss_sp = c->stack;
+	c->uc.uc_stack.ss_size = VT_STACK;
+	c->uc.uc_link = NULL;
+	makecontext(&c->uc, vt_cpu_body, 0);
+}
+#endif
+
+/* --- scheduling ------------------------------------------------------------------ */
+
+/* Let every CPU whose clock is earlier than the caller's run first. */
+static void vt_sched(struct vt_cpu *c)
+{
+	if (vt.nheap && vt_before(vt.heap[0], c)) {
+		struct vt_cpu *next = heap_pop();
+
+		heap_push(c);
+		vt_switch(c, next);
+	}
+	if (vt.stop && !*vt.stop && c->clock >= vt.stop_at) {
+		/* c is the earliest: every CPU has passed the end. */
+		*vt.stop = 1;
+		vt.stop_ps = c->clock;
+	}
+}
+
+/* --- the coherence model ------------------------------------------------------------ */
+
+static struct vt_line *vt_line_of(const volatile void *p)
+{
+	uintptr_t tag = ((uintptr_t)p >> VT_LINE_SHIFT) + 1;
+	unsigned int h = (unsigned int)((tag * 0x9E3779B97F4A7C15ull) >> (64 - VT_LINES_BITS));
+
+	for (;;) {
+		struct vt_line *l = &vt.lines[h];
+
+		if (l->tag == tag)
+			return l;
+		if (!l->tag) {
+			if (++vt.nr_lines > VT_LINES * 3 / 4) {
+				fprintf(stderr, "mmlab: vt: more than %u cache lines touched in one run\n",
+					VT_LINES * 3 / 4);
+				abort();
+			}
+			l->tag = tag;
+			l->owner = -1;
+			return l;
+		}
+		h = (h + 1) & (VT_LINES - 1);
+	}
+}
+
+static bool is_sharer(const struct vt_line *l, int id)
+{
+	return (l->sharers[id / 64] >> (id % 64)) & 1;
+}
+
+static void add_sharer(struct vt_line *l, int id)
+{
+	if (!is_sharer(l, id)) {
+		l->sharers[id / 64] |= 1ull << (id % 64);
+		l->nr_sharers++;
+	}
+}
+
+static void only_sharer(struct vt_line *l, int id)
+{
+	memset(l->sharers, 0, sizeof(l->sharers));
+	l->sharers[id / 64] = 1ull << (id % 64);
+	l->nr_sharers = 1;
+}
+
+/*
+ * Nearest (read) or farthest (invalidation: every copy must answer) sharer
+ * other than @c; 0 if none.
+ */
+static vt_ps sharer_lat(const struct vt_line *l, const struct vt_cpu *c, bool farthest)
+{
+	vt_ps best = 0;
+	bool any = false;
+
+	for (int w = 0; w < VT_MASK_WORDS; w++) {
+		uint64_t bits = l->sharers[w];
+
+		while (bits) {
+			int id = w * 64 + __builtin_ctzll(bits);
+			vt_ps lat;
+
+			bits &= bits - 1;
+			if (id == c->id || id >= vt.n)
+				continue;
+			lat = vt_lat(c, &vt.cpus[id]);
+			if (!any || (farthest ? lat > best : lat < best))
+				best = lat;
+			any = true;
+		}
+	}
+	return best;
+}
+
+/*
+ * The cost of @c's access to @l at c->clock, and the line's new state.
+ * A read of a line another CPU holds modified, and every ownership request
+ * that must fetch or invalidate, is a transfer: it waits for the line's
+ * earlier transfer to finish, then takes the latency to the holder (the
+ * farthest sharer for an invalidation).  A read served by a shared copy
+ * does not queue (the L3 or a sharer answers in parallel).
+ */
+static vt_ps vt_coherence(struct vt_line *l, struct vt_cpu *c, int kind)
+{
+	vt_ps lat, start, done, extra = kind == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
+	bool queue = true;
+
+	if (kind == VT_READ) {
+		if (l->owner == c->id || is_sharer(l, c->id))
+			return vt.cost[VT_C_HIT];
+		if (l->owner >= 0) {
+			lat = vt_lat(c, &vt.cpus[l->owner]);
+			add_sharer(l, l->owner);
+			l->owner = -1;
+		} else if (l->nr_sharers) {
+			lat = sharer_lat(l, c, false);
+			queue = false;
+		} else {
+			lat = vt.cost[VT_C_MEM];
+		}
+		add_sharer(l, c->id);
+	} else {
+		if (l->owner == c->id)
+			return extra;
+		if (l->owner >= 0) {
+			lat = vt_lat(c, &vt.cpus[l->owner]);
+		} else if (l->nr_sharers > 1 || (l->nr_sharers == 1 && !is_sharer(l, c->id))) {
+			lat = sharer_lat(l, c, true);
+		} else if (l->nr_sharers == 1) {
+			lat = 0;	/* the only copy is ours: a silent upgrade */
+		} else {
+			lat = vt.cost[VT_C_MEM];
+		}
+		l->owner = c->id;
+		only_sharer(l, c->id);
+		if (!lat)
+			return extra;
+	}
+	if (!queue) {
+		vt.transfer_ps += lat;
+		vt.st.transfers++;
+		return lat + vt.cost[VT_C_HIT];
+	}
+	start = c->clock > l->busy_until ? c->clock : l->busy_until;
+	done = start + lat;
+	l->busy_until = done;
+	vt.st.transfers++;
+	if (lat == vt.lat[VT_D_REMOTE])
+		vt.st.remote_transfers++;
+	vt.transfer_ps += lat;
+	vt.queued_ps += start - c->clock;
+	return done - c->clock + extra;
+}
+
+/* --- the kernel model's side ------------------------------------------------------- */
+
+void vt_access(const volatile void *p, int kind)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c)
+		return;		/* outside a run: boot and set-up cost nothing */
+	c->clock += vt.cost[VT_C_GAP];
+	vt.gap_ps += vt.cost[VT_C_GAP];
+	vt_sched(c);
+	vt.st.events++;
+	c->clock += vt_coherence(vt_line_of(p), c, kind);
+}
+
+void vt_cas_result(bool ok)
+{
+	if (vt.cur && !ok)
+		vt.st.cas_fail++;
+}
+
+/*
+ * A poll that found nothing to do.  Nothing it polls can change before
+ * another CPU's next event, so the poller's clock moves to just after the
+ * earliest other CPU's (at least one pause), and that CPU runs first.
+ */
+void vt_wait(void)
+{
+	struct vt_cpu *c = vt.cur;
+	vt_ps to;
+
+	if (!c)
+		return;
+	to = c->clock + vt.cost[VT_C_PAUSE];
+	if (vt.nheap && vt.heap[0]->clock + 1 > to)
+		to = vt.heap[0]->clock + 1;
+	if (!vt.nheap && ++vt.idle_polls > VT_SPIN_LIMIT) {
+		fprintf(stderr, "mmlab: vt: CPU %d polls forever with no other CPU able to run\n", c->id);
+		abort();
+	}
+	vt.poll_ps += to - c->clock;
+	c->clock = to;
+	vt_sched(c);
+}
+
+void vt_delay_ns(unsigned long ns)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c)
+		return;
+	c->clock += (vt_ps)ns * 1000;
+	vt.delay_ps += (vt_ps)ns * 1000;
+}
+
+uint64_t vt_now_ns(void)
+{
+	return vt.cur ? vt.cur->clock / 1000 : 0;
+}
+
+double vt_clock_ns(void)
+{
+	return vt.cur ? vt.cur->clock / 1000.0 : 0;
+}
+
+/*
+ * Spinlocks are the kernel's queued spinlock in virtual time: one RMW on
+ * the lock word takes a free lock; a CPU that finds it held joins the
+ * lock's FIFO and stops running; unlock hands the lock to the first waiter
+ * directly (the lock word stays locked), which resumes one line transfer
+ * after the unlock, as an MCS hand-off does.
+ */
+static struct vt_lockq *vt_lockq_find(int *lock, bool create)
+{
+	struct vt_lockq *free_q = NULL;
+
+	for (int i = 0; i < VT_MAX_LOCKQ; i++) {
+		if (vt.lockq[i].lock == lock)
+			return &vt.lockq[i];
+		if (!vt.lockq[i].lock && !free_q)
+			free_q = &vt.lockq[i];
+	}
+	if (!create)
+		return NULL;
+	if (!free_q) {
+		fprintf(stderr, "mmlab: vt: more than %d contended spinlocks at once\n", VT_MAX_LOCKQ);
+		abort();
+	}
+	free_q->lock = lock;
+	return free_q;
+}
+
+bool vt_spin_trylock(int *lock)
+{
+	if (!vt.cur) {
+		if (*lock)
+			return false;
+		*lock = 1;
+		return true;
+	}
+	vt_access(lock, VT_RMW);
+	if (*lock) {
+		vt.st.cas_fail++;
+		return false;
+	}
+	*lock = 1;
+	vt.st.lock_acquires++;
+	return true;
+}
+
+void vt_spin_lock(int *lock)
+{
+	struct vt_cpu *c = vt.cur;
+	struct vt_lockq *q;
+	vt_ps t0;
+
+	if (!c) {
+		*lock = 1;
+		return;
+	}
+	vt_access(lock, VT_RMW);
+	vt.st.lock_acquires++;
+	if (!*lock) {
+		*lock = 1;
+		return;
+	}
+	q = vt_lockq_find(lock, true);
+	c->next_waiter = NULL;
+	if (q->tail)
+		q->tail->next_waiter = c;
+	else
+		q->head = c;
+	q->tail = c;
+	c->blocked = true;
+	t0 = c->clock;
+	if (!vt.nheap) {
+		fprintf(stderr, "mmlab: vt: CPU %d waits for a spinlock no running CPU holds\n", c->id);
+		abort();
+	}
+	vt_switch(c, heap_pop());
+	/* Handed over by vt_spin_unlock(): the lock is ours, the clock set. */
+	vt.lock_wait_ps += c->clock - t0;
+}
+
+void vt_spin_unlock(int *lock)
+{
+	struct vt_cpu *c = vt.cur, *w;
+	struct vt_lockq *q;
+	struct vt_line *l;
+
+	if (!c) {
+		*lock = 0;
+		return;
+	}
+	vt_access(lock, VT_WRITE);
+	q = vt_lockq_find(lock, false);
+	if (!q || !q->head) {
+		*lock = 0;
+		return;
+	}
+	w = q->head;
+	q->head = w->next_waiter;
+	if (!q->head) {
+		q->tail = NULL;
+		q->lock = NULL;
+	}
+	/* The waiter sees the hand-off one line transfer later, and owns the line. */
+	l = vt_line_of(lock);
+	if (c->clock + vt_lat(c, w) > w->clock)
+		w->clock = c->clock + vt_lat(c, w);
+	l->owner = w->id;
+	only_sharer(l, w->id);
+	l->busy_until = w->clock;
+	vt.st.transfers++;
+	vt.transfer_ps += vt_lat(c, w);
+	vt.st.lock_handoffs++;
+	w->blocked = false;
+	heap_push(w);
+}
+
+/*
+ * RCU: a read-side section is a nesting count per virtual CPU.  A grace
+ * period waits (polling, in virtual time) until every CPU that was inside
+ * a section when it started has left it once.
+ */
+void vt_rcu_read_lock(void)
+{
+	if (vt.cur)
+		vt.cur->rcu_nesting++;
+}
+
+void vt_rcu_read_unlock(void)
+{
+	if (vt.cur && !--vt.cur->rcu_nesting)
+		vt.cur->rcu_exits++;
+}
+
+void vt_synchronize_rcu(void)
+{
+	if (!vt.cur)
+		return;
+	for (int i = 0; i < vt.n; i++) {
+		struct vt_cpu *o = &vt.cpus[i];
+		unsigned long exits = o->rcu_exits;
+
+		if (o == vt.cur)
+			continue;
+		while (o->rcu_nesting && o->rcu_exits == exits && !o->done)
+			vt_wait();
+	}
+}
+
+/* --- a run ------------------------------------------------------------------------ */
+
+int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args,
+	   int *stop, double stop_ns, struct vt_stats *stats)
+{
+	int ret = 0;
+
+	if (n < 1 || n > m->nr_cpus || n > VT_MAX_CPUS) {
+		fprintf(stderr, "mmlab: vt: %d CPUs asked of %s, which has %d\n", n, m->name, m->nr_cpus);
+		return -1;
+	}
+	if (vt.cur) {
+		fprintf(stderr, "mmlab: vt: vt_run() inside a run\n");
+		return -1;
+	}
+	memset(&vt.st, 0, sizeof(vt.st));
+	vt.m = m;
+	for (int d = 0; d < VT_NR_DIST; d++)
+		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
+	for (int k = 0; k < VT_NR_COST; k++)
+		vt.cost[k] = ns_to_ps(m->cost_ns[k]);
+	vt.n = n;
+	vt.cpus = calloc(n, sizeof(*vt.cpus));
+	vt.heap = calloc(n, sizeof(*vt.heap));
+	if (!vt.lines)
+		vt.lines = mmap(NULL, VT_LINES * sizeof(*vt.lines), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!vt.cpus || !vt.heap || vt.lines == MAP_FAILED) {
+		fprintf(stderr, "mmlab: vt: out of memory\n");
+		free(vt.cpus);
+		free(vt.heap);
+		if (vt.lines == MAP_FAILED)
+			vt.lines = NULL;
+		return -1;
+	}
+	memset(vt.lines, 0, VT_LINES * sizeof(*vt.lines));
+	memset(vt.lockq, 0, sizeof(vt.lockq));
+	vt.nr_lines = 0;
+	vt.nheap = 0;
+	vt.stop = stop;
+	vt.stop_at = ns_to_ps(stop_ns);
+	vt.transfer_ps = vt.queued_ps = vt.lock_wait_ps = vt.poll_ps = 0;
+	vt.delay_ps = vt.gap_ps = vt.stop_ps = 0;
+	vt.idle_polls = 0;
+	for (int i = 0; i < n; i++) {
+		struct vt_cpu *c = &vt.cpus[i];
+
+		c->id = i;
+		c->fn = fn;
+		c->arg = args[i];
+		vt_place(m, i, &c->socket, &c->l3, &c->core);
+		c->stack = mmap(NULL, VT_STACK, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (c->stack == MAP_FAILED) {
+			fprintf(stderr, "mmlab: vt: cannot map a stack: %s\n", strerror(errno));
+			c->stack = NULL;
+			ret = -1;
+			goto out;
+		}
+		vt_cpu_init_ctx(c);
+		if (i)
+			heap_push(c);
+	}
+	vt.live = n;
+	vt.saved_cpu_number = cpu_number;
+	vt_switch(NULL, &vt.cpus[0]);
+	/* Back here when every CPU has finished. */
+	if (vt.live) {
+		fprintf(stderr, "mmlab: vt: %d CPUs could not finish\n", vt.live);
+		ret = -1;
+	}
+	vt.st.stop_ns = vt.stop_ps / 1000.0;
+	vt.st.transfer_ns = vt.transfer_ps / 1000.0;
+	vt.st.queued_ns = vt.queued_ps / 1000.0;
+	vt.st.lock_wait_ns = vt.lock_wait_ps / 1000.0;
+	vt.st.poll_ns = vt.poll_ps / 1000.0;
+	vt.st.delay_ns = vt.delay_ps / 1000.0;
+	vt.st.gap_ns = vt.gap_ps / 1000.0;
+	if (stats)
+		*stats = vt.st;
+out:
+	for (int i = 0; i < n; i++)
+		if (vt.cpus[i].stack)
+			munmap(vt.cpus[i].stack, VT_STACK);
+	free(vt.cpus);
+	free(vt.heap);
+	vt.cpus = NULL;
+	vt.heap = NULL;
+	vt.cur = NULL;
+	cpu_number = vt.saved_cpu_number;
+	return ret;
+}
