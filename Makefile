@@ -201,7 +201,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary
+COMMON  := test_vt test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary
 
 define TEST_BUILD
 # $(1) design, $(2) flavour, $(3) test name, $(4) directory (design or "common")
