@@ -124,6 +124,12 @@ void vt_rcu_read_lock(void);
 void vt_rcu_read_unlock(void);
 void vt_synchronize_rcu(void);
 
+/*
+ * nr_cpu_ids = @nr_cpus (1..VT_MAX_CPUS), before booting a vt build, whose
+ * per-CPU arrays are that long; -1 if out of range.
+ */
+int vt_set_nr_cpus(int nr_cpus);
+
 /* The calling virtual CPU's clock, in ns (0 outside a run). */
 double vt_clock_ns(void);
 

@@ -640,6 +640,14 @@ void vt_synchronize_rcu(void)
 	}
 }
 
+int vt_set_nr_cpus(int nr_cpus)
+{
+	if (nr_cpus < 1 || nr_cpus > VT_MAX_CPUS)
+		return -1;
+	nr_cpu_ids = nr_cpus;
+	return 0;
+}
+
 /* --- a run ------------------------------------------------------------------------ */
 
 int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args,
