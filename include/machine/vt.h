@@ -111,10 +111,12 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 /* --- for the kernel model's vt flavour (through the kernel-named shims) --- */
 
 enum vt_kind { VT_READ, VT_WRITE, VT_RMW };
+#define VT_RELEASE	4	/* or'ed into a write's kind: a release (an unlock) */
 
 void vt_access(const volatile void *p, int kind);
 void vt_cas_result(bool ok);
 void vt_wait(void);
+void vt_sleep(void);
 void vt_delay_ns(unsigned long ns);
 uint64_t vt_now_ns(void);
 bool vt_spin_trylock(int *lock);

@@ -33,7 +33,8 @@ typedef uint64_t vt_ps;
 #define VT_LINES_BITS	16
 #define VT_LINES	(1u << VT_LINES_BITS)
 #define VT_MAX_LOCKQ	256
-#define VT_SPIN_LIMIT	100000000ull	/* polls with no other CPU able to run: a hang */
+#define VT_WAIT_MAX_PS	1000000ull	/* a spinner looks again after 1 us even if its line is quiet */
+#define VT_SLEEP_MAX_PS	50000000ull	/* a sleeper after 50 us: a wake-up the model missed */
 
 const char *const vt_dist_names[VT_NR_DIST] = {
 	[VT_D_SMT] = "smt", [VT_D_L3] = "l3", [VT_D_SOCKET] = "socket", [VT_D_REMOTE] = "remote",
@@ -51,6 +52,11 @@ struct vt_cpu {
 	int rcu_nesting;
 	unsigned long rcu_exits;	/* outermost rcu_read_unlock()s */
 	struct vt_cpu *next_waiter;
+	int heap_pos;			/* index in the heap while in it */
+	struct vt_line *last_line;	/* the line of its last event */
+	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
+	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
+	struct vt_cpu *next_line_waiter;
 	vt_thread_fn fn;
 	void *arg;
 	void *stack;
@@ -68,6 +74,7 @@ struct vt_line {
 	int owner;			/* modified/exclusive holder, -1 none */
 	int nr_sharers;
 	vt_ps busy_until;		/* the line serves one transfer at a time */
+	struct vt_cpu *waiters;		/* CPUs in vt_wait() on this line */
 	uint64_t sharers[VT_MASK_WORDS];
 };
 
@@ -93,7 +100,6 @@ static struct {
 	vt_ps stop_at;
 	struct vt_stats st;
 	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps, stop_ps;
-	unsigned long long idle_polls;
 	bool failed;
 #if defined(__x86_64__)
 	void *main_sp;
@@ -159,19 +165,34 @@ static bool vt_before(const struct vt_cpu *a, const struct vt_cpu *b)
 	return a->clock < b->clock || (a->clock == b->clock && a->id < b->id);
 }
 
-static void heap_push(struct vt_cpu *c)
+static void heap_set(int i, struct vt_cpu *c)
 {
-	int i = vt.nheap++;
+	vt.heap[i] = c;
+	c->heap_pos = i;
+}
 
+static void heap_sift_up(int i, struct vt_cpu *c)
+{
 	while (i > 0) {
 		int p = (i - 1) / 2;
 
 		if (!vt_before(c, vt.heap[p]))
 			break;
-		vt.heap[i] = vt.heap[p];
+		heap_set(i, vt.heap[p]);
 		i = p;
 	}
-	vt.heap[i] = c;
+	heap_set(i, c);
+}
+
+static void heap_push(struct vt_cpu *c)
+{
+	heap_sift_up(vt.nheap++, c);
+}
+
+/* @c, in the heap, has an earlier clock now. */
+static void heap_decrease(struct vt_cpu *c)
+{
+	heap_sift_up(c->heap_pos, c);
 }
 
 static struct vt_cpu *heap_pop(void)
@@ -191,11 +212,12 @@ static struct vt_cpu *heap_pop(void)
 			m = r;
 		if (m == i)
 			break;
-		vt.heap[i] = vt.heap[m];
+		heap_set(i, vt.heap[m]);
 		i = m;
 	}
 	if (vt.nheap)
-		vt.heap[i] = last;
+		heap_set(i, last);
+	top->heap_pos = -1;
 	return top;
 }
 
@@ -278,6 +300,15 @@ static void vt_cpu_init_ctx(struct vt_cpu *c)
 
 /* --- scheduling ------------------------------------------------------------------ */
 
+static void vt_check_stop(struct vt_cpu *c)
+{
+	if (vt.stop && !*vt.stop && c->clock >= vt.stop_at) {
+		/* c is the earliest: every CPU has passed the end. */
+		*vt.stop = 1;
+		vt.stop_ps = c->clock;
+	}
+}
+
 /* Let every CPU whose clock is earlier than the caller's run first. */
 static void vt_sched(struct vt_cpu *c)
 {
@@ -287,11 +318,7 @@ static void vt_sched(struct vt_cpu *c)
 		heap_push(c);
 		vt_switch(c, next);
 	}
-	if (vt.stop && !*vt.stop && c->clock >= vt.stop_at) {
-		/* c is the earliest: every CPU has passed the end. */
-		*vt.stop = 1;
-		vt.stop_ps = c->clock;
-	}
+	vt_check_stop(c);
 }
 
 /* --- the coherence model ------------------------------------------------------------ */
@@ -430,9 +457,53 @@ static vt_ps vt_coherence(struct vt_line *l, struct vt_cpu *c, int kind)
 
 /* --- the kernel model's side ------------------------------------------------------- */
 
+static void vt_unwait(struct vt_cpu *w)
+{
+	struct vt_cpu **pp = &w->waiting_on->waiters;
+
+	while (*pp != w)
+		pp = &(*pp)->next_line_waiter;
+	*pp = w->next_line_waiter;
+	w->waiting_on = NULL;
+}
+
+/*
+ * @c wrote @l: the spinners waiting on it see the change one transfer later
+ * (the invalidation, then their re-read), unless their wait ended sooner;
+ * a release write (an unlock) also wakes the longest sleeper, as the
+ * kernel's exclusive wake-up of a lock's wait queue does.
+ */
+static void vt_wake_line(struct vt_line *l, struct vt_cpu *c, bool release)
+{
+	struct vt_cpu **pp = &l->waiters, *w, *sleeper = NULL;
+
+	while ((w = *pp)) {
+		if (w->sleeping) {
+			if (release)
+				sleeper = w;	/* the list is newest first: keep the oldest */
+			pp = &w->next_line_waiter;
+			continue;
+		}
+		*pp = w->next_line_waiter;
+		w->waiting_on = NULL;
+		if (c->clock + vt_lat(c, w) < w->clock) {
+			w->clock = c->clock + vt_lat(c, w);
+			heap_decrease(w);
+		}
+	}
+	if (sleeper) {
+		vt_unwait(sleeper);
+		if (c->clock + vt_lat(c, sleeper) < sleeper->clock) {
+			sleeper->clock = c->clock + vt_lat(c, sleeper);
+			heap_decrease(sleeper);
+		}
+	}
+}
+
 void vt_access(const volatile void *p, int kind)
 {
 	struct vt_cpu *c = vt.cur;
+	struct vt_line *l;
 
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
@@ -440,7 +511,11 @@ void vt_access(const volatile void *p, int kind)
 	vt.gap_ps += vt.cost[VT_C_GAP];
 	vt_sched(c);
 	vt.st.events++;
-	c->clock += vt_coherence(vt_line_of(p), c, kind);
+	l = vt_line_of(p);
+	c->clock += vt_coherence(l, c, kind & 3);
+	c->last_line = l;
+	if ((kind & 3) != VT_READ && l->waiters)
+		vt_wake_line(l, c, kind & VT_RELEASE);
 }
 
 void vt_cas_result(bool ok)
@@ -450,27 +525,54 @@ void vt_cas_result(bool ok)
 }
 
 /*
- * A poll that found nothing to do.  Nothing it polls can change before
- * another CPU's next event, so the poller's clock moves to just after the
- * earliest other CPU's (at least one pause), and that CPU runs first.
+ * A poll that found nothing to do (cpu_relax(), cond_resched()).  What a
+ * polling loop waits for is a write to the line it just looked at: the
+ * waiter sits on its cached copy, making no traffic, until another CPU
+ * writes that line (as MONITOR/MWAIT, or a sleeper woken by the writer),
+ * and sees the write one transfer later.  A wait whose line stays quiet
+ * ends after VT_WAIT_MAX_PS anyway (what it waits for may be elsewhere).
  */
-void vt_wait(void)
+static void vt_wait_on_line(bool sleep)
 {
-	struct vt_cpu *c = vt.cur;
-	vt_ps to;
+	struct vt_cpu *c = vt.cur, *next;
+	struct vt_line *l;
+	vt_ps t0;
 
 	if (!c)
 		return;
-	to = c->clock + vt.cost[VT_C_PAUSE];
-	if (vt.nheap && vt.heap[0]->clock + 1 > to)
-		to = vt.heap[0]->clock + 1;
-	if (!vt.nheap && ++vt.idle_polls > VT_SPIN_LIMIT) {
-		fprintf(stderr, "mmlab: vt: CPU %d polls forever with no other CPU able to run\n", c->id);
-		abort();
+	t0 = c->clock;
+	c->clock += vt.cost[VT_C_PAUSE];
+	l = c->last_line;
+	if (l) {
+		c->clock += sleep ? VT_SLEEP_MAX_PS : VT_WAIT_MAX_PS;
+		c->sleeping = sleep;
+		c->waiting_on = l;
+		c->next_line_waiter = l->waiters;
+		l->waiters = c;
 	}
-	vt.poll_ps += to - c->clock;
-	c->clock = to;
-	vt_sched(c);
+	heap_push(c);
+	next = heap_pop();
+	if (next != c)
+		vt_switch(c, next);
+	if (c->waiting_on)
+		vt_unwait(c);
+	vt.poll_ps += c->clock - t0;
+	vt_check_stop(c);
+}
+
+void vt_wait(void)
+{
+	vt_wait_on_line(false);
+}
+
+/*
+ * A sleeping wait (cond_resched(): folio_lock()'s io_schedule()): no
+ * polling at all; woken by the next release write of its line, the oldest
+ * sleeper first, or after VT_SLEEP_MAX_PS.
+ */
+void vt_sleep(void)
+{
+	vt_wait_on_line(true);
 }
 
 void vt_delay_ns(unsigned long ns)
@@ -691,7 +793,6 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.stop_at = ns_to_ps(stop_ns);
 	vt.transfer_ps = vt.queued_ps = vt.lock_wait_ps = vt.poll_ps = 0;
 	vt.delay_ps = vt.gap_ps = vt.stop_ps = 0;
-	vt.idle_polls = 0;
 	for (int i = 0; i < n; i++) {
 		struct vt_cpu *c = &vt.cpus[i];
 
