@@ -129,7 +129,7 @@ LDFL_tsan := -fsanitize=thread
 VT_KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
-MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_machine.c
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_machine.c src/machine/vt_calibrate.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c,$(LABSRCS))

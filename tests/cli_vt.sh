@@ -50,7 +50,7 @@ cp machines/e5-2690v3-2s.conf "$tmp/mine.conf"
 ok $? "--machine FILE takes a user's machine file"
 
 usage_error "unknown machine" run refcount-scale --machine nosuch
-grep -q 'valid: host, e5-2690v3-2s' "$tmp/err"
+grep -q 'valid: host, host-model, e5-2690v3-2s, epyc-9654-2s, icelake-32v' "$tmp/err"
 ok $? "the unknown machine's error lists the valid ones"
 sed 's/^lat.remote .*/lat.remote 130/' machines/e5-2690v3-2s.conf >"$tmp/nosource.conf"
 usage_error "a latency without its source" run refcount-scale --machine "$tmp/nosource.conf"
@@ -60,5 +60,15 @@ usage_error "more threads than the machine's CPUs" run refcount-scale --machine 
 usage_error "an experiment without virtual time" run free-contig --machine e5-2690v3-2s
 usage_error "a host-only variant asked for by name" run refcount-scale --machine e5-2690v3-2s --variant host-pread
 usage_error "machines takes no argument" machines extra
+usage_error "calibrate takes no argument" calibrate extra
+
+if [ "$(nproc)" -ge 2 ]; then
+	"$MMLAB" calibrate >"$tmp/host.conf" 2>"$tmp/err"
+	ok $? "calibrate exits 0 ($(grep '^lat.l3' "$tmp/host.conf" | head -c 60))"
+	"$MMLAB" run refcount-scale --machine "$tmp/host.conf" --threads 1,2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+	ok $? "calibrate's output is a machine file --machine reads back"
+	"$MMLAB" run refcount-scale --machine host-model --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+	ok $? "--machine host-model measures this host and runs"
+fi
 
 done_testing

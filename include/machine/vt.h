@@ -73,6 +73,16 @@ extern const char *const vt_cost_names[VT_NR_COST];
  */
 int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t len);
 
+/*
+ * host-model: this host's line hand-off, locked RMW and PAUSE measured now
+ * (src/machine/vt_calibrate.c); 0, or -1 with one line in @err.
+ */
+int vt_calibrate_host(struct vt_machine *m, char *err, size_t len);
+
+/* @m as a machine file vt_machine_load() reads back. */
+#include <stdio.h>
+void vt_machine_print(FILE *f, const struct vt_machine *m);
+
 /* The distance between CPUs @a and @b of @m (Linux x86 numbering, below). */
 enum vt_dist vt_distance(const struct vt_machine *m, int a, int b);
 

@@ -58,6 +58,8 @@ int lab_vt_resolve(const char *text, struct vt_machine *m, char *err, size_t len
 void lab_vt_describe_valid(char *buf, size_t len);
 /* `mmlab machines`: one line per machine; 0, or 1 if a preset is broken. */
 int lab_machines(FILE *out, FILE *err);
+/* `mmlab calibrate`: host-model's measurements, as a machine file on @out. */
+int lab_calibrate(FILE *out, FILE *err);
 /* `git rev-parse --short HEAD` of the working directory, or "unknown". */
 void lab_git_rev(char *buf, size_t len);
 

@@ -6,7 +6,7 @@
 
 #include <mmlab/lab.h>
 
-#define COMMANDS	"list, machines, run NAME [options], compare A B, merge OUT SHARD..., --help"
+#define COMMANDS	"list, machines, calibrate, run NAME [options], compare A B, merge OUT SHARD..., --help"
 
 static void names_of(char *buf, size_t len, const struct experiment *const *exps)
 {
@@ -45,6 +45,7 @@ static void usage(FILE *f, const struct experiment *const *exps)
 {
 	fprintf(f, "usage: mmlab list                  the experiments, one a line\n"
 		   "       mmlab machines              the machines --machine accepts, one a line\n"
+		   "       mmlab calibrate             measure this host's latencies: a machine file\n"
 		   "       mmlab run NAME [options]    run one, print its table\n"
 		   "       mmlab run NAME --help       its variants and options\n"
 		   "       mmlab compare A B           two runs side by side, A the baseline: two JSON\n"
@@ -124,6 +125,13 @@ int lab_main(int argc, char **argv, const struct experiment *const *exps,
 			return 2;
 		}
 		return lab_machines(out, err);
+	}
+	if (!strcmp(argv[1], "calibrate")) {
+		if (argc > 2) {
+			fprintf(err, "mmlab: calibrate: unexpected argument '%s'; calibrate takes none\n", argv[2]);
+			return 2;
+		}
+		return lab_calibrate(out, err);
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2, exps, out, err);

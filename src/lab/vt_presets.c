@@ -80,7 +80,7 @@ static void free_names(char **names)
 void lab_vt_describe_valid(char *buf, size_t len)
 {
 	char **names = preset_names();
-	size_t used = snprintf(buf, len, "host");
+	size_t used = snprintf(buf, len, "host, host-model");
 
 	for (int i = 0; names && names[i] && used < len; i++)
 		used += snprintf(buf + used, len - used, ", %s", names[i]);
@@ -93,6 +93,8 @@ int lab_vt_resolve(const char *text, struct vt_machine *m, char *err, size_t len
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], valid[LAB_ERR_LEN / 2];
 
+	if (!strcmp(text, "host-model"))
+		return vt_calibrate_host(m, err, len);
 	if (strchr(text, '/') || !access(text, R_OK))
 		return vt_machine_load(m, text, err, len);
 	preset_dir(dir, sizeof(dir));
@@ -104,6 +106,20 @@ int lab_vt_resolve(const char *text, struct vt_machine *m, char *err, size_t len
 	return -1;
 }
 
+int lab_calibrate(FILE *out, FILE *err)
+{
+	struct vt_machine m;
+	char msg[LAB_ERR_LEN];
+
+	if (vt_calibrate_host(&m, msg, sizeof(msg))) {
+		fprintf(err, "mmlab: calibrate: %s\n", msg);
+		return 1;
+	}
+	fprintf(out, "# mmlab calibrate: this host as a machine file (--machine FILE reads it back)\n");
+	vt_machine_print(out, &m);
+	return 0;
+}
+
 int lab_machines(FILE *out, FILE *err)
 {
 	char **names = preset_names();
@@ -112,6 +128,9 @@ int lab_machines(FILE *out, FILE *err)
 
 	preset_dir(dir, sizeof(dir));
 	fprintf(out, "%-14s %5s  %s\n", "host", "-", "real threads on this machine's cores (the default)");
+	fprintf(out, "%-14s %5ld  %s\n", "host-model", sysconf(_SC_NPROCESSORS_ONLN),
+		"this host simulated: its CPUs as cores of one L3, latencies measured when used "
+		"(mmlab calibrate prints them)");
 	for (int i = 0; names && names[i]; i++) {
 		struct vt_machine m;
 
