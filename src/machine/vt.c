@@ -72,6 +72,8 @@ struct vt_cpu {
 struct vt_line {
 	uintptr_t tag;			/* line number + 1; 0: free slot */
 	int owner;			/* modified/exclusive holder, -1 none */
+	int next_owner;			/* the last CPU a queued transfer is for, -1 none */
+	vt_ps owner_until;		/* with transfers queued: the holders lose it then */
 	int nr_sharers;
 	vt_ps busy_until;		/* the line serves one transfer at a time */
 	struct vt_cpu *waiters;		/* CPUs in vt_wait() on this line */
@@ -323,6 +325,8 @@ static void vt_sched(struct vt_cpu *c)
 
 /* --- the coherence model ------------------------------------------------------------ */
 
+static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind);
+
 static struct vt_line *vt_line_of(const volatile void *p)
 {
 	uintptr_t tag = ((uintptr_t)p >> VT_LINE_SHIFT) + 1;
@@ -341,6 +345,7 @@ static struct vt_line *vt_line_of(const volatile void *p)
 			}
 			l->tag = tag;
 			l->owner = -1;
+			l->next_owner = -1;
 			return l;
 		}
 		h = (h + 1) & (VT_LINES - 1);
@@ -396,63 +401,93 @@ static vt_ps sharer_lat(const struct vt_line *l, const struct vt_cpu *c, bool fa
 }
 
 /*
- * The cost of @c's access to @l at c->clock, and the line's new state.
- * A read of a line another CPU holds modified, and every ownership request
- * that must fetch or invalidate, is a transfer: it waits for the line's
- * earlier transfer to finish, then takes the latency to the holder (the
- * farthest sharer for an invalidation).  A read served by a shared copy
- * does not queue (the L3 or a sharer answers in parallel).
+ * An access of @c to @l at c->clock, in two phases.  vt_request() decides
+ * at issue time whether it hits, and if not, books the transfer: it waits
+ * until the line's earlier transfers are done (a line serves one at a
+ * time), then takes the latency from the line's holder at that point (the
+ * last one queued, or the owner, or for an ownership request the farthest
+ * sharer; memory if none).  The requester then waits in virtual time for
+ * the data, and vt_commit() changes the line's state when it arrives; the
+ * memory operation itself runs then, in global time order.  Meanwhile the
+ * current holder keeps using its copy until the request's snoop reaches it
+ * (half the transfer latency after the transfer starts): a core that has
+ * just got a line makes its next few accesses to it before the line can
+ * leave, as on real hardware.  A read served by a shared copy does not
+ * queue (the L3 or a sharer answers in parallel).
  */
-static vt_ps vt_coherence(struct vt_line *l, struct vt_cpu *c, int kind)
+static bool vt_pending(const struct vt_line *l, const struct vt_cpu *c)
+{
+	return l->next_owner >= 0 && l->busy_until > c->clock;
+}
+
+static vt_ps vt_request(struct vt_line *l, struct vt_cpu *c, int kind, bool *commit)
 {
 	vt_ps lat, start, done, extra = kind == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
-	bool queue = true;
+	bool pending = vt_pending(l, c);
+	bool holds = !pending || c->clock < l->owner_until;
+	int holder;
 
-	if (kind == VT_READ) {
-		if (l->owner == c->id || is_sharer(l, c->id))
-			return vt.cost[VT_C_HIT];
-		if (l->owner >= 0) {
-			lat = vt_lat(c, &vt.cpus[l->owner]);
-			add_sharer(l, l->owner);
-			l->owner = -1;
-		} else if (l->nr_sharers) {
-			lat = sharer_lat(l, c, false);
-			queue = false;
-		} else {
-			lat = vt.cost[VT_C_MEM];
-		}
-		add_sharer(l, c->id);
-	} else {
-		if (l->owner == c->id)
-			return extra;
-		if (l->owner >= 0) {
-			lat = vt_lat(c, &vt.cpus[l->owner]);
-		} else if (l->nr_sharers > 1 || (l->nr_sharers == 1 && !is_sharer(l, c->id))) {
-			lat = sharer_lat(l, c, true);
-		} else if (l->nr_sharers == 1) {
-			lat = 0;	/* the only copy is ours: a silent upgrade */
-		} else {
-			lat = vt.cost[VT_C_MEM];
-		}
-		l->owner = c->id;
-		only_sharer(l, c->id);
-		if (!lat)
-			return extra;
+	*commit = false;
+	if (kind == VT_READ && holds && (l->owner == c->id || is_sharer(l, c->id)))
+		return vt.cost[VT_C_HIT];
+	if (kind != VT_READ && holds && l->owner == c->id)
+		return extra;
+	if (kind != VT_READ && !pending && l->owner < 0 && l->nr_sharers == 1 && is_sharer(l, c->id)) {
+		l->owner = c->id;	/* the only copy is ours: a silent upgrade */
+		return extra;
 	}
-	if (!queue) {
-		vt.transfer_ps += lat;
-		vt.st.transfers++;
-		return lat + vt.cost[VT_C_HIT];
+	holder = pending ? l->next_owner : l->owner;
+	if (holder >= 0 && holder != c->id) {
+		lat = vt_lat(c, &vt.cpus[holder]);
+	} else if (!pending && l->nr_sharers && !(l->nr_sharers == 1 && is_sharer(l, c->id))) {
+		if (kind == VT_READ) {
+			/* a shared copy answers at once, without queueing */
+			lat = sharer_lat(l, c, false);
+			add_sharer(l, c->id);
+			vt.transfer_ps += lat;
+			vt.st.transfers++;
+			return lat + vt.cost[VT_C_HIT];
+		}
+		lat = sharer_lat(l, c, true);	/* invalidate every copy */
+	} else {
+		lat = vt.cost[VT_C_MEM];
+	}
+	if (!lat) {
+		vt_commit(l, c, kind);
+		return extra;
 	}
 	start = c->clock > l->busy_until ? c->clock : l->busy_until;
 	done = start + lat;
+	if (!pending)
+		l->owner_until = start + lat / 2;
 	l->busy_until = done;
+	l->next_owner = c->id;
 	vt.st.transfers++;
 	if (lat == vt.lat[VT_D_REMOTE])
 		vt.st.remote_transfers++;
 	vt.transfer_ps += lat;
 	vt.queued_ps += start - c->clock;
+	*commit = true;
 	return done - c->clock + extra;
+}
+
+/* @c's transfer of @l has arrived: the line's new state. */
+static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind)
+{
+	if (kind == VT_READ) {
+		if (l->owner >= 0 && l->owner != c->id) {
+			add_sharer(l, l->owner);
+			l->owner = -1;
+		}
+		add_sharer(l, c->id);
+	} else {
+		l->owner = c->id;
+		only_sharer(l, c->id);
+	}
+	if (l->next_owner == c->id || l->busy_until <= c->clock)
+		l->next_owner = -1;
+	else	/* the next queued request's snoop reaches us half its latency from now */
+		l->owner_until = c->clock + vt_lat(c, &vt.cpus[l->next_owner]) / 2;
 }
 
 /* --- the kernel model's side ------------------------------------------------------- */
@@ -504,6 +539,7 @@ void vt_access(const volatile void *p, int kind)
 {
 	struct vt_cpu *c = vt.cur;
 	struct vt_line *l;
+	bool commit;
 
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
@@ -512,7 +548,12 @@ void vt_access(const volatile void *p, int kind)
 	vt_sched(c);
 	vt.st.events++;
 	l = vt_line_of(p);
-	c->clock += vt_coherence(l, c, kind & 3);
+	c->clock += vt_request(l, c, kind & 3, &commit);
+	if (commit) {
+		/* Everyone earlier runs first; the data arrives now. */
+		vt_sched(c);
+		vt_commit(l, c, kind & 3);
+	}
 	c->last_line = l;
 	if ((kind & 3) != VT_READ && l->waiters)
 		vt_wake_line(l, c, kind & VT_RELEASE);
@@ -702,7 +743,9 @@ void vt_spin_unlock(int *lock)
 		w->clock = c->clock + vt_lat(c, w);
 	l->owner = w->id;
 	only_sharer(l, w->id);
-	l->busy_until = w->clock;
+	if (l->busy_until < w->clock)
+		l->busy_until = w->clock;
+	l->next_owner = -1;
 	vt.st.transfers++;
 	vt.transfer_ps += vt_lat(c, w);
 	vt.st.lock_handoffs++;
