@@ -91,6 +91,7 @@ enum vt_dist vt_distance(const struct vt_machine *m, int a, int b);
  */
 struct vt_stats {
 	double end_ns;			/* the latest clock when the last CPU finished */
+	double cpu_ns;			/* every CPU's clock at its end, summed */
 	double stop_ns;			/* when *stop was set (0: never) */
 	unsigned long long events;	/* vt_access() calls */
 	unsigned long long transfers;	/* line transfers: misses and ownership requests */

@@ -266,6 +266,7 @@ static void vt_cpu_body(void)
 	c->fn(c->arg);
 	c->done = true;
 	vt.live--;
+	vt.st.cpu_ns += c->clock / 1000.0;
 	if (c->clock > ns_to_ps(vt.st.end_ns))
 		vt.st.end_ns = c->clock / 1000.0;
 	vt_yield_to_next(c);
