@@ -63,12 +63,18 @@ KCFG_vanilla                 :=
 KCFG_refcount-frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
 KCFG_refcount-cmpxchg-guess  := -DCONFIG_PAGEREF_CMPXCHG_GUESS
 KCFG_refcount-seqcount-read  := -DCONFIG_FILEMAP_SEQCOUNT_READ
-KCFG_contig-batched          := -DCONFIG_FREE_CONTIG_BATCHED
+KCFG_contig-batched          := -DCONFIG_FREE_CONTIG_BATCHED -DCONFIG_VMALLOC_ATOMIC_NR_PAGES
 KCFG_contig-bulk             := -DCONFIG_FREE_CONTIG_BULK
 KCFG_contig-chunk-prepare    := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_CHUNK_PREPARE
 KCFG_ra-batched              := -DCONFIG_READAHEAD_BATCHED
 KCFG_rmap-referenced         := -DCONFIG_RMAP_BATCH_REFERENCED
 KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
+
+# Vanilla at an older base, the baseline of a design applied there (its
+# variant's .base), built for mmlab and for the tests (flavour/test) of what differs.
+BASES := vanilla-v1base
+KCFG_vanilla-v1base          := -DCONFIG_VMALLOC_ATOMIC_NR_PAGES
+BTESTS_vanilla-v1base        := dbg/test_vmalloc
 
 # Deliberately broken designs, each built only for the tests that must catch it.
 MUTANTS := refcount-frozen-bit-nocas filemap-no-recheck page-alloc-merge-pageblock contig-misaligned contig-free-referenced \
@@ -174,12 +180,13 @@ FLAVOURS := run ev dbg tsan chk
 $(foreach k,$(KERNELS),$(foreach f,$(FLAVOURS),$(eval $(call KERNEL_BUILD,$(k),$(f)))))
 $(foreach k,$(VT_KERNELS),$(eval $(call KERNEL_BUILD,$(k),vt)))
 $(foreach k,$(MUTANTS),$(foreach f,$(sort $(dir $(MTESTS_$(k)))),$(eval $(call KERNEL_BUILD,$(k),$(f:/=)))))
+$(foreach k,$(BASES),$(foreach f,run ev $(sort $(dir $(BTESTS_$(k)))),$(eval $(call KERNEL_BUILD,$(k),$(f:/=)))))
 $(foreach f,run dbg tsan,$(eval $(call LIB_BUILD,machine,$(f),$(MACHSRCS))))
 $(eval $(call LIB_BUILD,machine,chk,$(MACHSRCS) $(CHKSRCS)))
 $(foreach f,run dbg,$(eval $(call LIB_BUILD,lab,$(f),$(LABLIB_SRCS))))
 DEPFILES += $(BUILD)/lab/run/src/lab/main.d
 
-RUN_KOBJS := $(foreach k,$(KERNELS),$(BUILD)/k/$(k)/run/kernel.o $(BUILD)/k/$(k)/ev/kernel.o) \
+RUN_KOBJS := $(foreach k,$(KERNELS) $(BASES),$(BUILD)/k/$(k)/run/kernel.o $(BUILD)/k/$(k)/ev/kernel.o) \
 	     $(foreach k,$(VT_KERNELS),$(BUILD)/k/$(k)/vt/kernel.o)
 
 $(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/liblab.a $(RUN_KOBJS) \
@@ -220,6 +227,8 @@ $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(CHECKS)),$(eval $(call TE
 $(foreach t,$(filter $(UNIT) $(STRESS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,dbg,$(t),common)))
 $(foreach t,$(filter $(STRESS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,tsan,$(t),common)))
 $(foreach t,$(filter $(CHECKS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,chk,$(t),common)))
+$(foreach k,$(BASES),$(foreach ft,$(BTESTS_$(k)),\
+	$(eval $(call TEST_BUILD,$(k),$(patsubst %/,%,$(dir $(ft))),$(notdir $(ft)),$(k)))))
 $(foreach k,$(MUTANTS),$(foreach ft,$(MTESTS_$(k)),\
 	$(eval $(call TEST_BUILD,$(k),$(patsubst %/,%,$(dir $(ft))),$(notdir $(ft)),$(k)))))
 

@@ -81,6 +81,23 @@ ins = lambda d: sorted(c["folios_inserted"] for c in at2(d) if "folios_inserted"
 assert ins(sh) == ins(pr), (ins(sh), ins(pr))
 PY
 ok $? "readseq --files: shared by default (each thread reads every file, each folio inserted once), private as an option"
+
+# readahead(2) ahead of each window: the same folios inserted, the same bytes read, fewer lock
+# holds when batched; ondemand by default.
+"$MMLAB" run readseq --scale tiny --threads 2 --readahead syscall --json "$tmp/rsys.json" >/dev/null 2>&1
+ok $? "run readseq --readahead syscall exits 0"
+python3 - "$tmp/rs.json" "$tmp/rsys.json" <<'PY'
+import json, sys
+od, sc = (json.load(open(p)) for p in sys.argv[1:3])
+assert od["params"]["readahead"] == "ondemand" and sc["params"]["readahead"] == "syscall"
+assert sc["checks"] == {"invariants": "passed", "data": "passed"}, sc["checks"]
+c = {r["variant"]: r["counters"] for r in sc["results"] if r["metric"] == "ops_per_sec"}
+assert c["vanilla"]["bad_records"] == 0 and c["batched"]["bad_records"] == 0
+assert c["vanilla"]["folios_inserted"] == c["batched"]["folios_inserted"], c
+assert c["batched"]["xa_lock_acquisitions"] < c["vanilla"]["xa_lock_acquisitions"], c
+PY
+ok $? "readseq --readahead: ondemand by default; syscall reads every record right, batched holds fewer locks"
+usage_error "bad --readahead" run readseq --readahead fadvise
 usage_error "bad --files" run readseq --files both
 usage_error "files larger than the simulated memory" run readseq --file-size 1G --mem 256M
 usage_error "file size not a multiple of the value size" run readseq --file-size 1000000

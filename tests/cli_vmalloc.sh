@@ -17,8 +17,11 @@ done
 
 "$MMLAB" run vmalloc --scale tiny --json "$tmp/v.json" >"$tmp/table" 2>"$tmp/progress"
 ok $? "run vmalloc --scale tiny exits 0"
-grep -q '^test_vmalloc benchmark *| *vanilla *| *batched *| *boost (%) *| *bulk' "$tmp/table"
-ok $? "the table has a column per variant with its boost"
+grep -q '^test_vmalloc benchmark *| *vanilla *| *vanilla-v1base *| *boost (%) *| *batched *| *boost vs vanilla-v1base (%) *| *bulk' "$tmp/table"
+ok $? "the table has a column per variant with its boost, batched's against v1's base"
+grep -q '| *batched/vanilla-v1base *| *batched/vanilla *|' "$tmp/table" &&
+	grep -q '^baseline of batched: vanilla-v1base .*also compared with vanilla$' "$tmp/table"
+ok $? "batched's ratios to both bases, and the footer names its baseline"
 grep -q 'fix_size.*p:512.*h:1' "$tmp/table"
 ok $? "the table has the thread's fix_size p:512 h:1 row"
 python3 - "$tmp/v.json" <<'PY'
@@ -28,7 +31,7 @@ assert d["experiment"] == "vmalloc"
 assert d["seed"] == "001_f30f4b09299f9d59.txt"
 assert d["checks"] == {"invariants": "passed", "data": "passed"}, d["checks"]
 variants = {r["variant"] for r in d["results"]}
-assert variants == {"vanilla", "batched", "bulk", "chunk-prepare"}, variants
+assert variants == {"vanilla", "vanilla-v1base", "batched", "bulk", "chunk-prepare"}, variants
 tests = {r["point"]["test"] for r in d["results"]}
 expect = {"fix_size_alloc_test", "fix_align_alloc_test", "random_size_alloc_test",
           "random_size_align_alloc_test", "long_busy_list_alloc_test",
@@ -54,10 +57,16 @@ for r in d["results"]:
         assert c["loops"] == (d["params"]["loops"] + 4) // 5, c["loops"]
     else:
         assert c["loops"] == d["params"]["loops"], c["loops"]
-assert len(d["results"]) == 16 * 4, len(d["results"])
-assert len(d["comparisons"]) == 16 * 3, len(d["comparisons"])
+assert len(d["results"]) == 16 * 5, len(d["results"])
+assert len(d["comparisons"]) == 16 * 5, len(d["comparisons"])
+base = {"vanilla-v1base": "vanilla", "batched": "vanilla-v1base", "bulk": "vanilla",
+        "chunk-prepare": "vanilla"}
 for c in d["comparisons"]:
-    assert c["baseline"] == "vanilla" and c["metric"] == "usec"
+    assert c["metric"] == "usec"
+    if c["own_baseline"]:
+        assert c["baseline"] == base[c["variant"]], c
+    else:
+        assert c["variant"] == "batched" and c["baseline"] == "vanilla", c
 for key in ("tests", "loops", "pages", "tlb-flush-ns", "arch", "scale", "repeat", "seed"):
     assert key in d["params"], key
 PY

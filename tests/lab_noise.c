@@ -89,10 +89,11 @@ static char *table_of(int flagged)
 	struct lab_cell cells[2] = {
 		{ &variants[0], &point, 4, NULL, a }, { &variants[1], &point, 4, NULL, b },
 	};
-	struct lab_cmp cmps[2];
+	struct lab_cmp cmps[2], vcmps[2];
+	int bases[2];
 	struct lab_results r = {
 		.exp = &noisy_exp, .nr_points = 1, .nr_variants = 2, .cells = cells, .cmps = cmps,
-		.points = points,
+		.vcmps = vcmps, .bases = bases, .points = points,
 	};
 	char *text = NULL;
 	size_t len;

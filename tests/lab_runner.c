@@ -406,9 +406,11 @@ static void test_analyze(void)
 		{ &synth_variants[1], &point, 5, NULL, cand[0] },
 		{ &synth_variants[2], &point, 5, NULL, cand[1] },
 	};
-	struct lab_cmp cmps[3];
+	struct lab_cmp cmps[3], vcmps[3];
+	int bases[3];
 	struct lab_results r = {
 		.exp = &synth_lower, .nr_points = 1, .nr_variants = 3, .cells = cells, .cmps = cmps,
+		.vcmps = vcmps, .bases = bases,
 	};
 	int i;
 
@@ -425,6 +427,58 @@ static void test_analyze(void)
 	   cmps[2].verdict == VERDICT_REGRESSION, "p = 0.0159 is, and higher time is a regression");
 	ok(cmps[2].change_pct < 0 && fabs(cmps[2].ratio - 1005.5 / 1002) < 1e-12,
 	   "lower is better: slower is a negative change, ratio as measured");
+}
+
+/* A variant measured at another base: compared with vanilla at that base, and with vanilla. */
+static const struct synth_variant synth_old = { 800 };
+static const struct exp_variant based_variants[] = {
+	{ "vanilla", "the baseline", &synth_vanilla },
+	{ "vanilla-old", "the baseline at an older base", &synth_old },
+	{ "fast", "applied to the older base", &synth_fast, "vanilla-old" },
+};
+
+static bool json_cmps(const char *want)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "python3 -c \"import json,sys; d=json.load(open('%s')); "
+		 "c=sorted((x['baseline'],x['variant'],x['own_baseline'],round(x['ratio'],6)) "
+		 "for x in d['comparisons'] if x['point']=={'n': 1}); "
+		 "sys.exit(str(c) != \\\"%s\\\")\"", json_path, want);
+	return system(cmd) == 0;
+}
+
+static void test_own_baseline(void)
+{
+	const char *all[] = { "--n", "1", "--json", json_path, NULL };
+	const char *no_own[] = { "--n", "1", "--variant", "vanilla,fast", "--json", json_path, NULL };
+	struct experiment based = synth_higher;
+	struct capture c;
+
+	based.variants = based_variants;
+	based.nr_variants = 3;
+	is_int(run(&based, all, &c), 0, "a variant with its own base: exits 0");
+	ok(has(c.outs, "#n | vanilla | vanilla-old | boost (%) | fast | boost vs vanilla-old (%)\n") &&
+	   has(c.outs, " +149.6*\n"), "boost against its own baseline (2002 / 802)");
+	ok(has(c.outs, "vanilla-old |     fast/vanilla-old |         fast/vanilla\n"),
+	   "ratios to its own baseline and to vanilla");
+	ok(has(c.outs, "baseline of fast: vanilla-old (the kernel before the series at fast's base); "
+	       "also compared with vanilla\n"), "the footer states both bases");
+	ok(has(c.outs, "* 149.63%*"), "mmtests rows against its own baseline");
+	if (have_python)
+		ok(json_cmps("[('vanilla', 'fast', False, 1.998004), ('vanilla', 'vanilla-old', True, 0.800399), "
+			     "('vanilla-old', 'fast', True, 2.496259)]"),
+		   "JSON: each comparison names its baseline, own_baseline marks the variant's own");
+	cap_free(&c);
+
+	is_int(run(&based, no_own, &c), 0, "its base not run: exits 0");
+	ok(has(c.outs, "#n | vanilla | fast\n") &&
+	   has(c.outs, "baseline of fast: vanilla-old, not run; compared with vanilla only\n"),
+	   "no boost column, the footer says so");
+	if (have_python)
+		ok(json_cmps("[('vanilla', 'fast', False, 1.998004)]"),
+		   "JSON: only the comparison with vanilla, not marked own");
+	cap_free(&c);
 }
 
 static void test_sample_helpers(void)
@@ -597,6 +651,7 @@ int main(void)
 	test_check_failures();
 	test_broken_runs();
 	test_analyze();
+	test_own_baseline();
 	test_sample_helpers();
 	test_multi_metric();
 	test_cli();

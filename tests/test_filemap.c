@@ -229,6 +229,43 @@ static void test_seqcount_bumped(void)
 }
 #endif
 
+/*
+ * Two folios just added sit in this CPU's lru_add batch, first and last
+ * (a b); accessed twice each, they are marked active where they sit, and
+ * the drain puts both straight on the active list.
+ */
+static void test_activate_in_lru_add_batch(void)
+{
+	struct address_space m2;
+	struct folio *f[2];
+
+	address_space_init(&m2);
+	for (int i = 0; i < 2; i++) {
+		f[i] = folio_alloc(GFP_KERNEL, 0);
+		if (!f[i] || filemap_add_folio(&m2, f[i], (pgoff_t)i, GFP_KERNEL)) {
+			printf("Bail out! could not add folio %d\n", i);
+			exit(1);
+		}
+		folio_mark_uptodate(f[i]);
+		folio_unlock(f[i]);
+	}
+	is_int(lru_batched_folios(), 2, "both folios wait in this CPU's lru_add batch");
+	for (int i = 0; i < 2; i++) {
+		folio_mark_accessed(f[i]);
+		folio_mark_accessed(f[i]);
+		ok(folio_test_active(f[i]) && !folio_test_lru(f[i]),
+		   "folio %c accessed twice in the batch: marked active there", 'a' + i);
+	}
+	lru_add_drain();
+	for (int i = 0; i < 2; i++) {
+		ok(folio_test_active(f[i]) && folio_test_lru(f[i]),
+		   "folio %c: on the active list after the drain", 'a' + i);
+		folio_put(f[i]);
+	}
+	truncate_inode_pages(&m2);
+	address_space_destroy(&m2);
+}
+
 int main(void)
 {
 	struct page_alloc_report r;
@@ -242,6 +279,7 @@ int main(void)
 	test_add_nomem();
 	test_read();
 	test_shmem_read();
+	test_activate_in_lru_add_batch();
 	test_remove_mapping();
 	test_truncate_with_reader();
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ

@@ -5,7 +5,8 @@
  * per folio (vanilla) or once per window (batched), reads completed by the
  * block device's thread return the same bytes, an index filled by another
  * reader during a window is skipped, memory exhaustion during readahead
- * leaks nothing, and the mutants of batched insertion are caught.
+ * leaks nothing, readahead(2) reads its capped range in 2 MiB chunks with
+ * no marker, and the mutants of batched insertion are caught.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -242,6 +243,87 @@ static void __maybe_unused test_eexist_skipped(void)
 	close_file();
 }
 
+static bool no_readahead_marks(void)
+{
+	for (pgoff_t i = 0; i < FILE_PAGES; i++) {
+		struct folio *folio = filemap_get_folio(&mapping, i);
+		bool marked = folio && folio_test_readahead(folio);
+
+		if (folio)
+			folio_put(folio);
+		if (marked)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * readahead(2): force_page_cache_ra() reads from the offset's page at most
+ * max(io_pages, ra_pages) pages, in chunks of 2 MiB, with no readahead
+ * marker and the file's window left alone; an index already cached is
+ * skipped and the range goes on, as is one filled meanwhile (-EEXIST).
+ */
+static void __maybe_unused test_force_readahead(void)
+{
+	static char buf[RECORD];
+	struct file_ra_state ra0;
+	unsigned long req0;
+	struct folio *folio;
+
+	open_file(sizeof(contents));
+	ra0 = file.f_ra;
+	is_int(ksys_readahead(&file, 4096 + 100, 100 * 4096), 0, "readahead(2) of 100 pages at page 1");
+	ok(cached_range_is(1, 33), "capped at ra_pages (32): pages 1..32 cached");
+	ok(no_readahead_marks(), "no folio carries the readahead marker");
+	ok(file.f_ra.start == ra0.start && file.f_ra.size == ra0.size &&
+	   file.f_ra.async_size == ra0.async_size, "the file's window is left alone");
+	req0 = vm_event(FILEMAP_READ_REQUESTS);
+	ok(filemap_read(&file, 4096, RECORD, buf) == RECORD && !memcmp(buf, contents + 4096, RECORD) &&
+	   vm_event(FILEMAP_READ_REQUESTS) == req0, "a read in the range finds it cached, reads nothing");
+	close_file();
+
+	/* A mapping larger than the backing file: what lies past it reads as zeroes. */
+	open_file(1024 * 4096);
+	file.f_ra.ra_pages = 1024;
+	req0 = vm_event(FILEMAP_READ_REQUESTS);
+	ksys_readahead(&file, 0, 1000 * 4096);
+	is_int(cached_pages(), 1000, "ra_pages 1024: all 1000 pages asked for");
+	is_int(vm_event(FILEMAP_READ_REQUESTS) - req0, 2, "in two chunks (512 + 488 pages)");
+	ok(no_readahead_marks(), "still no marker");
+	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
+	close_file();
+
+	open_file(sizeof(contents));
+	folio = folio_alloc(GFP_KERNEL, 0);
+	ok(folio && !filemap_add_folio(&mapping, folio, 5, GFP_KERNEL), "page 5 cached beforehand");
+	folio_unlock(folio);
+	force_page_cache_ra(&file, 0, 16);
+	ok(cached_range_is(0, 16), "the range went on past the cached index: 0..15 cached");
+	ok(filemap_get_folio(&mapping, 5) == folio, "page 5 is still the folio cached before");
+	folio_put(folio);
+	folio_put(folio);
+	close_file();
+
+	open_file(sizeof(contents));
+	eexist_attempts = 0;
+#ifdef CONFIG_READAHEAD_BATCHED
+	fail_page_alloc.after = 4;
+	fail_page_alloc.nr = 1;
+	eexist_trigger = 6;
+#else
+	eexist_trigger = 5;
+#endif
+	fail_page_alloc.on_attempt = fill_index_4_meanwhile;
+	force_page_cache_ra(&file, 0, 32);
+	fail_page_alloc.on_attempt = NULL;
+	fail_page_alloc.after = -1;
+	ok(eexist_attempts >= eexist_trigger && cached_range_is(0, 32),
+	   "an index filled during the insert (-EEXIST) is skipped and the range goes on: 0..31 cached");
+	ok(no_readahead_marks(), "no marker after the fallback either");
+	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
+	close_file();
+}
+
 static void __maybe_unused test_random_read_leaves_window(void)
 {
 	static char buf[64];
@@ -381,6 +463,7 @@ int main(void)
 	test_sequential_read("synchronous");
 	test_async_device();
 	test_eexist_skipped();
+	test_force_readahead();
 	test_random_read_leaves_window();
 	test_context_readahead();
 	test_exhaustion();

@@ -4,9 +4,13 @@
     tools/report.py results/<run-id>
 
 Reads every <experiment>.json that `mmlab run --json` wrote there and
-writes report.md (per experiment: seed, description, parameters, the
-seed-style table, mmtests-style rows, counters, checks, machine) and one
-<experiment>.png per experiment.  An experiment with several metrics
+writes report.md (per experiment: seed, description, the kernel each
+variant's baseline stands for, parameters, the seed-style table with host
+noise marks, ratios with their 95% intervals, mmtests-style rows,
+counters, checks, machine) and one <experiment>.png per experiment.  A
+variant is compared with its own baseline (the comparison marked
+own_baseline; vanilla unless it names another) and, where that is not
+vanilla, with vanilla too.  An experiment with several metrics
 (results with different "metric" values) gets the tables and a plot per
 metric.
 """
@@ -26,6 +30,7 @@ from matplotlib.ticker import EngFormatter, MaxNLocator  # noqa: E402
 BASELINE = "vanilla"
 SEEDS_README = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                             "..", "..", "shared", "seeds", "README.md")
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")
 
 
 # --- formatting ----------------------------------------------------------------
@@ -96,6 +101,31 @@ def seed_series(seed_file):
     return None, None
 
 
+def backticked(cell):
+    return cell.split("`")[1::2]
+
+
+def baseline_kernels(experiment):
+    """{baseline variant: (base of the seed's numbers, what it is here)}, from the README's
+    table "What `vanilla` stands for"."""
+    out, inside = {}, False
+    try:
+        with open(README) as f:
+            for line in f:
+                if line.startswith("#"):
+                    inside = "What `vanilla` stands for" in line
+                    continue
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                if not inside or len(cells) < 4 or experiment not in backticked(cells[0]):
+                    continue
+                names = backticked(cells[1])
+                if names:
+                    out[names[0]] = (cells[2], cells[3])
+    except OSError:
+        pass
+    return out
+
+
 # --- one experiment's data ---------------------------------------------------------
 
 class Run:
@@ -120,8 +150,15 @@ class Run:
             self.cells[(m, r["variant"], k)] = r
         if not self.metrics:
             self.metrics.append(("value", "", True))
-        self.cmps = {(c.get("metric", self.metrics[0][0]), c["variant"], point_key(c["point"])): c
-                     for c in data.get("comparisons", [])}
+        # own: against the variant's own baseline; vs: against vanilla besides
+        self.cmps, self.vcmps, self.bases = {}, {}, {}
+        for c in data.get("comparisons", []):
+            key = (c.get("metric", self.metrics[0][0]), c["variant"], point_key(c["point"]))
+            if c.get("own_baseline", True):
+                self.cmps[key] = c
+                self.bases[c["variant"]] = c["baseline"]
+            else:
+                self.vcmps[key] = c
         self.metric, self.unit, self.higher = self.metrics[0]
         self.base = BASELINE if BASELINE in self.variants else None
 
@@ -142,6 +179,23 @@ class Run:
 
     def cmp(self, variant, point):
         return self.cmps.get((self.metric, variant, point_key(point)))
+
+    def vcmp(self, variant, point):
+        return self.vcmps.get((self.metric, variant, point_key(point)))
+
+    def base_of(self, variant):
+        """The variant's own baseline, None for a baseline itself or one not run."""
+        return self.bases.get(variant)
+
+    def compared(self, variant):
+        return self.base_of(variant) is not None
+
+    def also_vanilla(self, variant):
+        return any(k[1] == variant for k in self.vcmps)
+
+    def flagged(self, variant, point):
+        c = self.cell(variant, point)
+        return bool(c and c.get("host_noise", {}).get("flagged_samples"))
 
     def all_cmps(self):
         return [c for (m, _, _), c in self.cmps.items() if m == self.metric]
@@ -164,19 +218,69 @@ def section_params(run):
     return ["### Parameters", ""] + md_table(["parameter", "value"], rows, "ll")
 
 
+def section_baselines(run):
+    """Which kernel each baseline stands for, and which variants are compared with it."""
+    kernels = baseline_kernels(run.name)
+    against = {}
+    for v in run.variants:
+        if run.compared(v):
+            against.setdefault(run.base_of(v), []).append(v)
+    rows = []
+    for b in [v for v in run.variants if v in against or v == run.base]:
+        base, here = kernels.get(b, ("not stated in README.md", ""))
+        rows.append(("`%s`" % b, ", ".join("`%s`" % v for v in against.get(b, [])) or "none",
+                     base, here))
+    if not rows:
+        return ["### Baselines", "", "%s was not run: no comparisons." % BASELINE]
+    out = ["### Baselines", "",
+           "Each variant is compared with the kernel before its series at the base it was "
+           "measured on; a variant whose base is not vanilla's is compared with vanilla too.", ""]
+    return out + md_table(["baseline", "compared with it", "base of the seed's numbers",
+                           "the baseline here"], rows, "llll")
+
+
+def fmt_ratio(cmp):
+    """"1.023 [1.011, 1.036]": the ratio and its interval, as the C tables print it."""
+    if cmp is None or cmp.get("ratio") is None:
+        return "n/a"
+    lo, hi = cmp.get("ci95_low"), cmp.get("ci95_high")
+    if lo is None or hi is None:
+        return "%.3f [no interval]" % cmp["ratio"]
+    return "%.3f [%.3f, %.3f]" % (cmp["ratio"], lo, hi)
+
+
+def section_ratios(run):
+    header, cols = [run.header_name()], []
+    for v in run.variants:
+        if run.compared(v):
+            b = run.base_of(v)
+            header.append(v if b == BASELINE else "%s/%s" % (v, b))
+            cols.append((v, run.cmp))
+        if run.also_vanilla(v):
+            header.append("%s/%s" % (v, BASELINE))
+            cols.append((v, run.vcmp))
+    if not cols:
+        return []
+    rows = [[point_label(p)] + [fmt_ratio(get(v, p)) for v, get in cols] for p in run.points]
+    return (["", "Ratio of the medians, variant/baseline (a/b: to b), as measured, with its "
+             "distribution-free 95% interval (from the Mann-Whitney test; none with fewer than "
+             "4 samples per side).", ""] + md_table(header, rows))
+
+
 def section_medians(run):
     header = [run.header_name()]
     for v in run.variants:
         header.append(v)
-        if run.base and v != run.base:
-            header.append("boost (%)")
+        if run.compared(v):
+            b = run.base_of(v)
+            header.append("boost (%)" if b == BASELINE else "boost vs %s (%%)" % b)
     rows = []
     for p in run.points:
         row = [point_label(p)]
         for v in run.variants:
             c = run.cell(v, p)
-            row.append(fmt_value(c["median"]) if c else "")
-            if run.base and v != run.base:
+            row.append(fmt_value(c["median"]) + ("!" if run.flagged(v, p) else "") if c else "")
+            if run.compared(v):
                 cmp = run.cmp(v, p)
                 if cmp is None or cmp["change_pct"] is None:
                     row.append("n/a")
@@ -197,17 +301,24 @@ def section_medians(run):
             row.append("%+.*f..%+.*f" % (prec, lo, prec, hi))
         spread_rows.append(row)
     test = next(iter(run.all_cmps()), {}).get("test", "no comparison")
-    if run.base:
+    if run.cmps:
+        others = any(b != BASELINE for b in run.bases.values())
         versus = ("Boost is against %s, positive = better; `*` = significant (%s)."
-                  % (BASELINE, test))
+                  % ("each variant's baseline" if others else BASELINE, test))
     else:
         versus = "%s was not run: no comparisons." % BASELINE
+    flag = next((c["host_noise"]["flag_steal_pct"] for c in run.d["results"]
+                 if c.get("host_noise", {}).get("flagged_samples")), None)
+    if flag is not None:
+        versus += (" `!`: a sample of this median ran while the host stole >= %g%% of the "
+                   "CPU time." % flag)
     title = "%s: medians, seed-style" % run.metric if run.multi() else "Medians, seed-style"
     out = ["### " + title, "",
            "Median %s (%s) of %d samples per cell; %s is better.  %s"
            % (run.metric, run.unit, run.d["params"].get("repeat", 0),
               "higher" if run.higher else "lower", versus), ""]
     out += md_table(header, rows)
+    out += section_ratios(run)
     out += ["", "Spread of the samples: min..max as % of the median.", ""]
     out += md_table([run.header_name()] + run.variants, spread_rows)
     return out
@@ -224,7 +335,7 @@ def section_mmtests(run):
     means = {(v, point_key(p)): sample_mean(run.cell(v, p)["samples"])
              for p in run.points for v in run.variants if run.cell(v, p)}
     width = max([10] + [len("%.2f" % m) for m in means.values()])
-    col = width + (11 if run.base else 0)
+    col = width + (11 if run.cmps else 0)
     label = run.metric if run.multi() else run.unit
     labels = ["%s %s-%s" % (kind, label, point_label(p).replace(" ", "_")) for p in run.points]
     lw = max(len(lab) for lab in labels) if labels else 0
@@ -234,11 +345,12 @@ def section_mmtests(run):
         for v in run.variants:
             m = means.get((v, point_key(p)), float("nan"))
             line += "  %*.2f" % (width, m)
-            if run.base:
-                base = means.get((run.base, point_key(p)), float("nan"))
-                pct = 0.0 if v == run.base else change_pct(base, m, run.higher)
+            if run.cmps:
+                b = run.base_of(v)
+                base = means.get((b, point_key(p)), float("nan"))
+                pct = 0.0 if b is None else change_pct(base, m, run.higher)
                 cmp = run.cmp(v, p)
-                sig = v != run.base and cmp is not None and cmp["significant"]
+                sig = cmp is not None and cmp["significant"]
                 line += " %s%7.2f%%%s" % ("*" if sig else "(", pct, "*" if sig else ")")
         lines.append(line)
     return ["### %smmtests-style" % ("%s: " % run.metric if run.multi() else ""), "",
@@ -281,16 +393,16 @@ def section_checks(run):
     for view in run.views():
         where = " in %s" % view.metric if run.multi() else ""
         for v in view.variants:
-            if v == view.base:
-                continue
-            got = [view.cmp(v, p) for p in view.points]
-            got = [c for c in got if c]
-            if got:
+            for get in (view.cmp, view.vcmp):
+                got = [get(v, p) for p in view.points]
+                got = [c for c in got if c]
+                if not got:
+                    continue
                 up = sum(c["verdict"] == "improvement" for c in got)
                 down = sum(c["verdict"] == "regression" for c in got)
                 verdicts.append("- `%s` against %s%s: %d improvement%s, %d regression%s, "
                                 "%d without a significant change"
-                                % (v, BASELINE, where, up, "" if up == 1 else "s", down,
+                                % (v, got[0]["baseline"], where, up, "" if up == 1 else "s", down,
                                    "" if down == 1 else "s", len(got) - up - down))
     return (["### Checks and verdicts", "",
              "Invariants: **%s**; data: **%s**." % (checks.get("invariants", "?"), checks.get("data", "?")),
@@ -315,6 +427,7 @@ def section(run, png):
         out += ["Headline result in the thread: %s." % headline.rstrip("."), ""]
     if png:
         out += ["![%s](%s)" % (run.name, png), ""]
+    out += section_baselines(run) + [""]
     out += section_params(run) + [""]
     for view in run.views():
         out += section_medians(view) + [""] + section_mmtests(view) + [""]

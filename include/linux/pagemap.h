@@ -243,6 +243,9 @@ ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf);
 void page_cache_sync_ra(struct file *file, pgoff_t index, unsigned long req_count);
 void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
 			 unsigned long req_count);
+/* readahead(2): read the pages of [@offset, @offset + @count) ahead, as force_page_cache_ra(). */
+int ksys_readahead(struct file *file, loff_t offset, size_t count);
+void force_page_cache_ra(struct file *file, pgoff_t index, unsigned long nr_to_read);
 /* Read @nr_to_read pages from @index, marking the folio @lookahead_size from the end. */
 void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 			     unsigned long nr_to_read, unsigned long lookahead_size);

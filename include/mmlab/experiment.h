@@ -57,6 +57,13 @@ struct exp_variant {
 	const char *name;		/* "vanilla" is always the baseline */
 	const char *desc;		/* one line for --help and list */
 	const void *impl;		/* the experiment's own: e.g. a kernel build */
+	/*
+	 * The variant it is compared with: NULL for vanilla; another variant,
+	 * the kernel before the series at the base the design was measured
+	 * on, when that base differs from vanilla's on the measured path.
+	 * Such a variant is compared with vanilla too.
+	 */
+	const char *base;
 	/* Measures the host itself: left out with --machine (an error if named). */
 	bool host_only;
 };

@@ -77,6 +77,7 @@ DECLARE_KERNEL(vanilla);
 DECLARE_KERNEL(refcount_frozen_bit);
 DECLARE_KERNEL(refcount_cmpxchg_guess);
 DECLARE_KERNEL(refcount_seqcount_read);
+DECLARE_KERNEL(vanilla_v1base);
 DECLARE_KERNEL(contig_batched);
 DECLARE_KERNEL(contig_bulk);
 DECLARE_KERNEL(contig_chunk_prepare);

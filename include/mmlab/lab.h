@@ -251,7 +251,9 @@ struct lab_results {
 	 */
 	struct lab_cell *cells;
 	int base;			/* variant index of vanilla, or -1 */
-	struct lab_cmp *cmps;		/* indexed as cells; base's unused */
+	int *bases;			/* per variant: lab_base() */
+	struct lab_cmp *cmps;		/* indexed as cells: against lab_base(); unused without */
+	struct lab_cmp *vcmps;		/* indexed as cells: against vanilla where lab_also_vanilla() */
 	bool invariants_failed, data_failed;
 	int nr_failed;			/* samples with a failed check */
 	char failure[LAB_ERR_LEN];	/* the first one, one line */
@@ -280,6 +282,33 @@ static inline struct lab_cmp *lab_metric_cmp(const struct lab_results *r, int me
 					     int point, int variant)
 {
 	return &r->cmps[(metric * r->nr_points + point) * r->nr_variants + variant];
+}
+
+static inline struct lab_cmp *lab_metric_vcmp(const struct lab_results *r, int metric,
+					      int point, int variant)
+{
+	return &r->vcmps[(metric * r->nr_points + point) * r->nr_variants + variant];
+}
+
+/*
+ * The variant's own baseline (its exp_variant.base, vanilla if none), or
+ * -1: the variant is vanilla, or its baseline was not run.
+ */
+static inline int lab_base(const struct lab_results *r, int variant)
+{
+	return r->bases ? r->bases[variant] : -1;
+}
+
+/* Compared with vanilla besides (or, its base not run, instead of) its own baseline. */
+static inline bool lab_also_vanilla(const struct lab_results *r, int variant)
+{
+	return r->base >= 0 && variant != r->base && lab_base(r, variant) != r->base;
+}
+
+/* The name of the variant's own baseline. */
+static inline const char *lab_base_name(const struct exp_variant *v)
+{
+	return v->base ? v->base : LAB_BASELINE;
 }
 
 /* The first metric's. */

@@ -53,6 +53,9 @@ static const struct exp_option rsq_options[] = {
 	  { [SCALE_DEFAULT] = "async" }, 0, 0, "async,sync" },
 	{ "device-latency", OPT_DOUBLE, "modelled device latency per read request, microseconds",
 	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
+	{ "readahead", OPT_CHOICE, "ondemand: the kernel's window, grown by the reads; syscall: each "
+	  "reader calls readahead(2) for the next window before reading it (force_page_cache_ra)",
+	  { [SCALE_DEFAULT] = "ondemand" }, 0, 0, "ondemand,syscall" },
 	{ "ra-pages", OPT_INT, "maximum readahead window in pages (the kernel's default 32 = 128 KiB)",
 	  { [SCALE_DEFAULT] = "32" }, 1, 1024 },
 	{ "events", OPT_CHOICE, "run the event build once per point for the lock counters",
@@ -127,6 +130,7 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 * delay_loops_per_ns());
 	rc->events = exp_opt(ctx, "events")->choice == 0;
 	rc->p.shared_files = exp_opt(ctx, "files")->choice == 0;
+	rc->p.ra_syscall = exp_opt(ctx, "readahead")->choice == 1;
 	for (int i = 0; i < threads->nr_list; i++)
 		if (threads->list[i] > rc->max_threads)
 			rc->max_threads = (int)threads->list[i];

@@ -4,13 +4,15 @@
  * test_loop_count iterations, per design of vfree()'s page freeing:
  *
  *   vanilla        per page: statistics, __free_page()
- *   batched        v1: runs of consecutive pfns to __free_contig_range()
+ *   vanilla-v1base the same at v1's base: the page count one atomic per area
+ *   batched        v1: runs of consecutive pfns to __free_contig_range(),
+ *                  on v1's base and compared with vanilla-v1base
  *   bulk           merged design: statistics, then free_pages_bulk()
  *   chunk-prepare  bulk, with chunks prepared as a whole
  *
  * Every design allocates the same way: large orders from the buddy, split
  * to order 0 (the v6.19 change that caused the regressions the series
- * fixes).  Rows are the thread's: "fix_size_alloc_test: p:512, h:1,
+ * fixes); only the vmalloc page count differs between the two bases.  Rows are the thread's: "fix_size_alloc_test: p:512, h:1,
  * l:100000 (usec)".  Beside time: TLB flushes, purges, and where the free
  * memory is afterwards per order (freeing page by page lets pages be
  * reallocated before they merge).
@@ -32,8 +34,10 @@
 
 static const struct exp_variant vm_variants[] = {
 	{ "vanilla", "vfree: per page, statistics and __free_page()", &mm_kernel_vanilla_run },
+	{ "vanilla-v1base", "at v1's base: vfree per page __free_page(), the count once (atomic)",
+	  &mm_kernel_vanilla_v1base_run },
 	{ "batched", "v1: vfree frees runs of consecutive pfns with __free_contig_range()",
-	  &mm_kernel_contig_batched_run },
+	  &mm_kernel_contig_batched_run, "vanilla-v1base" },
 	{ "bulk", "merged design: statistics first, then free_pages_bulk() over the page array",
 	  &mm_kernel_contig_bulk_run },
 	{ "chunk-prepare", "bulk, with each chunk prepared as a whole",

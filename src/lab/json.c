@@ -402,10 +402,13 @@ static const char *verdict_name(enum lab_verdict v)
 	return "none";
 }
 
-static void write_comparison(struct jw *w, const struct exp_metric *m, const struct lab_cmp *cmp)
+/* @own: against the variant's own baseline (its exp_variant.base), not vanilla besides. */
+static void write_comparison(struct jw *w, const struct exp_metric *m, const struct lab_cmp *cmp,
+			     bool own)
 {
 	jw_open(w, NULL, '{', true);
 	jw_string(w, "baseline", cmp->base->variant->name);
+	jw_bool(w, "own_baseline", own);
 	jw_string(w, "variant", cmp->cand->variant->name);
 	jw_raw(w, "point", cmp->cand->point->json, "{}");
 	jw_string(w, "metric", m->name);
@@ -435,13 +438,16 @@ static void write_results(struct jw *w, const struct lab_results *r)
 	}
 	jw_close(w, ']');
 	jw_open(w, "comparisons", '[', false);
-	for (m = 0; r->base >= 0 && m < nr; m++) {
+	for (m = 0; m < nr; m++) {
 		struct exp_metric me = lab_metric(r->exp, m);
 
 		for (p = 0; p < r->nr_points; p++)
-			for (v = 0; v < r->nr_variants; v++)
-				if (v != r->base)
-					write_comparison(w, &me, lab_metric_cmp(r, m, p, v));
+			for (v = 0; v < r->nr_variants; v++) {
+				if (lab_base(r, v) >= 0)
+					write_comparison(w, &me, lab_metric_cmp(r, m, p, v), true);
+				if (lab_also_vanilla(r, v))
+					write_comparison(w, &me, lab_metric_vcmp(r, m, p, v), false);
+			}
 	}
 	jw_close(w, ']');
 }

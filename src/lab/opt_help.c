@@ -51,10 +51,14 @@ static void print_variants(FILE *f, const struct experiment *exp)
 {
 	int i;
 
-	fprintf(f, "variants (%s is the baseline):\n", LAB_BASELINE);
-	for (i = 0; i < exp->nr_variants; i++)
+	fprintf(f, "variants (%s is the baseline, unless one names its own):\n", LAB_BASELINE);
+	for (i = 0; i < exp->nr_variants; i++) {
 		fprintf(f, "  %-26s %s\n", exp->variants[i].name,
 			exp->variants[i].desc ? exp->variants[i].desc : "");
+		if (exp->variants[i].base)
+			fprintf(f, "  %-26s baseline: %s, and %s too\n", "", exp->variants[i].base,
+				LAB_BASELINE);
+	}
 }
 
 static void print_globals(FILE *f, const struct experiment *exp, const struct lab_machine *m)

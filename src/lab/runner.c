@@ -45,7 +45,9 @@ int lab_results_alloc(struct lab_results *r, int capacity, bool samples)
 	r->capacity = capacity;
 	r->cells = calloc(nr_cells + 1, sizeof(*r->cells));
 	r->cmps = calloc(nr_cells + 1, sizeof(*r->cmps));
-	if (!r->cells || !r->cmps)
+	r->vcmps = calloc(nr_cells + 1, sizeof(*r->vcmps));
+	r->bases = calloc(r->nr_variants + 1, sizeof(*r->bases));
+	if (!r->cells || !r->cmps || !r->vcmps || !r->bases)
 		return -1;
 	for (i = 0; i < nr_cells; i++) {
 		struct lab_cell *c = &r->cells[i];
@@ -117,10 +119,14 @@ void lab_results_free(struct lab_results *r)
 	}
 	free(r->cells);
 	free(r->cmps);
+	free(r->vcmps);
+	free(r->bases);
 	free(r->points);
 	free(r->point_index);
 	r->cells = NULL;
 	r->cmps = NULL;
+	r->vcmps = NULL;
+	r->bases = NULL;
 	r->points = NULL;
 	r->point_index = NULL;
 }
@@ -283,16 +289,14 @@ static bool point_narrow(struct lab_results *r, int p, double target_pct)
 {
 	int nr = lab_nr_metrics(r->exp), m, v;
 
-	if (r->base < 0)
-		return true;
 	for (m = 0; m < nr; m++)
 		for (v = 0; v < r->nr_variants; v++) {
-			struct lab_cell *b = lab_metric_cell(r, m, p, r->base);
-			struct lab_cell *c = lab_metric_cell(r, m, p, v);
+			struct lab_cell *b, *c = lab_metric_cell(r, m, p, v);
 			double lo, hi, ratio;
 
-			if (v == r->base)
+			if (lab_base(r, v) < 0)
 				continue;
+			b = lab_metric_cell(r, m, p, lab_base(r, v));
 			ratio = lab_median(c->values, c->nr_samples) /
 				lab_median(b->values, b->nr_samples);
 			lab_ratio_ci(b->values, b->nr_samples, c->values, c->nr_samples,
@@ -303,7 +307,7 @@ static bool point_narrow(struct lab_results *r, int p, double target_pct)
 	return true;
 }
 
-static int find_baseline(const struct lab_results *r);
+static void find_baselines(struct lab_results *r);
 
 /*
  * --repeat auto: rounds over the points not yet narrow, each round one
@@ -323,7 +327,7 @@ static int collect_auto(struct lab_results *r, struct exp_ctx *ctx, FILE *progre
 
 	if (!done)
 		return -1;
-	r->base = find_baseline(r);
+	find_baselines(r);
 	for (rep = 0; left; rep++) {
 		if (rep >= LAB_AUTO_MIN_REPEAT && now() - start >= cfg->auto_seconds) {
 			why = "the time bound was reached";
@@ -371,14 +375,25 @@ static int collect_samples(struct lab_results *r, struct exp_ctx *ctx, FILE *pro
 	return ret;
 }
 
-static int find_baseline(const struct lab_results *r)
+static int find_variant(const struct lab_results *r, const char *name)
 {
 	int v;
 
 	for (v = 0; v < r->nr_variants; v++)
-		if (!strcmp(lab_cell(r, 0, v)->variant->name, LAB_BASELINE))
+		if (!strcmp(lab_cell(r, 0, v)->variant->name, name))
 			return v;
 	return -1;
+}
+
+/* Vanilla's index, and each variant's own baseline's. */
+static void find_baselines(struct lab_results *r)
+{
+	int v;
+
+	r->base = r->nr_points ? find_variant(r, LAB_BASELINE) : -1;
+	for (v = 0; r->nr_points && v < r->nr_variants; v++)
+		r->bases[v] = v == r->base ? -1 :
+			find_variant(r, lab_base_name(lab_cell(r, 0, v)->variant));
 }
 
 static void compare(struct lab_cmp *cmp, const struct lab_cell *base,
@@ -421,17 +436,21 @@ void lab_results_analyze(struct lab_results *r)
 				if (c->nr_samples > r->max_samples)
 					r->max_samples = c->nr_samples;
 			}
-	r->base = r->nr_points ? find_baseline(r) : -1;
-	if (r->base < 0)
-		return;
+	find_baselines(r);
 	for (m = 0; m < nr; m++)
 		for (p = 0; p < r->nr_points; p++)
-			for (v = 0; v < r->nr_variants; v++)
-				if (v != r->base)
+			for (v = 0; v < r->nr_variants; v++) {
+				bool hib = lab_metric(r->exp, m).higher_is_better;
+
+				if (lab_base(r, v) >= 0)
 					compare(lab_metric_cmp(r, m, p, v),
+						lab_metric_cell(r, m, p, lab_base(r, v)),
+						lab_metric_cell(r, m, p, v), hib);
+				if (lab_also_vanilla(r, v))
+					compare(lab_metric_vcmp(r, m, p, v),
 						lab_metric_cell(r, m, p, r->base),
-						lab_metric_cell(r, m, p, v),
-						lab_metric(r->exp, m).higher_is_better);
+						lab_metric_cell(r, m, p, v), hib);
+			}
 }
 
 static FILE *open_json(const struct lab_config *cfg, FILE *err)

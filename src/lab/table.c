@@ -1,6 +1,7 @@
 /*
  * The tables on stdout: the seed's own layout (medians and the boost of
- * each variant over vanilla), the spread of the samples, and mmtests-style
+ * each variant over its baseline: vanilla, or vanilla at the base the
+ * variant names), the spread of the samples, and mmtests-style
  * rows, for each metric in turn; then one footer.  Every percentage is
  * signed so that positive means better in that metric.
  */
@@ -123,7 +124,30 @@ static bool any_flagged(const struct lab_results *r)
 
 static int boost_cols(const struct lab_results *r)
 {
-	return r->base >= 0 ? r->nr_variants - 1 : 0;
+	int v, n = 0;
+
+	for (v = 0; v < r->nr_variants; v++)
+		n += lab_base(r, v) >= 0;
+	return n;
+}
+
+static int vanilla_cols(const struct lab_results *r)
+{
+	int v, n = 0;
+
+	for (v = 0; v < r->nr_variants; v++)
+		n += lab_also_vanilla(r, v);
+	return n;
+}
+
+static bool any_cmps(const struct lab_results *r)
+{
+	return boost_cols(r) || vanilla_cols(r);
+}
+
+static const char *variant_name(const struct lab_results *r, int v)
+{
+	return lab_cell(r, 0, v)->variant->name;
 }
 
 static bool multi_metric(const struct lab_results *r)
@@ -148,9 +172,13 @@ static void print_medians(FILE *f, const struct lab_results *r, int m)
 		for (p = 0; p < r->nr_points; p++)
 			format_median(grid_at(&g, p + 1, col), CELL_LEN, r, m, p, v);
 		col++;
-		if (r->base < 0 || v == r->base)
+		if (lab_base(r, v) < 0)
 			continue;
-		snprintf(grid_at(&g, 0, col), CELL_LEN, "boost (%%)");
+		if (lab_base(r, v) == r->base)
+			snprintf(grid_at(&g, 0, col), CELL_LEN, "boost (%%)");
+		else
+			snprintf(grid_at(&g, 0, col), CELL_LEN, "boost vs %s (%%)",
+				 variant_name(r, lab_base(r, v)));
 		for (p = 0; p < r->nr_points; p++)
 			format_boost(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_cmp(r, m, p, v),
 				     r->exp->mark_ri);
@@ -202,24 +230,36 @@ static void format_ratio(char *buf, size_t len, const struct lab_cmp *cmp)
 static void print_ratios(FILE *f, const struct lab_results *r, int m)
 {
 	const char *header = r->exp->point_header ? r->exp->point_header : "point";
+	int cols = boost_cols(r) + vanilla_cols(r), p, v, col;
 	struct grid g;
-	int p, v, col;
 
-	if (!boost_cols(r) || grid_init(&g, r->nr_points + 1, 1 + boost_cols(r)))
+	if (!cols || grid_init(&g, r->nr_points + 1, 1 + cols))
 		return;
 	snprintf(grid_at(&g, 0, 0), CELL_LEN, "%s", header);
 	for (p = 0; p < r->nr_points; p++)
 		snprintf(grid_at(&g, p + 1, 0), CELL_LEN, "%s", r->points[p]->label);
 	for (v = 0, col = 1; v < r->nr_variants; v++) {
-		if (v == r->base)
+		if (lab_base(r, v) >= 0) {
+			if (lab_base(r, v) == r->base)
+				snprintf(grid_at(&g, 0, col), CELL_LEN, "%s", variant_name(r, v));
+			else
+				snprintf(grid_at(&g, 0, col), CELL_LEN, "%s/%s", variant_name(r, v),
+					 variant_name(r, lab_base(r, v)));
+			for (p = 0; p < r->nr_points; p++)
+				format_ratio(grid_at(&g, p + 1, col), CELL_LEN,
+					     lab_metric_cmp(r, m, p, v));
+			col++;
+		}
+		if (!lab_also_vanilla(r, v))
 			continue;
-		snprintf(grid_at(&g, 0, col), CELL_LEN, "%s", lab_cell(r, 0, v)->variant->name);
+		snprintf(grid_at(&g, 0, col), CELL_LEN, "%s/%s", variant_name(r, v), LAB_BASELINE);
 		for (p = 0; p < r->nr_points; p++)
-			format_ratio(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_cmp(r, m, p, v));
+			format_ratio(grid_at(&g, p + 1, col), CELL_LEN, lab_metric_vcmp(r, m, p, v));
 		col++;
 	}
 	fprintf(f, "\nratio%s%s to %s [%s interval]\n", multi_metric(r) ? " of " : "",
-		multi_metric(r) ? lab_metric(r->exp, m).name : "", LAB_BASELINE, LAB_CI_LEVEL);
+		multi_metric(r) ? lab_metric(r->exp, m).name : "",
+		vanilla_cols(r) ? "the variant's baseline (a/b: to b)" : LAB_BASELINE, LAB_CI_LEVEL);
 	grid_print(f, &g);
 	free(g.cell);
 }
@@ -265,21 +305,28 @@ static int mm_value_width(const struct lab_results *r, int m)
 
 static void mm_cell(FILE *f, const struct lab_results *r, int m, int p, int v, int width)
 {
-	double mean = row_mean(r, m, p, v), base, pct;
-	bool sig;
+	double mean = row_mean(r, m, p, v), base, pct = 0;
+	int b = lab_base(r, v);
+	bool sig = false;
 
 	fprintf(f, "  %*.2f", width, mean);
-	if (r->base < 0)
+	if (!any_cmps(r))
 		return;
-	base = row_mean(r, m, p, r->base);
-	pct = v == r->base ? 0 : lab_change_pct(base, mean, lab_metric(r->exp, m).higher_is_better);
-	sig = v != r->base && lab_metric_cmp(r, m, p, v)->significant;
+	if (b < 0 && v != r->base && lab_cell(r, 0, v)->variant->base) {
+		fprintf(f, " (    n/a )");
+		return;
+	}
+	if (b >= 0) {
+		base = row_mean(r, m, p, b);
+		pct = lab_change_pct(base, mean, lab_metric(r->exp, m).higher_is_better);
+		sig = lab_metric_cmp(r, m, p, v)->significant;
+	}
 	fprintf(f, " %c%7.2f%%%c", sig ? '*' : '(', pct, sig ? '*' : ')');
 }
 
 static void print_mmtests(FILE *f, const struct lab_results *r, int m)
 {
-	int width = mm_value_width(r, m), col = width + (r->base >= 0 ? 11 : 0);
+	int width = mm_value_width(r, m), col = width + (any_cmps(r) ? 11 : 0);
 	int label_w = 0, p, v;
 	char label[CELL_LEN];
 
@@ -301,6 +348,29 @@ static void print_mmtests(FILE *f, const struct lab_results *r, int m)
 	}
 }
 
+/* The variants whose baseline is not vanilla, and the variants of another base not run. */
+static bool print_bases(FILE *f, const struct lab_results *r)
+{
+	bool any = false;
+	int v;
+
+	for (v = 0; v < r->nr_variants; v++) {
+		const struct exp_variant *var = lab_cell(r, 0, v)->variant;
+
+		if (!var->base)
+			continue;
+		any = true;
+		if (lab_base(r, v) >= 0)
+			fprintf(f, "baseline of %s: %s (the kernel before the series at %s's base)%s\n",
+				var->name, var->base, var->name,
+				lab_also_vanilla(r, v) ? "; also compared with " LAB_BASELINE : "");
+		else
+			fprintf(f, "baseline of %s: %s, not run%s\n", var->name, var->base,
+				r->base >= 0 ? "; compared with " LAB_BASELINE " only" : "");
+	}
+	return any;
+}
+
 static void print_footer(FILE *f, const struct lab_results *r)
 {
 	int repeat = r->min_samples;
@@ -313,15 +383,16 @@ static void print_footer(FILE *f, const struct lab_results *r)
 	fprintf(f, "\n%s sample%s per variant and point, variants interleaved; "
 		"first table%s: medians; Hmean/Amean rows: means of the samples\n",
 		count, r->max_samples == 1 ? "" : "s", multi_metric(r) ? " of each metric" : "");
-	if (r->base < 0) {
+	if (!any_cmps(r)) {
 		fprintf(f, "no comparisons: %s was not run\n", LAB_BASELINE);
 	} else {
+		const char *vs = print_bases(f, r) ? "its baseline" : LAB_BASELINE;
+
 		fprintf(f, "boost and %% change vs %s: positive = better; %s = significant by %s "
-			"(exact for up to 20 samples per side)\n", LAB_BASELINE,
+			"(exact for up to 20 samples per side)\n", vs,
 			r->exp->mark_ri ? "(I)/(R) in the first table, * in the rows," : "*", LAB_TEST);
 		fprintf(f, "ratio: variant/%s of the medians, as measured; interval: distribution-free, "
-			"from the Mann-Whitney test (none with fewer than 4 samples per side)\n",
-			LAB_BASELINE);
+			"from the Mann-Whitney test (none with fewer than 4 samples per side)\n", vs);
 		if (repeat < 4)
 			fprintf(f, "note: with fewer than 4 samples per side no difference can reach p < %g\n",
 				LAB_ALPHA);

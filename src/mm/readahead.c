@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Readahead (mm/readahead.c): the on-demand window of an open file, and
+ * Readahead (mm/readahead.c): the on-demand window of an open file, the
+ * forced readahead of readahead(2) and POSIX_FADV_WILLNEED, and
  * page_cache_ra_unbounded(), which allocates folios for a range, inserts
  * them into the page cache locked, and reads them from the backing store.
  *
@@ -333,10 +334,61 @@ static unsigned long get_next_ra_size(struct file_ra_state *ra, unsigned long ma
 	return max;
 }
 
+/* The device's optimal request size (bdi->io_pages), taken to be the window's maximum. */
+static unsigned long bdi_io_pages(struct file_ra_state *ra)
+{
+	return ra->ra_pages;
+}
+
 static unsigned long ra_max_pages(struct file_ra_state *ra, unsigned long req_count)
 {
-	/* The device's io_pages is taken to be ra_pages: oversized reads are not widened. */
+	/* With io_pages == ra_pages, oversized reads are not widened. */
 	return min((unsigned long)ra->ra_pages, (unsigned long)RA_BATCH_MAX);
+}
+
+/*
+ * Readahead the caller asked for: up to the larger of the device's request
+ * size and the window's maximum, in chunks of 2 MiB so as not to pin too
+ * much memory at once; no lookahead marker, and the window is left alone.
+ */
+void force_page_cache_ra(struct file *file, pgoff_t index, unsigned long nr_to_read)
+{
+	struct file_ra_state *ra = &file->f_ra;
+	unsigned long max_pages = max(bdi_io_pages(ra), (unsigned long)ra->ra_pages);
+
+	nr_to_read = min(nr_to_read, max_pages);
+	while (nr_to_read) {
+		unsigned long this_chunk = (2 * 1024 * 1024) / PAGE_SIZE;
+
+		if (this_chunk > nr_to_read)
+			this_chunk = nr_to_read;
+		do_page_cache_ra(file->f_mapping, index, this_chunk, 0);
+		index += this_chunk;
+		nr_to_read -= this_chunk;
+	}
+}
+
+/* readahead(2): generic_fadvise(POSIX_FADV_WILLNEED) of the pages the bytes touch. */
+int ksys_readahead(struct file *file, loff_t offset, size_t count)
+{
+	loff_t endbyte;
+	pgoff_t start_index, end_index;
+	unsigned long nrpages;
+
+	if (offset < 0)
+		return -EINVAL;
+	endbyte = (loff_t)((unsigned long long)offset + count);
+	if (!count || endbyte < offset)
+		endbyte = LLONG_MAX;
+	else
+		endbyte--;		/* inclusive */
+	start_index = (pgoff_t)(offset >> PAGE_SHIFT);
+	end_index = (pgoff_t)(endbyte >> PAGE_SHIFT);
+	nrpages = end_index - start_index + 1;
+	if (!nrpages)
+		nrpages = ~0UL;
+	force_page_cache_ra(file, start_index, nrpages);
+	return 0;
 }
 
 void page_cache_sync_ra(struct file *file, pgoff_t index, unsigned long req_count)

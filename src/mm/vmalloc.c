@@ -21,6 +21,12 @@
  *  CONFIG_FREE_CONTIG_BATCHED	runs of consecutive pfns to __free_contig_range()
  *  CONFIG_FREE_CONTIG_BULK	statistics, then free_pages_bulk() over the array
  *
+ * and on which base: CONFIG_VMALLOC_ATOMIC_NR_PAGES is the kernel before
+ * "mm: vmalloc: streamline vmalloc memory accounting" (v1's base), where
+ * the vmalloc page count is one atomic updated once per area; without it
+ * it is the node statistic NR_VMALLOC, updated per page at free and per
+ * block at allocation.
+ *
  * Departures (docs/DESIGN.md): one vmap node, so no per-node pools of
  * small areas; the purge runs in the freeing thread instead of a worker;
  * the pages[] array and the bookkeeping objects come from malloc() (the
@@ -37,6 +43,13 @@
 #include <linux/mmzone.h>
 #include <linux/rbtree_augmented.h>
 #include <linux/vmalloc.h>
+
+#if defined(CONFIG_FREE_CONTIG_BATCHED) && !defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
+#error "v1 (CONFIG_FREE_CONTIG_BATCHED) applies to v1's base: CONFIG_VMALLOC_ATOMIC_NR_PAGES"
+#endif
+#if defined(CONFIG_FREE_CONTIG_BULK) && defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
+#error "the merged design (CONFIG_FREE_CONTIG_BULK) applies to the base with NR_VMALLOC"
+#endif
 
 #define IS_ERR_VALUE(x)	unlikely((unsigned long)(x) >= (unsigned long)-4095)
 
@@ -82,6 +95,28 @@ static inline void mod_vmalloc_page_state(struct page *page, long delta)
 	}
 	WRITE_ONCE(pcp->diff, x);
 }
+
+#ifdef CONFIG_VMALLOC_ATOMIC_NR_PAGES
+/* v1's base: __vmalloc_area_node() counts the area's pages at once. */
+static inline void account_vmalloc_pages(struct page *page, long nr)
+{
+}
+
+static inline void account_vmalloc_area(struct vm_struct *area)
+{
+	atomic_long_add(area->nr_pages, &nr_vmalloc_pages);
+}
+#else
+/* vm_area_alloc_pages() counts each block as it comes from the allocator. */
+static inline void account_vmalloc_pages(struct page *page, long nr)
+{
+	mod_vmalloc_page_state(page, nr);
+}
+
+static inline void account_vmalloc_area(struct vm_struct *area)
+{
+}
+#endif
 
 unsigned long vmalloc_nr_pages(void)
 {
@@ -896,6 +931,18 @@ static void vm_free_pages(struct vm_struct *vm)
 	}
 	atomic_long_sub(vm->nr_pages, &nr_vmalloc_pages);
 }
+#elif defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
+/* Before the series, on v1's base: one page at a time, the count once. */
+static void vm_free_pages(struct vm_struct *vm)
+{
+	for (unsigned int i = 0; i < vm->nr_pages; i++) {
+		struct page *page = vm->pages[i];
+
+		VM_BUG_ON(!page);
+		__free_page(page);
+	}
+	atomic_long_sub(vm->nr_pages, &nr_vmalloc_pages);
+}
 #else
 /* Before the series: one page at a time. */
 static void vm_free_pages(struct vm_struct *vm)
@@ -950,6 +997,7 @@ static unsigned int vm_area_alloc_pages_large_order(gfp_t gfp, unsigned int nr_p
 			max_attempt_order = --large_order;
 			continue;
 		}
+		account_vmalloc_pages(page, 1L << large_order);
 		split_page(page, large_order);
 		for (unsigned int i = 0; i < (1U << large_order); i++)
 			pages[nr_allocated + i] = page + i;
@@ -969,6 +1017,8 @@ static unsigned int vm_area_alloc_pages_bulk(gfp_t gfp, unsigned int nr_allocate
 		unsigned int request = min(100U, nr_pages - nr_allocated);
 		unsigned int nr = (unsigned int)alloc_pages_bulk(gfp, request, pages + nr_allocated);
 
+		for (unsigned int i = nr_allocated; i < nr_allocated + nr; i++)
+			account_vmalloc_pages(pages[i], 1);
 		nr_allocated += nr;
 		if (nr != request)
 			break;
@@ -991,6 +1041,7 @@ static unsigned int vm_area_alloc_pages(gfp_t gfp, unsigned int order,
 
 		if (unlikely(!page))
 			break;
+		account_vmalloc_pages(page, 1L << order);
 		if (order)
 			split_page(page, order);
 		for (unsigned int i = 0; i < (1U << order); i++)
@@ -1013,7 +1064,7 @@ static void *__vmalloc_area_node(struct vm_struct *area, gfp_t gfp_mask, pgprot_
 	area->page_order = page_shift - PAGE_SHIFT;
 	area->nr_pages = vm_area_alloc_pages(gfp_mask | __GFP_NOWARN, area->page_order,
 					     nr_small_pages, area->pages);
-	atomic_long_add(area->nr_pages, &nr_vmalloc_pages);
+	account_vmalloc_area(area);
 	/* Not all there: free what came, and fail. */
 	if (area->nr_pages != nr_small_pages)
 		goto fail;

@@ -20,6 +20,7 @@ struct rsq_params {
 	unsigned long long latency_ns;	/* device latency per request (async_io) */
 	unsigned long latency_loops;	/* the same in __delay() loops (synchronous reads) */
 	bool shared_files;		/* every thread reads every file, in the same order */
+	bool ra_syscall;		/* readahead(2) of each window before reading it */
 	const int *fds;			/* the backing file of each thread */
 	/* Expected Fletcher-style sums of each record of each thread's file. */
 	const uint64_t *const *record_sums;
