@@ -134,16 +134,22 @@ MTESTS_migrate-stop-exclusive := dbg/test_migrate
 #  dbg   CONFIG_DEBUG_VM, for unit and stress tests
 #  tsan  CONFIG_DEBUG_VM under ThreadSanitizer
 #  chk   every atomic is a scheduling point of the interleaving checker
+#  vt    virtual time: every shim event is charged by the simulated machine
+#        (src/machine/vt.c); built for VT_KERNELS only, linked into mmlab
 FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 FL_run  := -O2 $(FRAMEPTR)
 FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_DEBUG_VM_EVENTS
 FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -DCONFIG_FAIL_PAGE_ALLOC
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
+FL_vt   := -O2 -DMMLAB_VT
 LDFL_tsan := -fsanitize=thread
 
+# The designs built in the vt flavour: those of the experiments that take --machine.
+VT_KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read
+
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
-MACHSRCS := src/machine/host.c src/machine/delay.c
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_machine.c src/machine/vt_calibrate.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c,$(LABSRCS))
@@ -186,6 +192,7 @@ endef
 
 FLAVOURS := run ev dbg tsan chk
 $(foreach k,$(KERNELS),$(foreach f,$(FLAVOURS),$(eval $(call KERNEL_BUILD,$(k),$(f)))))
+$(foreach k,$(VT_KERNELS),$(eval $(call KERNEL_BUILD,$(k),vt)))
 $(foreach k,$(MUTANTS),$(foreach f,$(sort $(dir $(MTESTS_$(k)))),$(eval $(call KERNEL_BUILD,$(k),$(f:/=)))))
 $(foreach k,$(BASES),$(foreach f,run ev $(sort $(dir $(BTESTS_$(k)))),$(eval $(call KERNEL_BUILD,$(k),$(f:/=)))))
 $(foreach f,run dbg tsan,$(eval $(call LIB_BUILD,machine,$(f),$(MACHSRCS))))
@@ -193,7 +200,8 @@ $(eval $(call LIB_BUILD,machine,chk,$(MACHSRCS) $(CHKSRCS)))
 $(foreach f,run dbg,$(eval $(call LIB_BUILD,lab,$(f),$(LABLIB_SRCS))))
 DEPFILES += $(BUILD)/lab/run/src/lab/main.d
 
-RUN_KOBJS := $(foreach k,$(KERNELS) $(BASES),$(BUILD)/k/$(k)/run/kernel.o $(BUILD)/k/$(k)/ev/kernel.o)
+RUN_KOBJS := $(foreach k,$(KERNELS) $(BASES),$(BUILD)/k/$(k)/run/kernel.o $(BUILD)/k/$(k)/ev/kernel.o) \
+	     $(foreach k,$(VT_KERNELS),$(BUILD)/k/$(k)/vt/kernel.o)
 
 $(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/liblab.a $(RUN_KOBJS) \
 		$(BUILD)/machine/run/libmachine.a
@@ -214,7 +222,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary
+COMMON  := test_vt test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary
 
 define TEST_BUILD
 # $(1) design, $(2) flavour, $(3) test name, $(4) directory (design or "common")

@@ -11,7 +11,7 @@
  */
 static inline void cpu_relax(void)
 {
-#ifdef MMLAB_CHECKER
+#if defined(MMLAB_CHECKER) || defined(MMLAB_VT)
 	machine_wait();
 #elif defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();

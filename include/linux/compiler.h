@@ -48,4 +48,7 @@ typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
 
+/* The virtual-time flavour: every __atomic builtin reports to the machine. */
+#include <machine/vt_hooks.h>
+
 #endif /* _LINUX_COMPILER_H */

@@ -7,7 +7,12 @@
 #ifndef _LINUX_CPUMASK_H
 #define _LINUX_CPUMASK_H
 
+#ifdef MMLAB_VT
+/* Simulated machines are larger than hosts: machine/vt.h's VT_MAX_CPUS. */
+#define NR_CPUS	512
+#else
 #define NR_CPUS	256
+#endif
 
 extern int nr_cpu_ids;
 

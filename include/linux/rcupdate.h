@@ -16,7 +16,7 @@
 #ifndef _LINUX_RCUPDATE_H
 #define _LINUX_RCUPDATE_H
 
-#if !defined(__SANITIZE_THREAD__) && !defined(MMLAB_CHECKER)
+#if !defined(__SANITIZE_THREAD__) && !defined(MMLAB_CHECKER) && !defined(MMLAB_VT)
 #define _LGPL_SOURCE		/* inline read-side fast paths */
 #endif
 #include <urcu/urcu-memb.h>
@@ -42,6 +42,38 @@ extern char rcu_tsan_grace_period;
  * shape: a list link and the callback.
  */
 
+#ifdef MMLAB_VT
+/*
+ * The virtual-time flavour: every CPU runs on one host thread, so RCU is
+ * the machine's (a nesting count per virtual CPU; a grace period waits in
+ * virtual time for the CPUs inside a section to leave it), and call_rcu()
+ * is a grace period followed by the callback.
+ */
+void vt_rcu_read_lock(void);
+void vt_rcu_read_unlock(void);
+void vt_synchronize_rcu(void);
+
+static inline void rcu_read_lock(void)
+{
+	vt_rcu_read_lock();
+}
+
+static inline void rcu_read_unlock(void)
+{
+	vt_rcu_read_unlock();
+}
+
+static inline void synchronize_rcu(void)
+{
+	vt_synchronize_rcu();
+}
+
+static inline void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
+{
+	vt_synchronize_rcu();
+	func(head);
+}
+#else
 static inline void rcu_read_lock(void)
 {
 	urcu_memb_read_lock();
@@ -74,6 +106,7 @@ static inline void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head 
 	urcu_memb_call_rcu(head, func);
 #endif
 }
+#endif /* MMLAB_VT */
 
 static inline void rcu_barrier(void)
 {

@@ -9,6 +9,59 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#ifdef MMLAB_VT
+/*
+ * The virtual-time flavour runs every CPU on one host thread, where a
+ * blocking rwlock would stop them all: there an rwsem is a count (readers,
+ * or -1 for a writer) taken by compare-exchange, polling while it cannot,
+ * so its costs and waits are virtual ones.
+ */
+#include <asm/processor.h>
+
+struct rw_semaphore {
+	int count;
+};
+
+static inline void init_rwsem(struct rw_semaphore *sem)		{ sem->count = 0; }
+static inline void destroy_rwsem(struct rw_semaphore *sem)	{ }
+
+static inline bool down_read_trylock(struct rw_semaphore *sem)
+{
+	int c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
+
+	return c >= 0 && __atomic_compare_exchange_n(&sem->count, &c, c + 1, false,
+						     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline void down_read(struct rw_semaphore *sem)
+{
+	while (!down_read_trylock(sem))
+		cpu_relax();
+}
+
+static inline void up_read(struct rw_semaphore *sem)
+{
+	__atomic_fetch_sub(&sem->count, 1, __ATOMIC_RELEASE);
+}
+
+static inline void down_write(struct rw_semaphore *sem)
+{
+	int c = 0;
+
+	while (!__atomic_compare_exchange_n(&sem->count, &c, -1, false,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		c = 0;
+		cpu_relax();
+	}
+}
+
+static inline void up_write(struct rw_semaphore *sem)
+{
+	__atomic_store_n(&sem->count, 0, __ATOMIC_RELEASE);
+}
+
+#else
+
 struct rw_semaphore {
 	pthread_rwlock_t lock;
 };
@@ -28,5 +81,7 @@ static inline bool down_read_trylock(struct rw_semaphore *sem)	{ return !pthread
 static inline void up_read(struct rw_semaphore *sem)		{ pthread_rwlock_unlock(&sem->lock); }
 static inline void down_write(struct rw_semaphore *sem)		{ pthread_rwlock_wrlock(&sem->lock); }
 static inline void up_write(struct rw_semaphore *sem)		{ pthread_rwlock_unlock(&sem->lock); }
+
+#endif /* MMLAB_VT */
 
 #endif

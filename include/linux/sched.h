@@ -10,9 +10,22 @@
  * long enough) end up here: CPUs may outnumber host processors, and the
  * holder may be waiting for this one.
  */
+#ifdef MMLAB_VT
+/*
+ * The virtual-time flavour: a sleeping wait, woken by the next unlock
+ * (release write) of the line it waited on, one sleeper at a time.
+ */
+void vt_sleep(void);
+
+static inline void cond_resched(void)
+{
+	vt_sleep();
+}
+#else
 static inline void cond_resched(void)
 {
 	machine_wait();
 }
+#endif
 
 #endif

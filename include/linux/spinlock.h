@@ -31,6 +31,31 @@ static inline void spin_lock_init(spinlock_t *lock)
 	atomic_set(&lock->locked, 0);
 }
 
+#ifdef MMLAB_VT
+/*
+ * The virtual-time flavour: the kernel's queued spinlock, FIFO with a
+ * direct hand-off to the first waiter, run by the machine in virtual time
+ * (src/machine/vt.c).
+ */
+bool vt_spin_trylock(int *lock);
+void vt_spin_lock(int *lock);
+void vt_spin_unlock(int *lock);
+
+static inline bool spin_trylock(spinlock_t *lock)
+{
+	return vt_spin_trylock(&lock->locked.counter);
+}
+
+static inline void spin_lock(spinlock_t *lock)
+{
+	vt_spin_lock(&lock->locked.counter);
+}
+
+static inline void spin_unlock(spinlock_t *lock)
+{
+	vt_spin_unlock(&lock->locked.counter);
+}
+#else
 static inline bool spin_trylock(spinlock_t *lock)
 {
 	int unlocked = 0;
@@ -51,6 +76,7 @@ static inline void spin_unlock(spinlock_t *lock)
 {
 	atomic_set_release(&lock->locked, 0);
 }
+#endif
 
 static inline bool spin_is_locked(spinlock_t *lock)
 {

@@ -9,12 +9,12 @@
  * machine/yield.h.  This header is the other side: what a runner or a test
  * does to the machine (size it, start CPUs, read the wall clock).
  *
- * One implementation today, the host machine (src/machine/host.c): a CPU
- * is a thread pinned to a host processor.  The interleaving checker
- * (src/machine/checker.c, the chk flavour) schedules those threads one at
- * a time at the yield points.  A simulated machine in virtual time is a
- * second implementation of this same interface, in a build flavour of its
- * own; nothing above this layer changes with it.
+ * The host machine (src/machine/host.c): a CPU is a thread pinned to a
+ * host processor.  The interleaving checker (src/machine/checker.c, the chk
+ * flavour) schedules those threads one at a time at the yield points.  The
+ * simulated machine in virtual time (machine/vt.h, src/machine/vt.c) runs
+ * the vt flavour's kernel on virtual CPUs with vt_run(); nothing in the
+ * kernel model changes with it.
  */
 #ifndef MACHINE_MACHINE_H
 #define MACHINE_MACHINE_H

@@ -64,6 +64,8 @@ struct exp_variant {
 	 * Such a variant is compared with vanilla too.
 	 */
 	const char *base;
+	/* Measures the host itself: left out with --machine (an error if named). */
+	bool host_only;
 };
 
 #define MAX_COUNTERS	24
@@ -170,6 +172,9 @@ struct experiment {
 	 */
 	const struct exp_metric *extra_metrics;
 	int nr_extra_metrics;
+
+	/* Runs on a simulated machine in virtual time with --machine (ctx->vt). */
+	bool virtual_time;
 };
 
 struct exp_ctx {
@@ -182,6 +187,8 @@ struct exp_ctx {
 	int nr_points;
 	unsigned long long mem_bytes;	/* global --mem, or the experiment's default_mem */
 	void *priv;			/* the experiment's own state */
+	/* --machine: NULL on the host, else the simulated machine (machine/vt.h). */
+	const struct vt_machine *vt;
 };
 
 /* Look up a parsed option by name (aborts on a name the experiment lacks). */

@@ -102,4 +102,11 @@ DECLARE_KERNEL(mgt_counter);
 DECLARE_KERNEL(rmap_referenced);
 DECLARE_KERNEL(rmap_batched);
 
+/*
+ * The virtual-time builds (the vt flavour, machine/vt.h) of the designs an
+ * experiment with --machine runs: refcount-scale's, for now.
+ */
+extern const struct mm_kernel mm_kernel_vanilla_vt, mm_kernel_refcount_frozen_bit_vt,
+	mm_kernel_refcount_cmpxchg_guess_vt, mm_kernel_refcount_seqcount_read_vt;
+
 #endif

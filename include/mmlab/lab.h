@@ -45,9 +45,21 @@ struct lab_machine {
 	int cpus;			/* online */
 	unsigned long long mem_bytes;	/* physical */
 	char cpu_model[128];
+	char name[64];			/* --machine: "" on the host, else the simulated machine */
 };
 
 void lab_machine_probe(struct lab_machine *m);
+
+/* --- simulated machines (vt_presets.c) ------------------------------------ */
+struct vt_machine;
+/* --machine NAME|FILE into @m: 0, or -1 with one line in @err. */
+int lab_vt_resolve(const char *text, struct vt_machine *m, char *err, size_t len);
+/* "host, e5-2690v3-2s, ..., or a machine file": what --machine accepts. */
+void lab_vt_describe_valid(char *buf, size_t len);
+/* `mmlab machines`: one line per machine; 0, or 1 if a preset is broken. */
+int lab_machines(FILE *out, FILE *err);
+/* `mmlab calibrate`: host-model's measurements, as a machine file on @out. */
+int lab_calibrate(FILE *out, FILE *err);
 /* `git rev-parse --short HEAD` of the working directory, or "unknown". */
 void lab_git_rev(char *buf, size_t len);
 
@@ -70,6 +82,7 @@ struct lab_config {
 	const struct exp_variant **variants;
 	int nr_variants;
 	struct opt_value *values;	/* one per exp->options[] */
+	struct vt_machine *vt;		/* --machine: NULL for host, else the simulated machine */
 };
 
 /*

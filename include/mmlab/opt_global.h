@@ -10,7 +10,7 @@
 #include <mmlab/lab.h>
 
 enum global_opt { G_VARIANT, G_SCALE, G_REPEAT, G_SEED, G_JSON, G_MEM, G_CI_TARGET, G_SHARD,
-		  NR_GLOBALS };
+		  G_MACHINE, NR_GLOBALS };
 
 struct global_desc {
 	const char *name, *metavar, *help;

@@ -8,16 +8,18 @@
 
 #include <linux/cpumask.h>
 #include <machine/machine.h>
+#include <machine/vt.h>
 
 #include "common.h"
 
 int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_cpus)
 {
-	int err;
+	int err, max = ctx->vt ? VT_MAX_CPUS : NR_CPUS;
 
-	if (machine_set_nr_cpus(nr_cpus)) {
+	/* A vt build's per-CPU arrays are VT_MAX_CPUS long (linux/cpumask.h). */
+	if (ctx->vt ? vt_set_nr_cpus(nr_cpus) : machine_set_nr_cpus(nr_cpus)) {
 		fprintf(stderr, "mmlab: cannot size the machine to %d CPUs (valid: 1..%d)\n",
-			nr_cpus, NR_CPUS);
+			nr_cpus, max);
 		return -1;
 	}
 	err = k->mem_init(ctx->mem_bytes);

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include <linux/cpumask.h>
 #include <machine/machine.h>
+#include <machine/vt.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include "common.h"
@@ -28,25 +30,31 @@
 struct rs_impl {
 	const struct mm_kernel *timed;		/* NULL: host-pread */
 	const struct mm_kernel *events;
+	const struct mm_kernel *vt;		/* the virtual-time build, for --machine */
 };
 
-static const struct rs_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
-static const struct rs_impl impl_frozen_bit = { &mm_kernel_refcount_frozen_bit_run, &mm_kernel_refcount_frozen_bit_ev };
-static const struct rs_impl impl_cmpxchg_guess = { &mm_kernel_refcount_cmpxchg_guess_run, &mm_kernel_refcount_cmpxchg_guess_ev };
-static const struct rs_impl impl_seqcount_read = { &mm_kernel_refcount_seqcount_read_run, &mm_kernel_refcount_seqcount_read_ev };
-static const struct rs_impl impl_host_pread = { NULL, NULL };
+static const struct rs_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev, &mm_kernel_vanilla_vt };
+static const struct rs_impl impl_frozen_bit = { &mm_kernel_refcount_frozen_bit_run, &mm_kernel_refcount_frozen_bit_ev,
+						&mm_kernel_refcount_frozen_bit_vt };
+static const struct rs_impl impl_cmpxchg_guess = { &mm_kernel_refcount_cmpxchg_guess_run, &mm_kernel_refcount_cmpxchg_guess_ev,
+						   &mm_kernel_refcount_cmpxchg_guess_vt };
+static const struct rs_impl impl_seqcount_read = { &mm_kernel_refcount_seqcount_read_run, &mm_kernel_refcount_seqcount_read_ev,
+						   &mm_kernel_refcount_seqcount_read_vt };
+static const struct rs_impl impl_host_pread = { NULL, NULL, NULL };
 
 static const struct exp_variant rs_variants[] = {
 	{ "vanilla", "zero means frozen; folio_try_get() is a compare-exchange loop", &impl_vanilla },
 	{ "frozen-bit", "the series: bit 31 means frozen; folio_try_get() is one fetch-add", &impl_frozen_bit },
 	{ "cmpxchg-guess", "Linus's alternative: try_cmpxchg guessing the count is 1", &impl_cmpxchg_guess },
 	{ "seqcount-read", "Kirill Shutemov's short reads: no refcount, a deletion seqcount checks the copy", &impl_seqcount_read },
-	{ "host-pread", "reference: the same loop with pread(2) of a tmpfs file on the host kernel", &impl_host_pread },
+	{ "host-pread", "reference: the same loop with pread(2) of a tmpfs file on the host kernel", &impl_host_pread,
+	  .host_only = true },
 };
 
 static const struct exp_option rs_options[] = {
-	{ "threads", OPT_INT_LIST, "thread counts to measure (oversubscription allowed)",
-	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, NR_CPUS },
+	{ "threads", OPT_INT_LIST, "thread counts to measure (oversubscription allowed); at most 256 on the "
+	  "host, the machine's CPUs with --machine",
+	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, VT_MAX_CPUS },
 	{ "seconds", OPT_DOUBLE, "measured time of one sample",
 	  { [SCALE_TINY] = "0.05", [SCALE_DEFAULT] = "0.5", [SCALE_FULL] = "5" }, 0.01, 3600 },
 	{ "read-size", OPT_INT, "bytes per read, at offset 0 of the thread's page",
@@ -58,6 +66,8 @@ static const struct exp_option rs_options[] = {
 	  { [SCALE_DEFAULT] = "auto" }, 0, 100000, "auto" },
 	{ "events-seconds", OPT_DOUBLE, "length of the separate counting run (event build) per point; 0 = none",
 	  { [SCALE_TINY] = "0.02", [SCALE_DEFAULT] = "0.2", [SCALE_FULL] = "1" }, 0, 60 },
+	{ "virtual-us", OPT_DOUBLE, "with --machine: the measured virtual time of one sample, in microseconds",
+	  { [SCALE_TINY] = "200", [SCALE_DEFAULT] = "10000", [SCALE_FULL] = "50000" }, 10, 1000000 },
 	{ "read-path", OPT_CHOICE, "tmpfs: shmem_file_read_iter() (folio lock and unlock, mark accessed), as the "
 	  "seed's tmpfs file and host-pread; filemap: filemap_read() of a disk file system",
 	  { [SCALE_DEFAULT] = "tmpfs" }, 0, 0, "tmpfs,filemap" },
@@ -65,11 +75,35 @@ static const struct exp_option rs_options[] = {
 
 struct rs_ctx {
 	double seconds, events_seconds;
+	double virtual_ns;		/* --virtual-us, with --machine */
 	double syscall_ns;		/* --syscall-ns, given or derived */
 	struct rs_params params;
 };
 
 static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc);
+
+/*
+ * With --machine: every point must fit the simulated machine, and the rest
+ * of pread(2) is the machine file's figure unless given (auto never
+ * measures the host there, so that every preset's numbers are the same on
+ * any host).  In the vt build a delay loop is one virtual nanosecond.
+ */
+static int rs_prepare_vt(struct exp_ctx *ctx, struct rs_ctx *rc)
+{
+	for (int i = 0; i < ctx->nr_points; i++)
+		if (ctx->points[i].arg > ctx->vt->nr_cpus) {
+			fprintf(stderr, "mmlab: --threads: %lld is more than %s's %d CPUs; valid: 1..%d\n",
+				(long long)ctx->points[i].arg, ctx->vt->name, ctx->vt->nr_cpus,
+				ctx->vt->nr_cpus);
+			ctx->priv = NULL;
+			free(rc);
+			return -1;
+		}
+	if (exp_opt(ctx, "syscall-ns")->choice == 0)
+		rc->syscall_ns = ctx->vt->syscall_ns;
+	rc->params.syscall_loops = (unsigned long)llround(rc->syscall_ns);
+	return 0;
+}
 
 static int rs_prepare(struct exp_ctx *ctx)
 {
@@ -85,6 +119,7 @@ static int rs_prepare(struct exp_ctx *ctx)
 	rc->params.read_path = exp_opt(ctx, "read-path")->choice == 0 ? RS_READ_TMPFS : RS_READ_FILEMAP;
 	rc->params.seed = ctx->seed;
 	rc->syscall_ns = (double)exp_opt(ctx, "syscall-ns")->i;
+	rc->virtual_ns = exp_opt(ctx, "virtual-us")->d * 1000;
 
 	/* The file must fit in the simulated memory with room to spare. */
 	need = (unsigned long long)rc->params.nr_pages * RS_PAGE_SIZE;
@@ -100,6 +135,16 @@ static int rs_prepare(struct exp_ctx *ctx)
 		return -1;
 	}
 	ctx->priv = rc;
+	if (ctx->vt)
+		return rs_prepare_vt(ctx, rc);
+	for (int i = 0; i < ctx->nr_points; i++)
+		if (ctx->points[i].arg > NR_CPUS) {
+			fprintf(stderr, "mmlab: --threads: %lld is more than the host build's %d CPUs; valid: "
+				"1..%d (more with --machine)\n", (long long)ctx->points[i].arg, NR_CPUS, NR_CPUS);
+			ctx->priv = NULL;
+			free(rc);
+			return -1;
+		}
 	if (exp_opt(ctx, "syscall-ns")->choice == 0 && rs_calibrate_syscall(ctx, rc)) {
 		ctx->priv = NULL;
 		free(rc);
@@ -256,6 +301,101 @@ out:
 	return ret;
 }
 
+/* --- virtual time --------------------------------------------------------------- */
+
+static void rs_vt_thread_main(void *p)
+{
+	struct rs_worker_arg *a = p;
+
+	a->run->k->rs_worker(a->run->state, &a->t, &a->run->stop);
+}
+
+/*
+ * One sample on the simulated machine: the vt build boots and sets up the
+ * file as on the host (outside virtual time), then N virtual CPUs loop
+ * reads until every one's clock has passed --virtual-us.  ops/s is the
+ * reads completed over that virtual time; the counters say where it went.
+ */
+static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads,
+		     struct sample *out)
+{
+	struct rs_ctx *rc = ctx->priv;
+	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
+	void **argv = calloc(nr_threads, sizeof(*argv));
+	struct rs_run run = { .nr_threads = nr_threads, .k = k };
+	struct rs_params p = rc->params;
+	struct rs_thread total;
+	struct vt_stats st;
+	char msg[200];
+	double ops, secs;
+	int ret = -1;
+
+	if (!args || !argv)
+		goto out;
+	p.nr_threads = nr_threads;
+	if (exp_mem_boot(ctx, k, nr_threads))
+		goto out;
+	run.state = k->rs_setup(&p);
+	if (!run.state) {
+		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
+		k->mem_exit();
+		goto out;
+	}
+	for (int i = 0; i < nr_threads; i++) {
+		args[i] = (struct rs_worker_arg){ .run = &run, .t = { .tid = i }, .host_fd = -1 };
+		argv[i] = &args[i];
+	}
+	if (vt_run(ctx->vt, nr_threads, rs_vt_thread_main, argv, &run.stop, rc->virtual_ns, &st)) {
+		k->rs_teardown(run.state, msg, sizeof(msg));
+		k->mem_exit();
+		goto out;
+	}
+	if (k->rs_teardown(run.state, msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", k->name, msg);
+	exp_mem_check_exit(k, k->name, out);
+	rs_sum(args, nr_threads, &total);
+	/*
+	 * Each CPU's last read started before the stop and ends after it:
+	 * the reads done within the measured virtual time are the others.
+	 */
+	secs = st.stop_ns * 1e-9;
+	ops = total.ops ? (double)total.ops : 1;
+	out->value = secs > 0 && total.ops > (unsigned long)nr_threads ?
+		(total.ops - nr_threads) / secs : 0;
+	sample_counter(out, "ops", (double)total.ops);
+	sample_counter(out, "syscall_ns", rc->syscall_ns);
+	sample_counter(out, "mismatched_reads", (double)total.mismatches);
+	if (total.mismatches)
+		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
+			    k->name, total.mismatches, total.ops);
+	sample_counter(out, "virtual_ns", st.stop_ns);
+	sample_counter(out, "ns_per_op_per_cpu", st.stop_ns * nr_threads / ops);
+	sample_counter(out, "events_per_op", st.events / ops);
+	sample_counter(out, "line_transfers_per_op", st.transfers / ops);
+	sample_counter(out, "remote_transfers_per_op", st.remote_transfers / ops);
+	sample_counter(out, "transfer_ns_per_op", st.transfer_ns / ops);
+	sample_counter(out, "queued_ns_per_op", st.queued_ns / ops);
+	sample_counter(out, "cas_retries_per_op", st.cas_fail / ops);
+	sample_counter(out, "lock_handoffs_per_op", st.lock_handoffs / ops);
+	sample_counter(out, "lock_wait_ns_per_op", st.lock_wait_ns / ops);
+	sample_counter(out, "poll_ns_per_op", st.poll_ns / ops);
+	/* Where the CPUs' virtual time went, in % of all of it. */
+	if (st.cpu_ns > 0) {
+		double pct = 100 / st.cpu_ns;
+
+		sample_counter(out, "share_transfer_pct", st.transfer_ns * pct);
+		sample_counter(out, "share_queued_pct", st.queued_ns * pct);
+		sample_counter(out, "share_wait_pct", (st.poll_ns + st.lock_wait_ns) * pct);
+		sample_counter(out, "share_syscall_pct", st.delay_ns * pct);
+		sample_counter(out, "share_code_pct", st.gap_ns * pct);
+	}
+	ret = 0;
+out:
+	free(argv);
+	free(args);
+	return ret;
+}
+
 /* kcmp(2)'s KCMP_FILE (include/uapi/linux/kcmp.h): do two descriptors share a struct file? */
 #define RS_KCMP_FILE	0
 
@@ -363,6 +503,8 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	double elapsed;
 	int ret;
 
+	if (ctx->vt)
+		return rs_run_vt(ctx, impl->vt, nr_threads, out);
 	if (impl->timed)
 		ret = rs_run_model(ctx, impl->timed, nr_threads, rc->seconds, &total, NULL,
 				   &elapsed, out);
@@ -463,4 +605,5 @@ const struct experiment exp_refcount_scale = {
 	.prepare = rs_prepare,
 	.run_one = rs_run_one,
 	.finish = rs_finish,
+	.virtual_time = true,
 };

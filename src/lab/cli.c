@@ -6,7 +6,7 @@
 
 #include <mmlab/lab.h>
 
-#define COMMANDS	"list, run NAME [options], compare A B, merge OUT SHARD..., --help"
+#define COMMANDS	"list, machines, calibrate, run NAME [options], compare A B, merge OUT SHARD..., --help"
 
 static void names_of(char *buf, size_t len, const struct experiment *const *exps)
 {
@@ -44,6 +44,8 @@ static void list_experiments(FILE *f, const struct experiment *const *exps)
 static void usage(FILE *f, const struct experiment *const *exps)
 {
 	fprintf(f, "usage: mmlab list                  the experiments, one a line\n"
+		   "       mmlab machines              the machines --machine accepts, one a line\n"
+		   "       mmlab calibrate             measure this host's latencies: a machine file\n"
 		   "       mmlab run NAME [options]    run one, print its table\n"
 		   "       mmlab run NAME --help       its variants and options\n"
 		   "       mmlab compare A B           two runs side by side, A the baseline: two JSON\n"
@@ -51,7 +53,7 @@ static void usage(FILE *f, const struct experiment *const *exps)
 		   "       mmlab merge OUT SHARD...    merge the JSON of mmlab run --shard I/N into OUT\n\n"
 		   "options of every experiment: --variant LIST|all, --scale tiny|default|full,\n"
 		   "  --repeat R|auto[:SECONDS], --ci-target PCT, --shard I/N, --seed S, --json FILE,\n"
-		   "  --mem SIZE; VALUE may follow as --opt=VALUE\n"
+		   "  --mem SIZE, --machine host|NAME|FILE; VALUE may follow as --opt=VALUE\n"
 		   "exit status: 0 success, 1 a check failed, 2 bad usage\n\n"
 		   "experiments:\n");
 	list_experiments(f, exps);
@@ -116,6 +118,20 @@ int lab_main(int argc, char **argv, const struct experiment *const *exps,
 		}
 		list_experiments(out, exps);
 		return 0;
+	}
+	if (!strcmp(argv[1], "machines")) {
+		if (argc > 2) {
+			fprintf(err, "mmlab: machines: unexpected argument '%s'; machines takes none\n", argv[2]);
+			return 2;
+		}
+		return lab_machines(out, err);
+	}
+	if (!strcmp(argv[1], "calibrate")) {
+		if (argc > 2) {
+			fprintf(err, "mmlab: calibrate: unexpected argument '%s'; calibrate takes none\n", argv[2]);
+			return 2;
+		}
+		return lab_calibrate(out, err);
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2, exps, out, err);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <machine/vt.h>
 #include <mmlab/lab.h>
 
 #define JW_MAX_DEPTH	16
@@ -171,6 +172,10 @@ static void write_header(struct jw *w, const struct lab_results *r, const char *
 	jw_integer(w, "cpus", r->machine.cpus);
 	jw_string(w, "cpu_model", r->machine.cpu_model);
 	jw_unsigned(w, "mem_bytes", r->machine.mem_bytes);
+	if (r->machine.name[0]) {
+		jw_string(w, "name", r->machine.name);
+		jw_string(w, "time", "virtual");
+	}
 	jw_close(w, '}');
 }
 
@@ -265,6 +270,7 @@ static void write_params(struct jw *w, const struct lab_results *r)
 	}
 	jw_unsigned(w, "seed", cfg->seed);
 	jw_unsigned(w, "mem", cfg->mem_bytes);
+	jw_string(w, "machine", cfg->vt ? cfg->vt->name : "host");
 	jw_open(w, "variant", '[', true);
 	for (i = 0; i < cfg->nr_variants; i++)
 		jw_string(w, NULL, cfg->variants[i]->name);

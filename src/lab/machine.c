@@ -46,6 +46,7 @@ void lab_machine_probe(struct lab_machine *m)
 	long page_size = sysconf(_SC_PAGE_SIZE);
 
 	m->cpus = cpus > 0 ? (int)cpus : 1;
+	m->name[0] = '\0';
 	m->mem_bytes = pages > 0 && page_size > 0 ?
 		(unsigned long long)pages * (unsigned long long)page_size : 0;
 	read_cpu_model(m->cpu_model, sizeof(m->cpu_model));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <machine/vt.h>
 #include <mmlab/lab.h>
 #include <mmlab/opt_global.h>
 #include <mmlab/opt_value.h>
@@ -28,6 +29,8 @@ const struct global_desc lab_globals[NR_GLOBALS] = {
 			  "interval, in % of the ratio" },
 	[G_SHARD]   = { "shard", "I/N", "run only the points whose index % N is I (merge the shards "
 			"with mmlab merge)" },
+	[G_MACHINE] = { "machine", "NAME|FILE", "host (real threads on this machine's cores) or a simulated "
+			"machine run in virtual time: a preset of `mmlab machines` or a machine file" },
 };
 
 const char *const lab_scale_names[NR_SCALES] = {
@@ -98,6 +101,9 @@ void opt_describe_global(int g, const struct experiment *exp,
 		break;
 	case G_JSON:
 		snprintf(buf, len, "a file name");
+		break;
+	case G_MACHINE:
+		lab_vt_describe_valid(buf, len);
 		break;
 	case G_MEM:
 		if (m->mem_bytes) {
@@ -370,6 +376,42 @@ static int resolve_mem(struct lab_config *cfg, const struct given *g,
 	return 0;
 }
 
+/*
+ * --machine: host (NULL), or a simulated machine, which only experiments
+ * that run in virtual time accept.  Virtual time is deterministic, so
+ * --repeat defaults to 1 there.
+ */
+static int resolve_machine(struct lab_config *cfg, const struct given *g,
+			   const struct lab_machine *m, char *err, size_t len)
+{
+	const char *text = g->global[G_MACHINE];
+
+	cfg->vt = NULL;
+	if (!text || !strcmp(text, "host"))
+		return 0;
+	if (!cfg->exp->virtual_time)
+		return opt_fail(err, len, "--machine %s: %s runs on the host only for now (virtual time: "
+				"refcount-scale); valid: host", text, cfg->exp->name);
+	cfg->vt = calloc(1, sizeof(*cfg->vt));
+	if (!cfg->vt)
+		return opt_fail(err, len, "out of memory");
+	if (lab_vt_resolve(text, cfg->vt, err, len))
+		return -1;
+	if (!g->global[G_REPEAT] && !cfg->repeat_auto)
+		cfg->repeat = 1;
+	/* Variants that measure the host itself have no place on a simulated machine. */
+	for (int i = 0, j = 0; i < cfg->nr_variants; i++) {
+		if (cfg->variants[i]->host_only && g->global[G_VARIANT])
+			return opt_fail(err, len, "--variant %s: %s measures the host and cannot run with "
+					"--machine %s", g->global[G_VARIANT], cfg->variants[i]->name, text);
+		if (!cfg->variants[i]->host_only)
+			cfg->variants[j++] = cfg->variants[i];
+		if (i == cfg->nr_variants - 1)
+			cfg->nr_variants = j;
+	}
+	return 0;
+}
+
 static int resolve_options(struct lab_config *cfg, const struct given *g,
 			   const struct lab_machine *m, char *err, size_t len)
 {
@@ -416,6 +458,7 @@ int lab_parse_args(struct lab_config *cfg, const struct experiment *exp,
 	    resolve_variants(cfg, &g, m, err, len) ||
 	    resolve_numbers(cfg, &g, m, err, len) ||
 	    resolve_mem(cfg, &g, m, err, len) ||
+	    resolve_machine(cfg, &g, m, err, len) ||
 	    resolve_options(cfg, &g, m, err, len))
 		goto out;
 	cfg->json_path = g.global[G_JSON];
@@ -440,6 +483,8 @@ void lab_config_free(struct lab_config *cfg)
 			lab_value_free(&cfg->values[i]);
 	free(cfg->values);
 	free(cfg->variants);
+	free(cfg->vt);
+	cfg->vt = NULL;
 	cfg->values = NULL;
 	cfg->variants = NULL;
 	cfg->nr_variants = 0;

@@ -75,6 +75,7 @@ static void print_globals(FILE *f, const struct experiment *exp, const struct la
 		case G_SCALE:	snprintf(def, sizeof(def), "default"); break;
 		case G_SEED:	snprintf(def, sizeof(def), "1"); break;
 		case G_JSON:	snprintf(def, sizeof(def), "none"); break;
+		case G_MACHINE:	snprintf(def, sizeof(def), "host"); break;
 		case G_CI_TARGET: snprintf(def, sizeof(def), "%g", LAB_CI_TARGET_PCT); break;
 		case G_SHARD:	snprintf(def, sizeof(def), "none (every point)"); break;
 		case G_MEM:

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <machine/vt.h>
 #include <mmlab/lab.h>
 
 /* The points of shard I of N: index % N == I, every variant of a point together. */
@@ -83,6 +84,12 @@ static int results_init(struct lab_results *r, const struct lab_config *cfg,
 	r->cfg = cfg;
 	r->ctx = ctx;
 	r->machine = *m;
+	if (cfg->vt) {
+		/* The results are the simulated machine's, not this host's. */
+		r->machine.cpus = cfg->vt->nr_cpus;
+		snprintf(r->machine.cpu_model, sizeof(r->machine.cpu_model), "%.120s", cfg->vt->desc);
+		snprintf(r->machine.name, sizeof(r->machine.name), "%s", cfg->vt->name);
+	}
 	r->nr_variants = cfg->nr_variants;
 	r->base = -1;
 	r->probe.perf_fd = -1;
@@ -479,6 +486,7 @@ static void init_ctx(struct exp_ctx *ctx, const struct lab_config *cfg)
 	ctx->seed = cfg->seed;
 	ctx->values = cfg->values;
 	ctx->mem_bytes = cfg->mem_bytes;
+	ctx->vt = cfg->vt;
 }
 
 static void discard_json(FILE *json, const struct lab_config *cfg)

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The virtual-time machine (src/machine/vt.c): a simulated many-CPU
+ * machine that runs the real kernel code, one virtual CPU at a time, in
+ * virtual time.
+ *
+ * The kernel model is built once more, in the `vt` flavour (-DMMLAB_VT),
+ * where every shared-memory event the shims make calls vt_access() (see
+ * machine/vt_hooks.h), spinlocks are vt_spin_*(), polling waits are
+ * vt_wait(), RCU and the clock are the machine's.  The virtual CPUs are
+ * coroutines on the calling thread; a deterministic discrete-event
+ * scheduler runs the one with the earliest clock (ties: the lowest id)
+ * until its next event.  Each event advances its CPU's clock by a
+ * cache-coherence cost: per 64-byte line an owner or a set of sharers;
+ * a miss or an ownership request costs the latency of the distance to the
+ * line's holder, and a line serves one transfer at a time (requests queue).
+ *
+ * Machines are data: machines/<name>.conf (vt_machine_load()).
+ */
+#ifndef MACHINE_VT_H
+#define MACHINE_VT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_MAX_CPUS	512
+
+/* Distances between two CPUs, nearest first. */
+enum vt_dist {
+	VT_D_SMT,	/* the two hardware threads of one core (or the same CPU) */
+	VT_D_L3,	/* two cores that share an L3 (a CCX on AMD, a socket on Intel) */
+	VT_D_SOCKET,	/* the same socket, another L3 */
+	VT_D_REMOTE,	/* the other socket */
+	VT_NR_DIST,
+};
+
+/* Costs of events that move no line, and what memory costs. */
+enum vt_cost {
+	VT_C_HIT,	/* a load or store that hits this CPU's cache */
+	VT_C_RMW,	/* a locked read-modify-write on a line this CPU owns */
+	VT_C_MEM,	/* a line no cache holds: DRAM */
+	VT_C_GAP,	/* the plain code between two events, per event */
+	VT_C_PAUSE,	/* one poll of a waiting loop (pause) */
+	VT_NR_COST,
+};
+
+#define VT_SRC_LEN	200
+
+struct vt_machine {
+	char name[64];
+	char desc[200];
+	int sockets;
+	int l3_per_socket;
+	int cores_per_l3;
+	int smt;			/* hardware threads per core, 1 or 2 */
+	int nr_cpus;			/* sockets * l3_per_socket * cores_per_l3 * smt */
+	double lat_ns[VT_NR_DIST];	/* one line transfer at that distance */
+	double cost_ns[VT_NR_COST];
+	double syscall_ns;		/* the rest of a pread(2) beyond the model (refcount-scale) */
+	char lat_src[VT_NR_DIST][VT_SRC_LEN];
+	char cost_src[VT_NR_COST][VT_SRC_LEN];
+	char syscall_src[VT_SRC_LEN];
+	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
+};
+
+extern const char *const vt_dist_names[VT_NR_DIST];
+extern const char *const vt_cost_names[VT_NR_COST];
+
+/*
+ * Read a machine file.  0, or -1 with one line in @err (no newline)
+ * saying what is wrong and what is valid.
+ */
+int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t len);
+
+/*
+ * host-model: this host's line hand-off, locked RMW and PAUSE measured now
+ * (src/machine/vt_calibrate.c); 0, or -1 with one line in @err.
+ */
+int vt_calibrate_host(struct vt_machine *m, char *err, size_t len);
+
+/* @m as a machine file vt_machine_load() reads back. */
+#include <stdio.h>
+void vt_machine_print(FILE *f, const struct vt_machine *m);
+
+/* The distance between CPUs @a and @b of @m (Linux x86 numbering, below). */
+enum vt_dist vt_distance(const struct vt_machine *m, int a, int b);
+
+/*
+ * What a run did, summed over its CPUs.  Times in virtual nanoseconds.
+ */
+struct vt_stats {
+	double end_ns;			/* the latest clock when the last CPU finished */
+	double cpu_ns;			/* every CPU's clock at its end, summed */
+	double stop_ns;			/* when *stop was set (0: never) */
+	unsigned long long events;	/* vt_access() calls */
+	unsigned long long transfers;	/* line transfers: misses and ownership requests */
+	unsigned long long remote_transfers;	/* ... of them across sockets */
+	double transfer_ns;		/* time in transfers, queueing excluded */
+	double queued_ns;		/* time waiting for a line busy with another request */
+	unsigned long long cas_fail;	/* failed compare-exchanges */
+	unsigned long long lock_acquires;	/* spin_lock() and successful trylocks */
+	unsigned long long lock_handoffs;	/* unlocks that handed the lock to a waiter */
+	double lock_wait_ns;		/* time queued on spinlocks */
+	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
+	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
+	double gap_ns;			/* time charged for code between events */
+};
+
+typedef void (*vt_thread_fn)(void *arg);
+
+/*
+ * Run @n virtual CPUs (0..n-1) of @m, CPU i calling fn(args[i]), to the
+ * end of every one; returns 0, or -1 with a reason on stderr (a deadlock,
+ * n out of range).  Runs on the calling thread.  If @stop is not NULL,
+ * *stop is set to 1 once every running CPU's clock has passed @stop_ns:
+ * the virtual-time end of a timed loop.
+ */
+int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args,
+	   int *stop, double stop_ns, struct vt_stats *stats);
+
+/* --- for the kernel model's vt flavour (through the kernel-named shims) --- */
+
+enum vt_kind { VT_READ, VT_WRITE, VT_RMW };
+#define VT_RELEASE	4	/* or'ed into a write's kind: a release (an unlock) */
+
+void vt_access(const volatile void *p, int kind);
+void vt_cas_result(bool ok);
+void vt_wait(void);
+void vt_sleep(void);
+void vt_delay_ns(unsigned long ns);
+uint64_t vt_now_ns(void);
+bool vt_spin_trylock(int *lock);
+void vt_spin_lock(int *lock);
+void vt_spin_unlock(int *lock);
+void vt_rcu_read_lock(void);
+void vt_rcu_read_unlock(void);
+void vt_synchronize_rcu(void);
+
+/*
+ * nr_cpu_ids = @nr_cpus (1..VT_MAX_CPUS), before booting a vt build, whose
+ * per-CPU arrays are that long; -1 if out of range.
+ */
+int vt_set_nr_cpus(int nr_cpus);
+
+/* The calling virtual CPU's clock, in ns (0 outside a run). */
+double vt_clock_ns(void);
+
+#endif

@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The virtual-time machine: see include/machine/vt.h and docs/DESIGN.md,
+ * "Virtual time".
+ *
+ * Virtual CPUs are coroutines on the thread that calls vt_run(), switched
+ * by a few instructions of assembly (x86-64) or swapcontext() elsewhere.
+ * The scheduler keeps the CPUs that can run in a binary heap by (clock,
+ * id); the running CPU goes on until its clock passes the heap's top,
+ * which is then switched to.  Clocks are integer picoseconds, so a run is
+ * the same on every host.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <linux/smp.h>
+#include <machine/vt.h>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+typedef uint64_t vt_ps;
+
+#define VT_STACK	(256 << 10)
+#define VT_LINE_SHIFT	6
+#define VT_MASK_WORDS	(VT_MAX_CPUS / 64)
+#define VT_LINES_BITS	16
+#define VT_LINES	(1u << VT_LINES_BITS)
+#define VT_MAX_LOCKQ	256
+#define VT_WAIT_MAX_PS	1000000ull	/* a spinner looks again after 1 us even if its line is quiet */
+#define VT_SLEEP_MAX_PS	50000000ull	/* a sleeper after 50 us: a wake-up the model missed */
+
+const char *const vt_dist_names[VT_NR_DIST] = {
+	[VT_D_SMT] = "smt", [VT_D_L3] = "l3", [VT_D_SOCKET] = "socket", [VT_D_REMOTE] = "remote",
+};
+const char *const vt_cost_names[VT_NR_COST] = {
+	[VT_C_HIT] = "hit", [VT_C_RMW] = "rmw", [VT_C_MEM] = "mem", [VT_C_GAP] = "gap",
+	[VT_C_PAUSE] = "pause",
+};
+
+struct vt_cpu {
+	int id;
+	vt_ps clock;
+	bool done;
+	bool blocked;			/* queued on a spinlock */
+	int rcu_nesting;
+	unsigned long rcu_exits;	/* outermost rcu_read_unlock()s */
+	struct vt_cpu *next_waiter;
+	int heap_pos;			/* index in the heap while in it */
+	struct vt_line *last_line;	/* the line of its last event */
+	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
+	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
+	struct vt_cpu *next_line_waiter;
+	vt_thread_fn fn;
+	void *arg;
+	void *stack;
+#if defined(__x86_64__)
+	void *sp;
+#else
+	ucontext_t uc;
+#endif
+	/* topology, precomputed */
+	int socket, l3, core;
+};
+
+struct vt_line {
+	uintptr_t tag;			/* line number + 1; 0: free slot */
+	int owner;			/* modified/exclusive holder, -1 none */
+	int next_owner;			/* the last CPU a queued transfer is for, -1 none */
+	vt_ps owner_until;		/* with transfers queued: the holders lose it then */
+	int nr_sharers;
+	vt_ps busy_until;		/* the line serves one transfer at a time */
+	struct vt_cpu *waiters;		/* CPUs in vt_wait() on this line */
+	uint64_t sharers[VT_MASK_WORDS];
+};
+
+struct vt_lockq {
+	int *lock;
+	struct vt_cpu *head, *tail;
+};
+
+static struct {
+	const struct vt_machine *m;
+	vt_ps lat[VT_NR_DIST];
+	vt_ps cost[VT_NR_COST];
+	int n;
+	struct vt_cpu *cpus;
+	struct vt_cpu **heap;		/* runnable CPUs other than the running one */
+	int nheap;
+	struct vt_cpu *cur;
+	int live;
+	struct vt_line *lines;
+	unsigned int nr_lines;
+	struct vt_lockq lockq[VT_MAX_LOCKQ];
+	int *stop;
+	vt_ps stop_at;
+	struct vt_stats st;
+	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps, stop_ps;
+	bool failed;
+#if defined(__x86_64__)
+	void *main_sp;
+#else
+	ucontext_t main_uc;
+#endif
+	int saved_cpu_number;
+} vt;
+
+static vt_ps ns_to_ps(double ns)
+{
+	return (vt_ps)llround(ns * 1000.0);
+}
+
+/* --- topology ------------------------------------------------------------------ */
+
+/*
+ * CPU numbering as Linux numbers a two-socket x86 machine: first every
+ * core's first hardware thread, socket by socket, L3 by L3 (will-it-scale
+ * pins thread i to CPU i, so N threads fill socket 0 first, and CCX by CCX
+ * on AMD), then the second hardware threads in the same order.
+ */
+static void vt_place(const struct vt_machine *m, int id, int *socket, int *l3, int *core)
+{
+	int cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
+	int c = id % cores;
+
+	*core = c;
+	*l3 = c / m->cores_per_l3;
+	*socket = c / (m->l3_per_socket * m->cores_per_l3);
+}
+
+enum vt_dist vt_distance(const struct vt_machine *m, int a, int b)
+{
+	int sa, la, ca, sb, lb, cb;
+
+	vt_place(m, a, &sa, &la, &ca);
+	vt_place(m, b, &sb, &lb, &cb);
+	if (ca == cb)
+		return VT_D_SMT;
+	if (la == lb)
+		return VT_D_L3;
+	if (sa == sb)
+		return VT_D_SOCKET;
+	return VT_D_REMOTE;
+}
+
+static vt_ps vt_lat(const struct vt_cpu *a, const struct vt_cpu *b)
+{
+	if (a->core == b->core)
+		return a == b ? 0 : vt.lat[VT_D_SMT];
+	if (a->l3 == b->l3)
+		return vt.lat[VT_D_L3];
+	if (a->socket == b->socket)
+		return vt.lat[VT_D_SOCKET];
+	return vt.lat[VT_D_REMOTE];
+}
+
+/* --- the heap of runnable CPUs, by (clock, id) ----------------------------------- */
+
+static bool vt_before(const struct vt_cpu *a, const struct vt_cpu *b)
+{
+	return a->clock < b->clock || (a->clock == b->clock && a->id < b->id);
+}
+
+static void heap_set(int i, struct vt_cpu *c)
+{
+	vt.heap[i] = c;
+	c->heap_pos = i;
+}
+
+static void heap_sift_up(int i, struct vt_cpu *c)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (!vt_before(c, vt.heap[p]))
+			break;
+		heap_set(i, vt.heap[p]);
+		i = p;
+	}
+	heap_set(i, c);
+}
+
+static void heap_push(struct vt_cpu *c)
+{
+	heap_sift_up(vt.nheap++, c);
+}
+
+/* @c, in the heap, has an earlier clock now. */
+static void heap_decrease(struct vt_cpu *c)
+{
+	heap_sift_up(c->heap_pos, c);
+}
+
+static struct vt_cpu *heap_pop(void)
+{
+	struct vt_cpu *top = vt.heap[0], *last = vt.heap[--vt.nheap];
+	int i = 0;
+
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct vt_cpu *best = last;
+
+		if (l < vt.nheap && vt_before(vt.heap[l], best)) {
+			m = l;
+			best = vt.heap[l];
+		}
+		if (r < vt.nheap && vt_before(vt.heap[r], best))
+			m = r;
+		if (m == i)
+			break;
+		heap_set(i, vt.heap[m]);
+		i = m;
+	}
+	if (vt.nheap)
+		heap_set(i, last);
+	top->heap_pos = -1;
+	return top;
+}
+
+/* --- coroutines -------------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+void vt_ctx_switch(void **save_sp, void *load_sp);
+__asm__(".text\n"
+	".globl vt_ctx_switch\n"
+	".type vt_ctx_switch,@function\n"
+	"vt_ctx_switch:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n"
+	".size vt_ctx_switch, .-vt_ctx_switch\n");
+#endif
+
+static void vt_switch(struct vt_cpu *from, struct vt_cpu *to)
+{
+	vt.cur = to;
+	cpu_number = to ? to->id : vt.saved_cpu_number;
+#if defined(__x86_64__)
+	vt_ctx_switch(from ? &from->sp : &vt.main_sp, to ? to->sp : vt.main_sp);
+#else
+	swapcontext(from ? &from->uc : &vt.main_uc, to ? &to->uc : &vt.main_uc);
+#endif
+}
+
+/* The running CPU gives way to the next one, or to vt_run() when none is left. */
+static void vt_yield_to_next(struct vt_cpu *c)
+{
+	struct vt_cpu *next = vt.nheap ? heap_pop() : NULL;
+
+	if (next != c)
+		vt_switch(c, next);
+}
+
+static void vt_cpu_body(void)
+{
+	struct vt_cpu *c = vt.cur;
+
+	c->fn(c->arg);
+	c->done = true;
+	vt.live--;
+	vt.st.cpu_ns += c->clock / 1000.0;
+	if (c->clock > ns_to_ps(vt.st.end_ns))
+		vt.st.end_ns = c->clock / 1000.0;
+	vt_yield_to_next(c);
+	abort();	/* a finished CPU is never switched to */
+}
+
+#if defined(__x86_64__)
+static void vt_trampoline(void)
+{
+	vt_cpu_body();
+}
+
+static void vt_cpu_init_ctx(struct vt_cpu *c)
+{
+	uintptr_t top = ((uintptr_t)c->stack + VT_STACK) & ~(uintptr_t)15;
+	void **sp = (void **)top;
+
+	*--sp = NULL;			/* the trampoline's return address: never used */
+	*--sp = (void *)vt_trampoline;	/* vt_ctx_switch's ret */
+	for (int i = 0; i < 6; i++)
+		*--sp = NULL;		/* rbp rbx r12 r13 r14 r15 */
+	c->sp = sp;
+}
+#else
+static void vt_cpu_init_ctx(struct vt_cpu *c)
+{
+	getcontext(&c->uc);
+	c->uc.uc_stack.ss_sp = c->stack;
+	c->uc.uc_stack.ss_size = VT_STACK;
+	c->uc.uc_link = NULL;
+	makecontext(&c->uc, vt_cpu_body, 0);
+}
+#endif
+
+/* --- scheduling ------------------------------------------------------------------ */
+
+static void vt_check_stop(struct vt_cpu *c)
+{
+	if (vt.stop && !*vt.stop && c->clock >= vt.stop_at) {
+		/* c is the earliest: every CPU has passed the end. */
+		*vt.stop = 1;
+		vt.stop_ps = c->clock;
+	}
+}
+
+/* Let every CPU whose clock is earlier than the caller's run first. */
+static void vt_sched(struct vt_cpu *c)
+{
+	if (vt.nheap && vt_before(vt.heap[0], c)) {
+		struct vt_cpu *next = heap_pop();
+
+		heap_push(c);
+		vt_switch(c, next);
+	}
+	vt_check_stop(c);
+}
+
+/* --- the coherence model ------------------------------------------------------------ */
+
+static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind);
+
+static struct vt_line *vt_line_of(const volatile void *p)
+{
+	uintptr_t tag = ((uintptr_t)p >> VT_LINE_SHIFT) + 1;
+	unsigned int h = (unsigned int)((tag * 0x9E3779B97F4A7C15ull) >> (64 - VT_LINES_BITS));
+
+	for (;;) {
+		struct vt_line *l = &vt.lines[h];
+
+		if (l->tag == tag)
+			return l;
+		if (!l->tag) {
+			if (++vt.nr_lines > VT_LINES * 3 / 4) {
+				fprintf(stderr, "mmlab: vt: more than %u cache lines touched in one run\n",
+					VT_LINES * 3 / 4);
+				abort();
+			}
+			l->tag = tag;
+			l->owner = -1;
+			l->next_owner = -1;
+			return l;
+		}
+		h = (h + 1) & (VT_LINES - 1);
+	}
+}
+
+static bool is_sharer(const struct vt_line *l, int id)
+{
+	return (l->sharers[id / 64] >> (id % 64)) & 1;
+}
+
+static void add_sharer(struct vt_line *l, int id)
+{
+	if (!is_sharer(l, id)) {
+		l->sharers[id / 64] |= 1ull << (id % 64);
+		l->nr_sharers++;
+	}
+}
+
+static void only_sharer(struct vt_line *l, int id)
+{
+	memset(l->sharers, 0, sizeof(l->sharers));
+	l->sharers[id / 64] = 1ull << (id % 64);
+	l->nr_sharers = 1;
+}
+
+/*
+ * Nearest (read) or farthest (invalidation: every copy must answer) sharer
+ * other than @c; 0 if none.
+ */
+static vt_ps sharer_lat(const struct vt_line *l, const struct vt_cpu *c, bool farthest)
+{
+	vt_ps best = 0;
+	bool any = false;
+
+	for (int w = 0; w < VT_MASK_WORDS; w++) {
+		uint64_t bits = l->sharers[w];
+
+		while (bits) {
+			int id = w * 64 + __builtin_ctzll(bits);
+			vt_ps lat;
+
+			bits &= bits - 1;
+			if (id == c->id || id >= vt.n)
+				continue;
+			lat = vt_lat(c, &vt.cpus[id]);
+			if (!any || (farthest ? lat > best : lat < best))
+				best = lat;
+			any = true;
+		}
+	}
+	return best;
+}
+
+/*
+ * An access of @c to @l at c->clock, in two phases.  vt_request() decides
+ * at issue time whether it hits, and if not, books the transfer: it waits
+ * until the line's earlier transfers are done (a line serves one at a
+ * time), then takes the latency from the line's holder at that point (the
+ * last one queued, or the owner, or for an ownership request the farthest
+ * sharer; memory if none).  The requester then waits in virtual time for
+ * the data, and vt_commit() changes the line's state when it arrives; the
+ * memory operation itself runs then, in global time order.  Meanwhile the
+ * current holder keeps using its copy until the request's snoop reaches it
+ * (half the transfer latency after the transfer starts): a core that has
+ * just got a line makes its next few accesses to it before the line can
+ * leave, as on real hardware.  A read served by a shared copy does not
+ * queue (the L3 or a sharer answers in parallel).
+ */
+static bool vt_pending(const struct vt_line *l, const struct vt_cpu *c)
+{
+	return l->next_owner >= 0 && l->busy_until > c->clock;
+}
+
+static vt_ps vt_request(struct vt_line *l, struct vt_cpu *c, int kind, bool *commit)
+{
+	vt_ps lat, start, done, extra = kind == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
+	bool pending = vt_pending(l, c);
+	bool holds = !pending || c->clock < l->owner_until;
+	int holder;
+
+	*commit = false;
+	if (kind == VT_READ && holds && (l->owner == c->id || is_sharer(l, c->id)))
+		return vt.cost[VT_C_HIT];
+	if (kind != VT_READ && holds && l->owner == c->id)
+		return extra;
+	if (kind != VT_READ && !pending && l->owner < 0 && l->nr_sharers == 1 && is_sharer(l, c->id)) {
+		l->owner = c->id;	/* the only copy is ours: a silent upgrade */
+		return extra;
+	}
+	holder = pending ? l->next_owner : l->owner;
+	if (holder >= 0 && holder != c->id) {
+		lat = vt_lat(c, &vt.cpus[holder]);
+	} else if (!pending && l->nr_sharers && !(l->nr_sharers == 1 && is_sharer(l, c->id))) {
+		if (kind == VT_READ) {
+			/* a shared copy answers at once, without queueing */
+			lat = sharer_lat(l, c, false);
+			add_sharer(l, c->id);
+			vt.transfer_ps += lat;
+			vt.st.transfers++;
+			return lat + vt.cost[VT_C_HIT];
+		}
+		lat = sharer_lat(l, c, true);	/* invalidate every copy */
+	} else {
+		lat = vt.cost[VT_C_MEM];
+	}
+	if (!lat) {
+		vt_commit(l, c, kind);
+		return extra;
+	}
+	start = c->clock > l->busy_until ? c->clock : l->busy_until;
+	done = start + lat;
+	if (!pending)
+		l->owner_until = start + lat / 2;
+	l->busy_until = done;
+	l->next_owner = c->id;
+	vt.st.transfers++;
+	if (lat == vt.lat[VT_D_REMOTE])
+		vt.st.remote_transfers++;
+	vt.transfer_ps += lat;
+	vt.queued_ps += start - c->clock;
+	*commit = true;
+	return done - c->clock + extra;
+}
+
+/* @c's transfer of @l has arrived: the line's new state. */
+static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind)
+{
+	if (kind == VT_READ) {
+		if (l->owner >= 0 && l->owner != c->id) {
+			add_sharer(l, l->owner);
+			l->owner = -1;
+		}
+		add_sharer(l, c->id);
+	} else {
+		l->owner = c->id;
+		only_sharer(l, c->id);
+	}
+	if (l->next_owner == c->id || l->busy_until <= c->clock)
+		l->next_owner = -1;
+	else	/* the next queued request's snoop reaches us half its latency from now */
+		l->owner_until = c->clock + vt_lat(c, &vt.cpus[l->next_owner]) / 2;
+}
+
+/* --- the kernel model's side ------------------------------------------------------- */
+
+static void vt_unwait(struct vt_cpu *w)
+{
+	struct vt_cpu **pp = &w->waiting_on->waiters;
+
+	while (*pp != w)
+		pp = &(*pp)->next_line_waiter;
+	*pp = w->next_line_waiter;
+	w->waiting_on = NULL;
+}
+
+/*
+ * @c wrote @l: the spinners waiting on it see the change one transfer later
+ * (the invalidation, then their re-read), unless their wait ended sooner;
+ * a release write (an unlock) also wakes the longest sleeper, as the
+ * kernel's exclusive wake-up of a lock's wait queue does.
+ */
+static void vt_wake_line(struct vt_line *l, struct vt_cpu *c, bool release)
+{
+	struct vt_cpu **pp = &l->waiters, *w, *sleeper = NULL;
+
+	while ((w = *pp)) {
+		if (w->sleeping) {
+			if (release)
+				sleeper = w;	/* the list is newest first: keep the oldest */
+			pp = &w->next_line_waiter;
+			continue;
+		}
+		*pp = w->next_line_waiter;
+		w->waiting_on = NULL;
+		if (c->clock + vt_lat(c, w) < w->clock) {
+			w->clock = c->clock + vt_lat(c, w);
+			heap_decrease(w);
+		}
+	}
+	if (sleeper) {
+		vt_unwait(sleeper);
+		if (c->clock + vt_lat(c, sleeper) < sleeper->clock) {
+			sleeper->clock = c->clock + vt_lat(c, sleeper);
+			heap_decrease(sleeper);
+		}
+	}
+}
+
+void vt_access(const volatile void *p, int kind)
+{
+	struct vt_cpu *c = vt.cur;
+	struct vt_line *l;
+	bool commit;
+
+	if (!c)
+		return;		/* outside a run: boot and set-up cost nothing */
+	c->clock += vt.cost[VT_C_GAP];
+	vt.gap_ps += vt.cost[VT_C_GAP];
+	vt_sched(c);
+	vt.st.events++;
+	l = vt_line_of(p);
+	c->clock += vt_request(l, c, kind & 3, &commit);
+	if (commit) {
+		/* Everyone earlier runs first; the data arrives now. */
+		vt_sched(c);
+		vt_commit(l, c, kind & 3);
+	}
+	c->last_line = l;
+	if ((kind & 3) != VT_READ && l->waiters)
+		vt_wake_line(l, c, kind & VT_RELEASE);
+}
+
+void vt_cas_result(bool ok)
+{
+	if (vt.cur && !ok)
+		vt.st.cas_fail++;
+}
+
+/*
+ * A poll that found nothing to do (cpu_relax(), cond_resched()).  What a
+ * polling loop waits for is a write to the line it just looked at: the
+ * waiter sits on its cached copy, making no traffic, until another CPU
+ * writes that line (as MONITOR/MWAIT, or a sleeper woken by the writer),
+ * and sees the write one transfer later.  A wait whose line stays quiet
+ * ends after VT_WAIT_MAX_PS anyway (what it waits for may be elsewhere).
+ */
+static void vt_wait_on_line(bool sleep)
+{
+	struct vt_cpu *c = vt.cur, *next;
+	struct vt_line *l;
+	vt_ps t0;
+
+	if (!c)
+		return;
+	t0 = c->clock;
+	c->clock += vt.cost[VT_C_PAUSE];
+	l = c->last_line;
+	if (l) {
+		c->clock += sleep ? VT_SLEEP_MAX_PS : VT_WAIT_MAX_PS;
+		c->sleeping = sleep;
+		c->waiting_on = l;
+		c->next_line_waiter = l->waiters;
+		l->waiters = c;
+	}
+	heap_push(c);
+	next = heap_pop();
+	if (next != c)
+		vt_switch(c, next);
+	if (c->waiting_on)
+		vt_unwait(c);
+	vt.poll_ps += c->clock - t0;
+	vt_check_stop(c);
+}
+
+void vt_wait(void)
+{
+	vt_wait_on_line(false);
+}
+
+/*
+ * A sleeping wait (cond_resched(): folio_lock()'s io_schedule()): no
+ * polling at all; woken by the next release write of its line, the oldest
+ * sleeper first, or after VT_SLEEP_MAX_PS.
+ */
+void vt_sleep(void)
+{
+	vt_wait_on_line(true);
+}
+
+void vt_delay_ns(unsigned long ns)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c)
+		return;
+	c->clock += (vt_ps)ns * 1000;
+	vt.delay_ps += (vt_ps)ns * 1000;
+}
+
+uint64_t vt_now_ns(void)
+{
+	return vt.cur ? vt.cur->clock / 1000 : 0;
+}
+
+double vt_clock_ns(void)
+{
+	return vt.cur ? vt.cur->clock / 1000.0 : 0;
+}
+
+/*
+ * Spinlocks are the kernel's queued spinlock in virtual time: one RMW on
+ * the lock word takes a free lock; a CPU that finds it held joins the
+ * lock's FIFO and stops running; unlock hands the lock to the first waiter
+ * directly (the lock word stays locked), which resumes one line transfer
+ * after the unlock, as an MCS hand-off does.
+ */
+static struct vt_lockq *vt_lockq_find(int *lock, bool create)
+{
+	struct vt_lockq *free_q = NULL;
+
+	for (int i = 0; i < VT_MAX_LOCKQ; i++) {
+		if (vt.lockq[i].lock == lock)
+			return &vt.lockq[i];
+		if (!vt.lockq[i].lock && !free_q)
+			free_q = &vt.lockq[i];
+	}
+	if (!create)
+		return NULL;
+	if (!free_q) {
+		fprintf(stderr, "mmlab: vt: more than %d contended spinlocks at once\n", VT_MAX_LOCKQ);
+		abort();
+	}
+	free_q->lock = lock;
+	return free_q;
+}
+
+bool vt_spin_trylock(int *lock)
+{
+	if (!vt.cur) {
+		if (*lock)
+			return false;
+		*lock = 1;
+		return true;
+	}
+	vt_access(lock, VT_RMW);
+	if (*lock) {
+		vt.st.cas_fail++;
+		return false;
+	}
+	*lock = 1;
+	vt.st.lock_acquires++;
+	return true;
+}
+
+void vt_spin_lock(int *lock)
+{
+	struct vt_cpu *c = vt.cur;
+	struct vt_lockq *q;
+	vt_ps t0;
+
+	if (!c) {
+		*lock = 1;
+		return;
+	}
+	vt_access(lock, VT_RMW);
+	vt.st.lock_acquires++;
+	if (!*lock) {
+		*lock = 1;
+		return;
+	}
+	q = vt_lockq_find(lock, true);
+	c->next_waiter = NULL;
+	if (q->tail)
+		q->tail->next_waiter = c;
+	else
+		q->head = c;
+	q->tail = c;
+	c->blocked = true;
+	t0 = c->clock;
+	if (!vt.nheap) {
+		fprintf(stderr, "mmlab: vt: CPU %d waits for a spinlock no running CPU holds\n", c->id);
+		abort();
+	}
+	vt_switch(c, heap_pop());
+	/* Handed over by vt_spin_unlock(): the lock is ours, the clock set. */
+	vt.lock_wait_ps += c->clock - t0;
+}
+
+void vt_spin_unlock(int *lock)
+{
+	struct vt_cpu *c = vt.cur, *w;
+	struct vt_lockq *q;
+	struct vt_line *l;
+
+	if (!c) {
+		*lock = 0;
+		return;
+	}
+	vt_access(lock, VT_WRITE);
+	q = vt_lockq_find(lock, false);
+	if (!q || !q->head) {
+		*lock = 0;
+		return;
+	}
+	w = q->head;
+	q->head = w->next_waiter;
+	if (!q->head) {
+		q->tail = NULL;
+		q->lock = NULL;
+	}
+	/* The waiter sees the hand-off one line transfer later, and owns the line. */
+	l = vt_line_of(lock);
+	if (c->clock + vt_lat(c, w) > w->clock)
+		w->clock = c->clock + vt_lat(c, w);
+	l->owner = w->id;
+	only_sharer(l, w->id);
+	if (l->busy_until < w->clock)
+		l->busy_until = w->clock;
+	l->next_owner = -1;
+	vt.st.transfers++;
+	vt.transfer_ps += vt_lat(c, w);
+	vt.st.lock_handoffs++;
+	w->blocked = false;
+	heap_push(w);
+}
+
+/*
+ * RCU: a read-side section is a nesting count per virtual CPU.  A grace
+ * period waits (polling, in virtual time) until every CPU that was inside
+ * a section when it started has left it once.
+ */
+void vt_rcu_read_lock(void)
+{
+	if (vt.cur)
+		vt.cur->rcu_nesting++;
+}
+
+void vt_rcu_read_unlock(void)
+{
+	if (vt.cur && !--vt.cur->rcu_nesting)
+		vt.cur->rcu_exits++;
+}
+
+void vt_synchronize_rcu(void)
+{
+	if (!vt.cur)
+		return;
+	for (int i = 0; i < vt.n; i++) {
+		struct vt_cpu *o = &vt.cpus[i];
+		unsigned long exits = o->rcu_exits;
+
+		if (o == vt.cur)
+			continue;
+		while (o->rcu_nesting && o->rcu_exits == exits && !o->done)
+			vt_wait();
+	}
+}
+
+int vt_set_nr_cpus(int nr_cpus)
+{
+	if (nr_cpus < 1 || nr_cpus > VT_MAX_CPUS)
+		return -1;
+	nr_cpu_ids = nr_cpus;
+	return 0;
+}
+
+/* --- a run ------------------------------------------------------------------------ */
+
+int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args,
+	   int *stop, double stop_ns, struct vt_stats *stats)
+{
+	int ret = 0;
+
+	if (n < 1 || n > m->nr_cpus || n > VT_MAX_CPUS) {
+		fprintf(stderr, "mmlab: vt: %d CPUs asked of %s, which has %d\n", n, m->name, m->nr_cpus);
+		return -1;
+	}
+	if (vt.cur) {
+		fprintf(stderr, "mmlab: vt: vt_run() inside a run\n");
+		return -1;
+	}
+	memset(&vt.st, 0, sizeof(vt.st));
+	vt.m = m;
+	for (int d = 0; d < VT_NR_DIST; d++)
+		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
+	for (int k = 0; k < VT_NR_COST; k++)
+		vt.cost[k] = ns_to_ps(m->cost_ns[k]);
+	vt.n = n;
+	vt.cpus = calloc(n, sizeof(*vt.cpus));
+	vt.heap = calloc(n, sizeof(*vt.heap));
+	if (!vt.lines)
+		vt.lines = mmap(NULL, VT_LINES * sizeof(*vt.lines), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!vt.cpus || !vt.heap || vt.lines == MAP_FAILED) {
+		fprintf(stderr, "mmlab: vt: out of memory\n");
+		free(vt.cpus);
+		free(vt.heap);
+		if (vt.lines == MAP_FAILED)
+			vt.lines = NULL;
+		return -1;
+	}
+	memset(vt.lines, 0, VT_LINES * sizeof(*vt.lines));
+	memset(vt.lockq, 0, sizeof(vt.lockq));
+	vt.nr_lines = 0;
+	vt.nheap = 0;
+	vt.stop = stop;
+	vt.stop_at = ns_to_ps(stop_ns);
+	vt.transfer_ps = vt.queued_ps = vt.lock_wait_ps = vt.poll_ps = 0;
+	vt.delay_ps = vt.gap_ps = vt.stop_ps = 0;
+	for (int i = 0; i < n; i++) {
+		struct vt_cpu *c = &vt.cpus[i];
+
+		c->id = i;
+		c->fn = fn;
+		c->arg = args[i];
+		vt_place(m, i, &c->socket, &c->l3, &c->core);
+		c->stack = mmap(NULL, VT_STACK, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (c->stack == MAP_FAILED) {
+			fprintf(stderr, "mmlab: vt: cannot map a stack: %s\n", strerror(errno));
+			c->stack = NULL;
+			ret = -1;
+			goto out;
+		}
+		vt_cpu_init_ctx(c);
+		if (i)
+			heap_push(c);
+	}
+	vt.live = n;
+	vt.saved_cpu_number = cpu_number;
+	vt_switch(NULL, &vt.cpus[0]);
+	/* Back here when every CPU has finished. */
+	if (vt.live) {
+		fprintf(stderr, "mmlab: vt: %d CPUs could not finish\n", vt.live);
+		ret = -1;
+	}
+	vt.st.stop_ns = vt.stop_ps / 1000.0;
+	vt.st.transfer_ns = vt.transfer_ps / 1000.0;
+	vt.st.queued_ns = vt.queued_ps / 1000.0;
+	vt.st.lock_wait_ns = vt.lock_wait_ps / 1000.0;
+	vt.st.poll_ns = vt.poll_ps / 1000.0;
+	vt.st.delay_ns = vt.delay_ps / 1000.0;
+	vt.st.gap_ns = vt.gap_ps / 1000.0;
+	if (stats)
+		*stats = vt.st;
+out:
+	for (int i = 0; i < n; i++)
+		if (vt.cpus[i].stack)
+			munmap(vt.cpus[i].stack, VT_STACK);
+	free(vt.cpus);
+	free(vt.heap);
+	vt.cpus = NULL;
+	vt.heap = NULL;
+	vt.cur = NULL;
+	cpu_number = vt.saved_cpu_number;
+	return ret;
+}

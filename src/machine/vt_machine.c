@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Machine files of the virtual-time machine (machines/NAME.conf).  One
+ * setting a line, `key value`, '#' starts a comment line.  Every latency
+ * and cost is `key value | source`: the number's public source (or how it
+ * was measured) is part of the file and required.
+ *
+ *	name            e5-2690v3-2s
+ *	desc            2x Xeon E5-2690 v3 ...
+ *	sockets         2
+ *	l3_per_socket   1       (CCXs per socket on AMD)
+ *	cores_per_l3    12
+ *	smt             1       (hardware threads per core: 1 or 2)
+ *	lat.smt|l3|socket|remote  NS | SOURCE   one line transfer at that distance
+ *	cost.hit|rmw|mem|gap|pause NS | SOURCE
+ *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
+ *	calibrated      yes|no  (optional, default yes)
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <machine/vt.h>
+
+static int fail(char *err, size_t len, const char *path, int line, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(err, len, "machine file %s, line %d: %s", path, line, why);
+	else
+		snprintf(err, len, "machine file %s: %s", path, why);
+	return -1;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int parse_int(const char *v, int lo, int hi, int *out)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (!*v || *end || errno || x < lo || x > hi)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+/* "NS | SOURCE": the number into @ns, the source into @src. */
+static int parse_sourced(char *v, double *ns, char *src, const char **why)
+{
+	char *bar = strchr(v, '|'), *end, *num;
+
+	if (!bar) {
+		*why = "needs 'NS | SOURCE' (every number names its source)";
+		return -1;
+	}
+	*bar = '\0';
+	num = trim(v);
+	errno = 0;
+	*ns = strtod(num, &end);
+	if (!*num || *end || errno || !isfinite(*ns) || *ns < 0 || *ns > 1e6) {
+		*why = "NS is not a number in 0..1000000";
+		return -1;
+	}
+	snprintf(src, VT_SRC_LEN, "%s", trim(bar + 1));
+	if (!src[0]) {
+		*why = "empty SOURCE";
+		return -1;
+	}
+	return 0;
+}
+
+int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool have_lat[VT_NR_DIST] = { 0 }, have_cost[VT_NR_COST] = { 0 };
+	char buf[512];
+	int lineno = 0;
+
+	if (!f)
+		return fail(err, len, path, 0, "%s", strerror(errno));
+	memset(m, 0, sizeof(*m));
+	m->calibrated = true;
+	while (fgets(buf, sizeof(buf), f)) {
+		char *line = trim(buf), *key, *val;
+		const char *why = NULL;
+		int k;
+
+		lineno++;
+		if (!*line || *line == '#')
+			continue;
+		key = line;
+		val = key + strcspn(key, " \t");
+		if (*val)
+			*val++ = '\0';
+		val = trim(val);
+		if (!strcmp(key, "name")) {
+			snprintf(m->name, sizeof(m->name), "%s", val);
+		} else if (!strcmp(key, "desc")) {
+			snprintf(m->desc, sizeof(m->desc), "%s", val);
+		} else if (!strcmp(key, "sockets")) {
+			if (parse_int(val, 1, 8, &m->sockets))
+				why = "sockets: an integer in 1..8";
+		} else if (!strcmp(key, "l3_per_socket")) {
+			if (parse_int(val, 1, 64, &m->l3_per_socket))
+				why = "l3_per_socket: an integer in 1..64";
+		} else if (!strcmp(key, "cores_per_l3")) {
+			if (parse_int(val, 1, 256, &m->cores_per_l3))
+				why = "cores_per_l3: an integer in 1..256";
+		} else if (!strcmp(key, "smt")) {
+			if (parse_int(val, 1, 2, &m->smt))
+				why = "smt: 1 or 2";
+		} else if (!strcmp(key, "calibrated")) {
+			if (!strcmp(val, "yes") || !strcmp(val, "no"))
+				m->calibrated = !strcmp(val, "yes");
+			else
+				why = "calibrated: yes or no";
+		} else if (!strcmp(key, "syscall")) {
+			parse_sourced(val, &m->syscall_ns, m->syscall_src, &why);
+		} else if (!strncmp(key, "lat.", 4)) {
+			for (k = 0; k < VT_NR_DIST && strcmp(key + 4, vt_dist_names[k]); k++)
+				;
+			if (k == VT_NR_DIST)
+				why = "unknown latency; valid: lat.smt, lat.l3, lat.socket, lat.remote";
+			else if (!parse_sourced(val, &m->lat_ns[k], m->lat_src[k], &why))
+				have_lat[k] = true;
+		} else if (!strncmp(key, "cost.", 5)) {
+			for (k = 0; k < VT_NR_COST && strcmp(key + 5, vt_cost_names[k]); k++)
+				;
+			if (k == VT_NR_COST)
+				why = "unknown cost; valid: cost.hit, cost.rmw, cost.mem, cost.gap, cost.pause";
+			else if (!parse_sourced(val, &m->cost_ns[k], m->cost_src[k], &why))
+				have_cost[k] = true;
+		} else {
+			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
+			      "lat.*, cost.*, syscall, calibrated";
+		}
+		if (why) {
+			fclose(f);
+			return fail(err, len, path, lineno, "'%s': %s", key, why);
+		}
+	}
+	fclose(f);
+	if (!m->name[0])
+		return fail(err, len, path, 0, "no 'name'");
+	if (!m->sockets || !m->l3_per_socket || !m->cores_per_l3 || !m->smt)
+		return fail(err, len, path, 0, "needs sockets, l3_per_socket, cores_per_l3 and smt");
+	for (int k = 0; k < VT_NR_DIST; k++)
+		if (!have_lat[k])
+			return fail(err, len, path, 0, "no 'lat.%s NS | SOURCE'", vt_dist_names[k]);
+	for (int k = 0; k < VT_NR_COST; k++)
+		if (!have_cost[k])
+			return fail(err, len, path, 0, "no 'cost.%s NS | SOURCE'", vt_cost_names[k]);
+	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
+	if (m->nr_cpus > VT_MAX_CPUS)
+		return fail(err, len, path, 0, "%d CPUs, more than the %d a simulated machine may have",
+			    m->nr_cpus, VT_MAX_CPUS);
+	return 0;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Command-line tests of the virtual-time mode: mmlab machines, --machine (TAP).
+set -u
+cd "$(dirname "$0")/.."
+. tests/cli_lib.bash
+
+"$MMLAB" machines >"$tmp/machines" 2>"$tmp/err"
+ok $? "machines exits 0"
+for m in host e5-2690v3-2s epyc-9654-2s icelake-32v; do
+	grep -q "^$m " "$tmp/machines"
+	ok $? "machines lists $m"
+done
+grep -q '^e5-2690v3-2s *24 ' "$tmp/machines"
+ok $? "machines gives e5-2690v3-2s's 24 CPUs"
+
+args=(run refcount-scale --machine e5-2690v3-2s --threads 1,2,14 --virtual-us 200)
+"$MMLAB" "${args[@]}" --json "$tmp/a.json" >"$tmp/a.table" 2>/dev/null
+ok $? "run refcount-scale --machine e5-2690v3-2s exits 0"
+"$MMLAB" "${args[@]}" --json "$tmp/b.json" >"$tmp/b.table" 2>/dev/null
+ok $? "and again"
+python3 - "$tmp/a.json" "$tmp/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["machine"]["name"] == "e5-2690v3-2s" and a["machine"]["cpus"] == 24, a["machine"]
+assert a["params"]["machine"] == "e5-2690v3-2s", a["params"]
+assert a["params"]["repeat"] == 1, a["params"]
+variants = {r["variant"] for r in a["results"]}
+assert "host-pread" not in variants and "vanilla" in variants, variants
+key = lambda r: (r["variant"], r["point"]["threads"])
+ra, rb = ({key(r): r for r in d["results"]} for d in (a, b))
+assert ra.keys() == rb.keys()
+for k in ra:
+    assert ra[k]["samples"] == rb[k]["samples"], (k, ra[k]["samples"], rb[k]["samples"])
+    assert ra[k]["counters"] == rb[k]["counters"], k
+    for c in ("line_transfers_per_op", "queued_ns_per_op", "cas_retries_per_op", "lock_handoffs_per_op"):
+        assert c in ra[k]["counters"], (k, c)
+    assert ra[k]["median"] > 0, k
+# A CAS loop retries under contention; fetch-add never does.
+assert ra[("vanilla", 14)]["counters"]["cas_retries_per_op"] > 0
+assert ra[("frozen-bit", 14)]["counters"]["cas_retries_per_op"] == 0
+assert ra[("vanilla", 14)]["counters"]["remote_transfers_per_op"] > 0
+assert ra[("vanilla", 2)]["counters"]["remote_transfers_per_op"] == 0
+PY
+ok $? "the same numbers twice, the machine named, the why counters present and sensible"
+cmp -s "$tmp/a.table" "$tmp/b.table"
+ok $? "the two tables are the same"
+
+cp machines/e5-2690v3-2s.conf "$tmp/mine.conf"
+"$MMLAB" run refcount-scale --machine "$tmp/mine.conf" --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+ok $? "--machine FILE takes a user's machine file"
+
+usage_error "unknown machine" run refcount-scale --machine nosuch
+grep -q 'valid: host, host-model, e5-2690v3-2s, epyc-9654-2s, icelake-32v' "$tmp/err"
+ok $? "the unknown machine's error lists the valid ones"
+sed 's/^lat.remote .*/lat.remote 130/' machines/e5-2690v3-2s.conf >"$tmp/nosource.conf"
+usage_error "a latency without its source" run refcount-scale --machine "$tmp/nosource.conf"
+sed 's/^sockets .*/sockets 0/' machines/e5-2690v3-2s.conf >"$tmp/bad.conf"
+usage_error "a bad topology value" run refcount-scale --machine "$tmp/bad.conf"
+usage_error "more threads than the machine's CPUs" run refcount-scale --machine e5-2690v3-2s --threads 25
+usage_error "an experiment without virtual time" run free-contig --machine e5-2690v3-2s
+usage_error "a host-only variant asked for by name" run refcount-scale --machine e5-2690v3-2s --variant host-pread
+usage_error "machines takes no argument" machines extra
+usage_error "calibrate takes no argument" calibrate extra
+
+if [ "$(nproc)" -ge 2 ]; then
+	"$MMLAB" calibrate >"$tmp/host.conf" 2>"$tmp/err"
+	ok $? "calibrate exits 0 ($(grep '^lat.l3' "$tmp/host.conf" | head -c 60))"
+	"$MMLAB" run refcount-scale --machine "$tmp/host.conf" --threads 1,2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+	ok $? "calibrate's output is a machine file --machine reads back"
+	"$MMLAB" run refcount-scale --machine host-model --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+	ok $? "--machine host-model measures this host and runs"
+fi
+
+done_testing

@@ -1,0 +1,279 @@
+/*
+ * The virtual-time machine (src/machine/vt.c) on its own: the scheduler's
+ * determinism, the coherence model's costs against a preset, queueing on
+ * one line, the FIFO hand-off of its spinlocks.  The scenarios call the
+ * machine's hooks directly, as the vt flavour's shims do.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <machine/vt.h>
+#include "tap.h"
+
+/* What the vt flavour's shims do around a memory operation. */
+static int ld(int *p)
+{
+	vt_access(p, VT_READ);
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static int fetch_add(int *p, int v)
+{
+	vt_access(p, VT_RMW);
+	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+static bool cas(int *p, int *old, int new)
+{
+	bool ok;
+
+	vt_access(p, VT_RMW);
+	ok = __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	vt_cas_result(ok);
+	return ok;
+}
+
+/* A machine with only transfer latencies: every other cost 0. */
+static void bare_machine(struct vt_machine *m, const struct vt_machine *from)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "bare");
+	m->sockets = from ? from->sockets : 2;
+	m->l3_per_socket = from ? from->l3_per_socket : 1;
+	m->cores_per_l3 = from ? from->cores_per_l3 : 12;
+	m->smt = from ? from->smt : 1;
+	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
+	for (int d = 0; d < VT_NR_DIST; d++)
+		m->lat_ns[d] = from ? from->lat_ns[d] : 10 * (d + 1);
+}
+
+/* --- a line ping-ponged between two CPUs --------------------------------------- */
+
+#define PP_ITERS	100
+#define PP_PERIOD	1000	/* ns between two RMWs of one CPU: no queueing */
+static int pp_line __attribute__((aligned(64)));
+
+static void pp_thread(void *arg)
+{
+	long role = (long)arg;
+
+	if (role < 0)
+		return;		/* a CPU that takes no part */
+	if (role == 1)
+		vt_delay_ns(PP_PERIOD / 2);
+	for (int i = 0; i < PP_ITERS; i++) {
+		fetch_add(&pp_line, 1);
+		vt_delay_ns(PP_PERIOD);
+	}
+}
+
+/* CPUs @a < @b of @m ping-pong a line; the CPUs below @b run nothing. */
+static void ping_pong(const struct vt_machine *m, int a, int b, enum vt_dist want)
+{
+	static void *args[VT_MAX_CPUS];
+	struct vt_stats st;
+	double lat = m->lat_ns[want];
+
+	for (int i = 0; i <= b; i++)
+		args[i] = (void *)-1L;
+	args[a] = (void *)0L;
+	args[b] = (void *)1L;
+	pp_line = 0;
+	ok(vt_distance(m, a, b) == want, "%s: CPUs %d and %d are at distance %s", m->name, a, b,
+	   vt_dist_names[want]);
+	is_int(vt_run(m, b + 1, pp_thread, args, NULL, 0, &st), 0, "the run ends");
+	is_int(pp_line, 2 * PP_ITERS, "every RMW happened once");
+	is_int((int)st.transfers, 2 * PP_ITERS - 1, "every RMW but the first moves the line");
+	ok(st.queued_ns == 0, "no request waits for the line (queued %.1f ns)", st.queued_ns);
+	ok(st.transfer_ns == (2 * PP_ITERS - 1) * lat,
+	   "each transfer costs lat.%s, %.0f ns (%.1f ns in all)", vt_dist_names[want], lat,
+	   st.transfer_ns);
+	ok(st.end_ns == PP_PERIOD / 2 + PP_ITERS * (PP_PERIOD + lat),
+	   "the later CPU ends at %.1f ns: its delays and one transfer per RMW", st.end_ns);
+}
+
+/* --- queueing: N CPUs ask for one line at the same moment ------------------------ */
+
+static int q_line __attribute__((aligned(64)));
+
+static void q_thread(void *arg)
+{
+	fetch_add(&q_line, 1);
+}
+
+static double queued_with(const struct vt_machine *m, int n)
+{
+	static void *args[VT_MAX_CPUS];
+	struct vt_stats st;
+
+	q_line = 0;
+	if (vt_run(m, n, q_thread, args, NULL, 0, &st) || q_line != n)
+		return -1;
+	return st.queued_ns;
+}
+
+/* --- spinlocks: FIFO hand-off in the order of arrival ----------------------------- */
+
+#define SL_N	8
+static int sl_lock __attribute__((aligned(64)));
+static int sl_order[SL_N], sl_next;
+
+static void sl_thread(void *arg)
+{
+	long me = (long)arg;
+
+	/* CPU 0 takes the lock first; the others arrive in the reverse order of their ids. */
+	if (me)
+		vt_delay_ns(100 + (SL_N - me) * 10);
+	vt_spin_lock(&sl_lock);
+	sl_order[sl_next++] = (int)me;
+	vt_delay_ns(me ? 50 : 1000);
+	vt_spin_unlock(&sl_lock);
+}
+
+/* --- determinism: a mixed scenario run twice ----------------------------------------- */
+
+#define DT_N		6
+#define DT_ITERS	300
+static int dt_counter __attribute__((aligned(64)));
+static int dt_lock __attribute__((aligned(64)));
+static int dt_locked_sum __attribute__((aligned(64)));
+static int dt_private[DT_N * 16] __attribute__((aligned(64)));
+
+static void dt_thread(void *arg)
+{
+	long me = (long)arg;
+
+	for (int i = 0; i < DT_ITERS; i++) {
+		int old = ld(&dt_counter);
+
+		while (!cas(&dt_counter, &old, old + 1))
+			;
+		fetch_add(&dt_private[me * 16], 1);
+		vt_spin_lock(&dt_lock);
+		dt_locked_sum += 1;	/* plain: one CPU at a time, and under the lock */
+		vt_delay_ns(30);	/* a critical section long enough to be waited for */
+		vt_spin_unlock(&dt_lock);
+		vt_delay_ns(20 + me * 3);
+		if (i % 50 == 0)
+			vt_wait();
+	}
+}
+
+static int dt_run(const struct vt_machine *m, struct vt_stats *st)
+{
+	static void *args[DT_N];
+
+	for (long i = 0; i < DT_N; i++)
+		args[i] = (void *)i;
+	dt_counter = dt_locked_sum = dt_lock = 0;
+	memset(dt_private, 0, sizeof(dt_private));
+	return vt_run(m, DT_N, dt_thread, args, NULL, 0, st);
+}
+
+/* --- the stop flag: a timed loop in virtual time ------------------------------------ */
+
+static int stop_flag;
+static long stop_loops[2];
+
+static void stop_thread(void *arg)
+{
+	long me = (long)arg;
+
+	while (!ld(&stop_flag)) {
+		stop_loops[me]++;
+		vt_delay_ns(me ? 300 : 100);
+	}
+}
+
+int main(void)
+{
+	struct vt_machine e5, bare, epyc;
+	struct vt_stats st1, st2;
+	char err[512];
+	double q[4];
+	int ns[4] = { 2, 4, 8, 12 };
+
+	plan_no_plan();
+
+	/* Machine files. */
+	ok(!vt_machine_load(&e5, "machines/e5-2690v3-2s.conf", err, sizeof(err)), "the e5-2690v3-2s preset loads: %s",
+	   err);
+	is_int(e5.nr_cpus, 24, "e5-2690v3-2s has 24 CPUs");
+	ok(!vt_machine_load(&epyc, "machines/epyc-9654-2s.conf", err, sizeof(err)), "the epyc-9654-2s preset loads");
+	is_int(epyc.nr_cpus, 384, "epyc-9654-2s has 384 CPUs");
+	ok(vt_distance(&epyc, 0, 192) == VT_D_SMT && vt_distance(&epyc, 0, 7) == VT_D_L3 &&
+	   vt_distance(&epyc, 0, 8) == VT_D_SOCKET && vt_distance(&epyc, 0, 96) == VT_D_REMOTE,
+	   "epyc-9654-2s: CPU 192 is CPU 0's sibling, 7 in its CCX, 8 in the next, 96 on the other socket");
+	ok(vt_machine_load(&bare, "tests/test_vt.c", err, sizeof(err)) && strstr(err, "line"),
+	   "a file that is not a machine is refused with its line: %s", err);
+
+	/* The coherence model against the preset's latencies (other costs zeroed). */
+	bare_machine(&bare, &e5);
+	snprintf(bare.name, sizeof(bare.name), "e5-2690v3-2s (latencies only)");
+	ping_pong(&bare, 0, 1, VT_D_L3);
+	ping_pong(&bare, 0, 12, VT_D_REMOTE);
+	bare_machine(&bare, &epyc);
+	snprintf(bare.name, sizeof(bare.name), "epyc-9654-2s (latencies only)");
+	ping_pong(&bare, 0, 192, VT_D_SMT);
+	ping_pong(&bare, 0, 3, VT_D_L3);
+	ping_pong(&bare, 0, 8, VT_D_SOCKET);
+
+	/* Queueing grows with the requesters: the k-th waits k-1 transfers. */
+	bare_machine(&bare, &e5);
+	for (int i = 0; i < 4; i++) {
+		double lat = bare.lat_ns[VT_D_L3];
+
+		q[i] = queued_with(&bare, ns[i]);
+		ok(q[i] == lat * (ns[i] - 1) * (ns[i] - 2) / 2,
+		   "%d CPUs at once on one line: %.0f ns queued in all (%.0f per transfer of %.0f ns)",
+		   ns[i], q[i], ns[i] > 1 ? q[i] / (ns[i] - 1) : 0, lat);
+		if (i)
+			ok(q[i] / (ns[i] - 1) > q[i - 1] / (ns[i - 1] - 1) || ns[i - 1] == 2,
+			   "the time queued per request grows from %d to %d requesters", ns[i - 1], ns[i]);
+	}
+
+	/* Spinlocks hand off first come, first served. */
+	{
+		void *args[SL_N];
+		bool fifo = true;
+
+		for (long i = 0; i < SL_N; i++)
+			args[i] = (void *)i;
+		sl_lock = sl_next = 0;
+		is_int(vt_run(&e5, SL_N, sl_thread, args, NULL, 0, &st1), 0, "the spinlock run ends");
+		is_int(sl_next, SL_N, "every CPU took the lock once");
+		for (int i = 1; i < SL_N; i++)
+			fifo &= sl_order[i] == SL_N - i;
+		ok(sl_order[0] == 0 && fifo, "the waiters got the lock in the order they came (%d %d %d ... %d)",
+		   sl_order[0], sl_order[1], sl_order[2], sl_order[SL_N - 1]);
+		is_int((int)st1.lock_handoffs, SL_N - 1, "each waiter was handed the lock by its predecessor");
+		is_int(sl_lock, 0, "the lock is free at the end");
+	}
+
+	/* Determinism: the same scenario twice gives the same clocks and counts. */
+	is_int(dt_run(&e5, &st1), 0, "the mixed scenario runs");
+	is_int(dt_counter, DT_N * DT_ITERS, "the CAS loop counted every increment");
+	is_int(dt_locked_sum, DT_N * DT_ITERS, "the spinlock serialised the plain increments");
+	is_int(dt_run(&e5, &st2), 0, "and runs again");
+	ok(!memcmp(&st1, &st2, sizeof(st1)), "the two runs end at the same virtual time (%.1f and %.1f ns) with the "
+	   "same counts (%llu and %llu transfers, %llu and %llu CAS failures)", st1.end_ns, st2.end_ns,
+	   st1.transfers, st2.transfers, st1.cas_fail, st2.cas_fail);
+	ok(st1.cas_fail > 0 && st1.lock_handoffs > 0 && st1.queued_ns > 0,
+	   "the scenario contends: %llu CAS failures, %llu hand-offs, %.0f ns queued", st1.cas_fail,
+	   st1.lock_handoffs, st1.queued_ns);
+
+	/* A timed loop ends when every CPU's clock passes the stop time. */
+	{
+		void *args[2] = { (void *)0L, (void *)1L };
+
+		stop_flag = 0;
+		stop_loops[0] = stop_loops[1] = 0;
+		is_int(vt_run(&e5, 2, stop_thread, args, &stop_flag, 30000, &st1), 0, "the timed run ends");
+		ok(st1.stop_ns >= 30000 && st1.stop_ns < 30400, "the stop came at %.1f ns, just after 30000",
+		   st1.stop_ns);
+		ok(stop_loops[0] > 250 && stop_loops[0] < 310 && stop_loops[1] > 90 && stop_loops[1] < 103,
+		   "each CPU looped for its own clock: %ld and %ld loops", stop_loops[0], stop_loops[1]);
+	}
+	return done_testing();
+}
