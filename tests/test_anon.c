@@ -731,7 +731,7 @@ static void test_rmap_walk_order(void)
 /* A writer holding the root anon_vma's rwsem for a while. */
 struct holder {
 	struct anon_vma *root;
-	volatile bool locked, released;
+	volatile bool locked, may_release, released;
 };
 
 static void *hold_root(void *arg)
@@ -740,6 +740,9 @@ static void *hold_root(void *arg)
 
 	anon_vma_lock_write(h->root);
 	h->locked = true;
+	/* Held until the trylock has been seen to fail, then a while for the sleeper to block. */
+	while (!h->may_release)
+		sched_yield();
 	usleep(20000);
 	h->released = true;
 	anon_vma_unlock_write(h->root);
@@ -776,6 +779,7 @@ static void test_folio_lock_anon_vma_read(void)
 		sched_yield();
 	is_int(folio_referenced(folio, 0, NULL, &vm_flags), -1,
 	       "referenced: contended root rwsem: gives up (try_lock)");
+	h.may_release = true;
 	av = folio_lock_anon_vma_read(folio, NULL);
 	ok(av == folio_anon_vma(folio) && h.released,
 	   "folio_lock_anon_vma_read: slept until the writer released, then locked");
