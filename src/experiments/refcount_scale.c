@@ -255,6 +255,24 @@ static void rs_sum(const struct rs_worker_arg *args, int n, struct rs_thread *to
 	}
 }
 
+/* Boot @k sized for @nr_threads and set the file up; NULL (and the kernel shut down) on failure. */
+static void *rs_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads)
+{
+	struct rs_ctx *rc = ctx->priv;
+	struct rs_params p = rc->params;
+	void *state;
+
+	p.nr_threads = nr_threads;
+	if (exp_mem_boot(ctx, k, nr_threads))
+		return NULL;
+	state = k->rs_setup(&p);
+	if (!state) {
+		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
+		k->mem_exit();
+	}
+	return state;
+}
+
 /*
  * Boot the kernel build, run, tear down and check everything is accounted
  * for.  @vm_events (NULL: not counted) gets the vm events the threads
@@ -264,24 +282,16 @@ static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_t
 			double seconds, struct rs_thread *total, unsigned long *vm_events,
 			double *elapsed, struct sample *out)
 {
-	struct rs_ctx *rc = ctx->priv;
 	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
 	struct rs_run run = { .nr_threads = nr_threads, .k = k };
-	struct rs_params p = rc->params;
 	char msg[200];
 	int ret = -1;
 
 	if (!args)
 		return -1;
-	p.nr_threads = nr_threads;
-	if (exp_mem_boot(ctx, k, nr_threads))
+	run.state = rs_boot_setup(ctx, k, nr_threads);
+	if (!run.state)
 		goto out;
-	run.state = k->rs_setup(&p);
-	if (!run.state) {
-		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
-		k->mem_exit();
-		goto out;
-	}
 	k->reset_vm_events();
 	*elapsed = rs_run_threads(&run, args, seconds);
 	if (vm_events)
@@ -323,7 +333,6 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
 	void **argv = calloc(nr_threads, sizeof(*argv));
 	struct rs_run run = { .nr_threads = nr_threads, .k = k };
-	struct rs_params p = rc->params;
 	struct rs_thread total;
 	struct vt_stats st;
 	char msg[200];
@@ -332,15 +341,9 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 
 	if (!args || !argv)
 		goto out;
-	p.nr_threads = nr_threads;
-	if (exp_mem_boot(ctx, k, nr_threads))
+	run.state = rs_boot_setup(ctx, k, nr_threads);
+	if (!run.state)
 		goto out;
-	run.state = k->rs_setup(&p);
-	if (!run.state) {
-		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
-		k->mem_exit();
-		goto out;
-	}
 	for (int i = 0; i < nr_threads; i++) {
 		args[i] = (struct rs_worker_arg){ .run = &run, .t = { .tid = i }, .host_fd = -1 };
 		argv[i] = &args[i];
