@@ -247,12 +247,15 @@ static inline void rt_cache_adjacent_pair(struct rt_file *f, struct folio **a, s
 	*b = rt_cache_folio(f, page + 16, 16);
 }
 
-/* rmap, LRU and page cache checkers over @mms and @f; 0, or -1 with a diagnostic. */
+/*
+ * rmap, LRU and page cache checkers over @mms and @f (NULL: anonymous
+ * memory only, no page cache); 0, or -1 with a diagnostic.
+ */
 static inline int rt_check(struct mm_struct *const *mms, int nr_mms, struct rt_file *f)
 {
-	struct address_space *mappings[1] = { &f->mapping };
+	struct address_space *mappings[1] = { f ? &f->mapping : NULL };
 
-	if (rmap_check(mms, nr_mms, mappings, 1, rt_msg, sizeof(rt_msg))) {
+	if (rmap_check(mms, nr_mms, mappings, f ? 1 : 0, rt_msg, sizeof(rt_msg))) {
 		diag("rmap checker: %s", rt_msg);
 		return -1;
 	}
@@ -260,7 +263,7 @@ static inline int rt_check(struct mm_struct *const *mms, int nr_mms, struct rt_f
 		diag("LRU checker: %s", rt_msg);
 		return -1;
 	}
-	if (filemap_check(&f->mapping, rt_msg, sizeof(rt_msg))) {
+	if (f && filemap_check(&f->mapping, rt_msg, sizeof(rt_msg))) {
 		diag("page cache checker: %s", rt_msg);
 		return -1;
 	}

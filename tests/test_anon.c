@@ -60,8 +60,6 @@
 #define PG(n)		((unsigned long)(n) << PAGE_SHIFT)
 #define RW		(VM_READ | VM_WRITE)
 
-static char msg[256];
-
 /* --- helpers ------------------------------------------------------------------------- */
 
 static struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long addr,
@@ -184,20 +182,6 @@ static struct mm_struct *fork_mm(struct mm_struct *mm)
 	return child;
 }
 
-/* The rmap census over @mms and the LRU checker: 0, or -1 with a diagnostic. */
-static int check(struct mm_struct *const *mms, int nr)
-{
-	if (rmap_check(mms, nr, NULL, 0, msg, sizeof(msg))) {
-		diag("rmap checker: %s", msg);
-		return -1;
-	}
-	if (lruvec_check(&node_lruvec, msg, sizeof(msg))) {
-		diag("LRU checker: %s", msg);
-		return -1;
-	}
-	return 0;
-}
-
 static unsigned long anon_lru_pages(void)
 {
 	return node_lruvec.nr_pages[LRU_INACTIVE_ANON] + node_lruvec.nr_pages[LRU_ACTIVE_ANON];
@@ -282,7 +266,7 @@ static void test_fault_maps_zeroed_page(void)
 	ok(pte_present(pte_at(mm, BASE + PG(8))) && !pte_write(pte_at(mm, BASE + PG(8))),
 	   "fault: mapped read-only there");
 	is_int(fault(mm, BASE + PG(8), true), VM_FAULT_SIGBUS, "fault: a store there is refused");
-	ok(check(&mm, 1) == 0, "fault: rmap checker passes");
+	ok(rt_check(&mm, 1, NULL) == 0, "fault: rmap checker passes");
 	mmput(mm);
 	finish("fault", warns);
 }
@@ -356,7 +340,7 @@ static void test_large_anon_folio(enum mmu_arch arch)
 	is_int(user_load(child, BASE + PG(20)), 7, "large COW: the child still shares page 20");
 	mms[0] = mm;
 	mms[1] = child;
-	ok(check(mms, 2) == 0, "large: rmap checker passes");
+	ok(rt_check(mms, 2, NULL) == 0, "large: rmap checker passes");
 	mmput(mm);
 	mmput(child);
 	finish("large", warns);
@@ -424,10 +408,10 @@ static void test_fork_shares(void)
 	mms[0] = p;
 	mms[1] = c;
 	if (AT_NO_WRPROTECT)
-		ok(check(mms, 2) != 0, "mutant %s: the census sees a writable shared page (caught)",
+		ok(rt_check(mms, 2, NULL) != 0, "mutant %s: the census sees a writable shared page (caught)",
 		   MM_KERNEL_NAME);
 	else
-		ok(check(mms, 2) == 0, "fork: rmap checker passes");
+		ok(rt_check(mms, 2, NULL) == 0, "fork: rmap checker passes");
 	mmput(c);
 	mmput(p);
 	finish("fork", warns);
@@ -506,7 +490,7 @@ static void test_cow(void)
 	   user_load(c, BASE + PG(4) + 8) == 1, "cow: the child's page 4 is untouched");
 	mms[0] = p;
 	mms[1] = c;
-	ok(check(mms, 2) == 0, "cow: rmap checker passes");
+	ok(rt_check(mms, 2, NULL) == 0, "cow: rmap checker passes");
 	mmput(c);
 	mmput(p);
 	finish("cow", warns);
@@ -536,7 +520,7 @@ static void test_reuse_after_exit(void)
 	user_access(p, BASE, true, &faulted);
 	ok(faulted && folio_at(p, BASE) == folio && PageAnonExclusive(&folio->page),
 	   "reuse: the parent's store faults and reuses the page");
-	ok(check(&p, 1) == 0, "reuse: rmap checker passes");
+	ok(rt_check(&p, 1, NULL) == 0, "reuse: rmap checker passes");
 
 	c = fork_mm(p);
 	av_p = vma_lookup(p, BASE)->anon_vma;
@@ -548,7 +532,7 @@ static void test_reuse_after_exit(void)
 	ok(folio_anon_vma(folio) == vma_lookup(c, BASE)->anon_vma,
 	   "reuse: folio_move_anon_rmap() moved it to the child's anon_vma");
 	ok(mm_page_has_tag(&folio->page, 0x3000 + 16), "reuse: with its data");
-	ok(check(&c, 1) == 0, "reuse: rmap checker passes");
+	ok(rt_check(&c, 1, NULL) == 0, "reuse: rmap checker passes");
 	mmput(c);
 	finish("reuse", warns);
 }
@@ -609,7 +593,7 @@ static void test_anon_vma_reuse_rules(void)
 	mms[1] = g;
 	mms[2] = gg;
 	mms[3] = c2;
-	ok(check(mms, 4) == 0, "reuse rules: rmap checker passes");
+	ok(rt_check(mms, 4, NULL) == 0, "reuse rules: rmap checker passes");
 	for (int i = 0; i < 4; i++)
 		mmput(mms[i]);
 	finish("reuse rules", warns);
@@ -639,7 +623,7 @@ static void test_anon_vma_chain_bounded(void)
 	is_int(max_len, 3, "chain of 12 forks: at most 3 anon_vmas per VMA");
 	is_int(max_avs, 3, "chain of 12 forks: at most 3 anon_vmas alive");
 	ok(mm_page_has_tag(page_at(x, BASE + PG(1)), 0x5000 + 16), "chain: the last sees X0's data");
-	ok(check(&x, 1) == 0, "chain: rmap checker passes");
+	ok(rt_check(&x, 1, NULL) == 0, "chain: rmap checker passes");
 	mmput(x);
 	finish("chain", warns);
 }
@@ -722,7 +706,7 @@ static void test_rmap_walk_order(void)
 	r = walk(copy);
 	ok(r.nr == 1 && r.vmas[0] == want[3], "walk: C3's copy is found in C3 only (AV_C3)");
 
-	ok(check(mms, 7) == 0, "walk: rmap checker passes");
+	ok(rt_check(mms, 7, NULL) == 0, "walk: rmap checker passes");
 	for (int i = 6; i >= 0; i--)
 		mmput(mms[i]);
 	finish("walk", warns);
@@ -789,7 +773,7 @@ static void test_folio_lock_anon_vma_read(void)
 
 	mms[0] = p;
 	mms[1] = c;
-	ok(check(mms, 2) == 0, "lock_anon_vma_read: rmap checker passes");
+	ok(rt_check(mms, 2, NULL) == 0, "lock_anon_vma_read: rmap checker passes");
 	mmput(p);
 	mmput(c);
 	finish("lock_anon_vma_read", warns);
@@ -872,7 +856,7 @@ static void test_fork_migration_entries(void)
 	is_int(get_mm_counter_sum(c, MM_ANONPAGES), 3, "migration entries at fork: the child's RSS counts them");
 	mms[0] = p;
 	mms[1] = c;
-	ok(check(mms, 2) == 0, "migration entries: rmap checker passes");
+	ok(rt_check(mms, 2, NULL) == 0, "migration entries: rmap checker passes");
 	mmput(c);
 	mmput(p);
 	for (int i = 0; i < 3; i++) {
@@ -924,7 +908,7 @@ static void test_thousand_children(void)
 	for (int i = 1; i <= SCALE_CHILDREN; i += 111)
 		all &= mm_page_has_tag(page_at(mms[i], BASE + PG(7)), 0x9000 + 7 * 16);
 	ok(all, "1000 children: they read the parent's data");
-	ok(check(mms, SCALE_CHILDREN + 1) == 0, "1000 children: rmap checker passes");
+	ok(rt_check(mms, SCALE_CHILDREN + 1, NULL) == 0, "1000 children: rmap checker passes");
 	for (int i = 0; i <= SCALE_CHILDREN; i++)
 		mmput(mms[i]);
 	free(mms);

@@ -87,8 +87,6 @@
 #define RW		(VM_READ | VM_WRITE)
 #define NPAGES		16
 
-static char msg[256];
-
 static int counted(struct folio *folio);
 
 static struct page *page_at(struct mm_struct *mm, unsigned long addr)
@@ -144,19 +142,6 @@ static int migration_entries(struct mm_struct *mm)
 			n++;
 	}
 	return n;
-}
-
-static int check(struct mm_struct *const *mms, int nr)
-{
-	if (rmap_check(mms, nr, NULL, 0, msg, sizeof(msg))) {
-		diag("rmap checker: %s", msg);
-		return -1;
-	}
-	if (lruvec_check(&node_lruvec, msg, sizeof(msg))) {
-		diag("LRU checker: %s", msg);
-		return -1;
-	}
-	return 0;
 }
 
 static void finish(const char *what, struct mm_struct **mms, int nr, unsigned long warns)
@@ -229,7 +214,7 @@ static void test_mbind_move(void)
 	   "mbind MOVE: a read-only, non-exclusive page comes back so (readable entry)");
 	is_int(migration_entries(mms[0]) + migration_entries(mms[3]), 0, "mbind MOVE: no migration entry left");
 	ok(family_data_ok(mms), "mbind MOVE: every process reads what it wrote");
-	ok(check(mms, 4) == 0, "mbind MOVE: rmap and LRU checkers pass");
+	ok(rt_check(mms, 4, NULL) == 0, "mbind MOVE: rmap and LRU checkers pass");
 	if (MT_STOP_RESTORE) {
 		/* P's entry is restored first; the walk stops before C3's. */
 		do_mbind(mms[0], BASE, PG(NPAGES), 1, MPOL_MF_MOVE_ALL);
@@ -243,7 +228,7 @@ static void test_mbind_move(void)
 	ok(page_at(mms[3], BASE + PG(12)) == page_at(mms[0], BASE + PG(12)),
 	   "mbind MOVE_ALL: C3 maps the moved shared page too");
 	ok(family_data_ok(mms), "mbind MOVE_ALL: every process reads what it wrote");
-	ok(check(mms, 4) == 0, "mbind MOVE_ALL: checkers pass");
+	ok(rt_check(mms, 4, NULL) == 0, "mbind MOVE_ALL: checkers pass");
 
 	/* A writable exclusive page: P writes page 0 (reuse), then moves it back. */
 	store(mms[0], BASE + 8, 0x99);
@@ -253,7 +238,7 @@ static void test_mbind_move(void)
 	   PageAnonExclusive(page_at(mms[0], BASE)),
 	   "writable: on node 0, writable and exclusive again (writable entry)");
 	is_int(load(mms[0], BASE + 8), 0x99, "writable: with its data");
-	ok(check(mms, 4) == 0, "writable: checkers pass");
+	ok(rt_check(mms, 4, NULL) == 0, "writable: checkers pass");
 	finish("mbind", mms, 4, warns);
 }
 
@@ -289,7 +274,7 @@ static void test_walk_costs(void)
 	is_int(vm_event(PVMW_WALKS), MGT_COUNTER || MGT_ENTRY ? 2 : 5, "walks: one page table walk per VMA");
 	is_int(vm_event(PVMW_PTL), MGT_COUNTER || MGT_ENTRY ? 2 : 5, "walks: one page table lock per VMA");
 	is_int(vm_event(RMAP_PVMW_HITS), 1 + 1, "walks: one entry found each time");
-	ok(check(mms, 4) == 0, "walks: checkers pass");
+	ok(rt_check(mms, 4, NULL) == 0, "walks: checkers pass");
 	finish("walks", mms, 4, warns);
 }
 
@@ -338,7 +323,7 @@ static void test_fault_waits(void)
 	pthread_join(t, NULL);
 	ok(f.restored_first && f.seen == 0x42, "wait: it completed after the restore, reading its data");
 	folio_put(folio);
-	ok(check(&mm, 1) == 0, "wait: checkers pass");
+	ok(rt_check(&mm, 1, NULL) == 0, "wait: checkers pass");
 	finish("wait", &mm, 1, warns);
 }
 
@@ -367,7 +352,7 @@ static void test_undo(void)
 	is_int(counted(pinned), MGT_COUNTER ? 0 : -1, "undo: the count is 0 (or none is kept)");
 	is_int(load(mm, BASE + 8), 7, "undo: data intact");
 	folio_put(pinned);
-	ok(check(&mm, 1) == 0, "undo: checkers pass");
+	ok(rt_check(&mm, 1, NULL) == 0, "undo: checkers pass");
 	finish("undo", &mm, 1, warns);
 }
 
@@ -385,7 +370,7 @@ static void test_pages_move(void)
 	is_int(status[1], -EACCES, "move_pages: shared page 9 refused");
 	is_int(status[2], -EFAULT, "move_pages: nothing mapped: -EFAULT");
 	ok(family_data_ok(mms), "move_pages: every process reads what it wrote");
-	ok(check(mms, 4) == 0, "move_pages: checkers pass");
+	ok(rt_check(mms, 4, NULL) == 0, "move_pages: checkers pass");
 	finish("move_pages", mms, 4, warns);
 }
 
@@ -411,7 +396,7 @@ static void test_large_folio(void)
 	for (int i = 0; i < 16; i++)
 		data &= load(mm, BASE + PG(i) + 8) == i + 100;
 	ok(data, "large: data intact");
-	ok(check(&mm, 1) == 0, "large: checkers pass");
+	ok(rt_check(&mm, 1, NULL) == 0, "large: checkers pass");
 	finish("large", &mm, 1, warns);
 }
 
@@ -557,7 +542,7 @@ static void test_count_transitions(unsigned int order, bool undo)
 		data &= load(mms[0], BASE + PG(i) + 8) == 0x10 + i &&
 			load(mms[2], BASE + PG(i) + 8) == 0x10 + i && load(mms[1], BASE + PG(i) + 8) == 0x77;
 	ok(data, "%s: every process reads what it wrote", what);
-	ok(check(mms, 3) == 0, "%s: checkers pass", what);
+	ok(rt_check(mms, 3, NULL) == 0, "%s: checkers pass", what);
 	finish(what, mms, 3, warns);
 }
 
@@ -598,7 +583,7 @@ static void test_split_exclusive(void)
 	for (int i = 0; i < 4; i++)
 		data &= load(mm, BASE + PG(i) + 8) == 0x40 + i;
 	ok(data, "split: data intact");
-	ok(check(&mm, 1) == 0, "split: checkers pass");
+	ok(rt_check(&mm, 1, NULL) == 0, "split: checkers pass");
 	finish("split", &mm, 1, warns);
 }
 
