@@ -124,8 +124,8 @@ MTESTS_anon-reuse-active     := dbg/test_anon
 MTESTS_anon-fork-keep-write  := dbg/test_anon
 MTESTS_migrate-stop-restore  := dbg/test_migrate
 MTESTS_mgt-entry-fork-uncounted := dbg/test_migrate
-MTESTS_mgt-counter-fork-uncounted := dbg/test_migrate
-MTESTS_mgt-counter-zap-uncounted := dbg/test_migrate
+MTESTS_mgt-counter-fork-uncounted := dbg/test_migrate chk/check_migrate
+MTESTS_mgt-counter-zap-uncounted := dbg/test_migrate chk/check_migrate
 MTESTS_migrate-stop-exclusive := dbg/test_migrate
 
 # --- flavours of a build -----------------------------------------------------
@@ -235,9 +235,12 @@ TEST_BINS += $(BUILD)/tests/$(2)/$(4)/$(3)
 DEPFILES += $(BUILD)/tests/$(2)/$(4)/$(3).d
 endef
 per_design = $(filter-out $(COMMON),$(1))
+# A checker scenario of code only some designs change runs for those (and vanilla).
+DESIGNS_check_migrate := vanilla mgt-entry mgt-counter
+designs_of = $(or $(DESIGNS_$(1)),$(KERNELS))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(UNIT) $(STRESS)),$(eval $(call TEST_BUILD,$(k),dbg,$(t),$(k)))))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(STRESS)),$(eval $(call TEST_BUILD,$(k),tsan,$(t),$(k)))))
-$(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(CHECKS)),$(eval $(call TEST_BUILD,$(k),chk,$(t),$(k)))))
+$(foreach t,$(call per_design,$(CHECKS)),$(foreach k,$(call designs_of,$(t)),$(eval $(call TEST_BUILD,$(k),chk,$(t),$(k)))))
 $(foreach t,$(filter $(UNIT) $(STRESS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,dbg,$(t),common)))
 $(foreach t,$(filter $(STRESS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,tsan,$(t),common)))
 $(foreach t,$(filter $(CHECKS),$(COMMON)),$(eval $(call TEST_BUILD,vanilla,chk,$(t),common)))

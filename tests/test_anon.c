@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <linux/gfp.h>
+#include <linux/migrate.h>
 #include <linux/swapops.h>
 #include <machine/machine.h>
 
@@ -795,6 +796,7 @@ static struct folio *make_migration_entry(struct mm_struct *mm, unsigned long ad
 	spinlock_t *ptl;
 	pte_t *ptep = pte_offset_map_lock(mm, pmd, addr, &ptl), pte;
 	swp_entry_t entry;
+	int nr_entries = 0;
 
 	folio_get(folio);
 	pte = ptep_get_and_clear(mm, addr, ptep);
@@ -805,6 +807,7 @@ static struct folio *make_migration_entry(struct mm_struct *mm, unsigned long ad
 		entry = make_migration_entry_dirty(entry);
 	set_pte_at(mm, addr, ptep, swp_entry_to_pte(entry));
 	folio_remove_rmap_pte(folio, page, vma);
+	try_to_migrate_entry_made(folio, &nr_entries);	/* the designs' count (seed 003) */
 	folio_put(folio);
 	pte_unmap_unlock(ptep, ptl);
 	return folio;

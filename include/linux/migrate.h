@@ -104,6 +104,9 @@ long do_pages_move(struct mm_struct *mm, unsigned long nr, const unsigned long *
  *        left?  false ends remove_migration_ptes()' walk
  *  folio_migration_entries_forget(folio)   stop counting (undo; the end
  *        of remove_migration_ptes())
+ *  folio_migration_entries_agree(folio, n, &counted)   for rmap_check():
+ *        does the count (-1: none kept) agree with the @n entries naming
+ *        @folio in the page tables?
  */
 struct try_to_migrate_arg {
 	unsigned int flags;	/* enum ttu_flags */
@@ -146,6 +149,13 @@ static inline bool folio_migration_entries_remain(struct folio *folio)
 static inline void folio_migration_entries_forget(struct folio *folio)
 {
 	(void)folio;
+}
+
+/* rmap_check(): exact, whoever forked or exited. */
+static inline bool folio_migration_entries_agree(struct folio *folio, int n, int *counted)
+{
+	*counted = atomic_read(folio_migration_entries(folio));
+	return *counted == n;
 }
 
 #elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
@@ -193,6 +203,23 @@ static inline void folio_migration_entries_forget(struct folio *folio)
 		atomic_set(&folio->_mapcount, -1);
 }
 
+/*
+ * rmap_check(): while typed, never below the entries (an entry zapped
+ * before the exit hook typed the folio was never counted, so above is
+ * possible and only costs the early stop).
+ */
+static inline bool folio_migration_entries_agree(struct folio *folio, int n, int *counted)
+{
+	unsigned int t = (unsigned int)atomic_read(&folio->_mapcount);
+
+	if (t >> PAGE_TYPE_SHIFT != PGTY_mgt_entry) {
+		*counted = -1;
+		return true;
+	}
+	*counted = (int)(t & PAGE_TYPE_VALUE_MASK);
+	return *counted >= n;
+}
+
 #else
 /* vanilla: nothing counts, every restore walk visits every VMA. */
 static inline void folio_migration_entries_add(struct folio *folio, int nr)
@@ -218,6 +245,14 @@ static inline bool folio_migration_entries_remain(struct folio *folio)
 static inline void folio_migration_entries_forget(struct folio *folio)
 {
 	(void)folio;
+}
+
+static inline bool folio_migration_entries_agree(struct folio *folio, int n, int *counted)
+{
+	(void)folio;
+	(void)n;
+	*counted = -1;
+	return true;
 }
 #endif
 

@@ -133,16 +133,29 @@ static inline int folio_large_mapcount(const struct folio *folio)
 	return atomic_read(&folio->_large_mapcount) + 1;
 }
 
+/*
+ * A small folio's count is its page's _mapcount + 1, read as 0 while the
+ * word holds a page type (design mgt-entry types an unmapped folio under
+ * migration; a reader that raced with the last unmap sees no mapping).
+ */
 static inline int folio_mapcount(const struct folio *folio)
 {
-	if (likely(!folio_test_large(folio)))
-		return atomic_read(&folio->_mapcount) + 1;
+	int mapcount;
+
+	if (likely(!folio_test_large(folio))) {
+		mapcount = atomic_read(&folio->_mapcount) + 1;
+		if (page_mapcount_is_type((unsigned int)mapcount))
+			mapcount = 0;
+		return mapcount;
+	}
 	return folio_large_mapcount(folio);
 }
 
 static inline int page_mapcount(const struct page *page)
 {
-	return atomic_read(&page->_mapcount) + 1;
+	int mapcount = atomic_read(&page->_mapcount) + 1;
+
+	return page_mapcount_is_type((unsigned int)mapcount) ? 0 : mapcount;
 }
 
 static inline bool folio_mapped(const struct folio *folio)

@@ -231,6 +231,14 @@ unsigned long totalram_pages(void);
 /* Return every CPU's pcp pages to the buddy (drain_all_pages). */
 void drain_all_pages(struct zone *zone);
 
+/*
+ * drain_all_pages(), and every CPU's list back to its boot tuning (high at
+ * high_min, no streak of frees, alloc_factor 0), so that what follows
+ * allocates and frees as after a boot: for the interleaving checker, whose
+ * executions must each start from the same state.  Not a kernel function.
+ */
+void zone_pcp_retune(struct zone *zone);
+
 /* What the allocator's checker found (mm/page_alloc_check.c). */
 struct page_alloc_report {
 	unsigned long free;		/* pages in buddy free blocks */

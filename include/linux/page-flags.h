@@ -228,11 +228,21 @@ enum pagetype {
 	PGTY_mapcount_underflow = 0xff,
 };
 
+/* Is this value of page_type a type rather than a mapcount (top byte 0x80..0xfe)? */
+static inline bool page_type_has_type(int page_type)
+{
+	return page_type < (int)((unsigned int)PGTY_mapcount_underflow << 24);
+}
+
+/* The same for @mapcount, one more than _mapcount, as folio_mapcount() reads it. */
+static inline bool page_mapcount_is_type(unsigned int mapcount)
+{
+	return page_type_has_type((int)(mapcount - 1));
+}
+
 static inline bool page_has_type(const struct page *page)
 {
-	unsigned int t = __atomic_load_n(&page->page_type, __ATOMIC_RELAXED);
-
-	return (t >> 24) < PGTY_mapcount_underflow;
+	return page_type_has_type((int)__atomic_load_n(&page->page_type, __ATOMIC_RELAXED));
 }
 
 static inline bool PageBuddy(const struct page *page)

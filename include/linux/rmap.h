@@ -336,7 +336,9 @@ unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsign
  * there, and in an anonymous VMA, a page of an anonymous folio whose
  * anon_vma the VMA is linked into (so rmap finds it), at the index the VMA
  * maps there, writable only if PageAnonExclusive; non-present entries are
- * migration entries; contiguous blocks are aligned, whole and map
+ * migration entries naming a page of an allocated anonymous folio, as many
+ * as the design's count says (linux/migrate.h: exact for mgt-counter, not
+ * fewer for a typed mgt-entry folio); contiguous blocks are aligned, whole and map
  * consecutive pages of one folio; each page's _mapcount, each folio's
  * _large_mapcount and _nr_pages_mapped, each mm's MM_FILEPAGES and
  * MM_ANONPAGES, the nodes' NR_FILE_MAPPED and NR_ANON_MAPPED equal what the page

@@ -60,6 +60,56 @@ static inline void up_write(struct rw_semaphore *sem)
 	__atomic_store_n(&sem->count, 0, __ATOMIC_RELEASE);
 }
 
+#elif defined(MMLAB_CHECKER)
+/*
+ * The interleaving checker runs one thread at a time, where a blocking
+ * rwlock would hang the holder's successor: the same count as above, on
+ * the shim atomics, so that every take, release and poll is a step and a
+ * thread that cannot take it waits in checker_spin_wait().
+ */
+#include <linux/atomic.h>
+#include <asm/processor.h>
+
+struct rw_semaphore {
+	atomic_t count;
+};
+
+static inline void init_rwsem(struct rw_semaphore *sem)		{ atomic_set(&sem->count, 0); }
+static inline void destroy_rwsem(struct rw_semaphore *sem)	{ }
+
+static inline bool down_read_trylock(struct rw_semaphore *sem)
+{
+	int c = atomic_read(&sem->count);
+
+	return c >= 0 && atomic_try_cmpxchg_acquire(&sem->count, &c, c + 1);
+}
+
+static inline void down_read(struct rw_semaphore *sem)
+{
+	while (!down_read_trylock(sem))
+		cpu_relax();
+}
+
+static inline void up_read(struct rw_semaphore *sem)
+{
+	atomic_fetch_add_release(-1, &sem->count);
+}
+
+static inline void down_write(struct rw_semaphore *sem)
+{
+	int c = 0;
+
+	while (!atomic_try_cmpxchg_acquire(&sem->count, &c, -1)) {
+		c = 0;
+		cpu_relax();
+	}
+}
+
+static inline void up_write(struct rw_semaphore *sem)
+{
+	atomic_set_release(&sem->count, 0);
+}
+
 #else
 
 struct rw_semaphore {

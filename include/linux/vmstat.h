@@ -122,4 +122,12 @@ unsigned long node_page_state(struct pglist_data *pgdat, enum node_stat_item ite
 unsigned long node_page_state_snapshot(struct pglist_data *pgdat, enum node_stat_item item);
 void node_stats_init(struct pglist_data *pgdat, int threshold);
 
+/*
+ * Fold @cpu's differences of every zone and node into the global counts
+ * (the kernel does it when a CPU goes offline).  The caller makes sure
+ * @cpu is not running: the interleaving checker's scenarios fold before
+ * every execution, so that each starts from the same state.
+ */
+void cpu_vm_stats_fold(int cpu);
+
 #endif /* _LINUX_VMSTAT_H */

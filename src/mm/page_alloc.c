@@ -653,6 +653,20 @@ void drain_all_pages(struct zone *zone)
 	}
 }
 
+void zone_pcp_retune(struct zone *zone)
+{
+	drain_all_pages(zone);
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock(&pcp->lock);
+		pcp->high = pcp->high_min;
+		pcp->free_count = 0;
+		pcp->alloc_factor = 0;
+		spin_unlock(&pcp->lock);
+	}
+}
+
 /* --- compound pages ------------------------------------------------------- */
 
 void prep_compound_page(struct page *page, unsigned int order)

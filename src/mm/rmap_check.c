@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <linux/migrate.h>
 #include <linux/mmzone.h>
 #include <linux/rmap.h>
 #include <linux/swapops.h>
 
 struct rmap_census {
 	int *mapped;			/* per pfn: entries mapping it */
+	int *migrating;			/* per pfn: migration entries naming it */
 	unsigned long migration_entries;
 	char *msg;
 	size_t len;
@@ -122,6 +124,7 @@ static int census_nonpresent(struct rmap_census *c, unsigned long addr, pte_t pt
 				   (unsigned long long)pte_val(pte), addr);
 	folio = pfn_swap_entry_folio(entry);
 	rss[folio_test_anon(folio) ? MM_ANONPAGES : MM_FILEPAGES]++;
+	c->migrating[swp_offset_pfn(entry)]++;
 	c->migration_entries++;
 	return 0;
 }
@@ -203,9 +206,13 @@ static int check_folio(struct rmap_census *c, struct folio *folio, unsigned long
 {
 	unsigned long pfn = folio_pfn(folio), nr = folio_nr_pages(folio);
 	long total = 0, pages = 0;
+	int entries = 0, counted;
 
 	for (unsigned long i = 0; i < nr; i++) {
 		int want = c->mapped[pfn + i];
+
+		entries += c->migrating[pfn + i];
+		c->migrating[pfn + i] = 0;
 
 		if (page_mapcount(folio_page(folio, i)) != want)
 			return census_fail(c, "pfn %lu: _mapcount says %d mappings, the page tables %d",
@@ -223,6 +230,10 @@ static int check_folio(struct rmap_census *c, struct folio *folio, unsigned long
 	if (folio_test_large(folio) && atomic_read(&folio->_nr_pages_mapped) != pages)
 		return census_fail(c, "folio at pfn %lu: _nr_pages_mapped %d, the page tables %ld",
 				   pfn, atomic_read(&folio->_nr_pages_mapped), pages);
+	/* The migration-entry count of seed 003's designs (linux/migrate.h). */
+	if (!folio_migration_entries_agree(folio, entries, &counted))
+		return census_fail(c, "folio at pfn %lu: %d migration entries counted, the page tables hold %d",
+				   pfn, counted, entries);
 	if (folio_ref_count(folio) < cache_refs + total)
 		return census_fail(c, "folio at pfn %lu: refcount %d, below %ld cache + %ld mapping references",
 				   pfn, folio_ref_count(folio), cache_refs, total);
@@ -274,8 +285,12 @@ int rmap_check(struct mm_struct *const *mms, int nr_mms,
 	int ret = 0;
 
 	c.mapped = calloc(max_pfn, sizeof(*c.mapped));
-	if (!c.mapped)
+	c.migrating = calloc(max_pfn, sizeof(*c.migrating));
+	if (!c.mapped || !c.migrating) {
+		free(c.mapped);
+		free(c.migrating);
 		return census_fail(&c, "rmap_check: out of memory");
+	}
 	for (int i = 0; i < nr_mms && !ret; i++)
 		ret = census_mm(&c, mms[i]);
 	for (int i = 0; i < nr_mappings && !ret; i++)
@@ -283,10 +298,14 @@ int rmap_check(struct mm_struct *const *mms, int nr_mms,
 	if (!ret)
 		ret = census_anon_folios(&c, &anon_mapped);
 	/* Whatever is left is mapped but belongs to no folio we were given or found. */
-	for (unsigned long pfn = 0; pfn < max_pfn && !ret; pfn++)
+	for (unsigned long pfn = 0; pfn < max_pfn && !ret; pfn++) {
 		if (c.mapped[pfn])
 			ret = census_fail(&c, "pfn %lu is mapped %d times but not in the given page caches",
 					  pfn, c.mapped[pfn]);
+		else if (c.migrating[pfn])
+			ret = census_fail(&c, "%d migration entries name pfn %lu, in no allocated folio",
+					  c.migrating[pfn], pfn);
+	}
 	if (!ret && mapped_pages(NR_FILE_MAPPED) != mapped)
 		ret = census_fail(&c, "NR_FILE_MAPPED is %lu, the page tables map %lu file pages",
 				  mapped_pages(NR_FILE_MAPPED), mapped);
@@ -294,5 +313,6 @@ int rmap_check(struct mm_struct *const *mms, int nr_mms,
 		ret = census_fail(&c, "NR_ANON_MAPPED is %lu, the page tables map %lu anonymous pages",
 				  mapped_pages(NR_ANON_MAPPED), anon_mapped);
 	free(c.mapped);
+	free(c.migrating);
 	return ret;
 }

@@ -190,3 +190,26 @@ void node_stats_init(struct pglist_data *pgdat, int threshold)
 		pgdat->per_cpu_nodestats[cpu].stat_threshold = (s8)threshold;
 	}
 }
+
+void cpu_vm_stats_fold(int cpu)
+{
+	for (int nid = 0; nid < nr_online_nodes; nid++) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+		struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+
+		for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
+			s8 *diff = &zone->per_cpu_zonestats[cpu].vm_stat_diff[item];
+
+			if (*diff)
+				zone_page_state_add(*diff, zone, item);
+			WRITE_ONCE(*diff, 0);
+		}
+		for (int item = 0; item < NR_VM_NODE_STAT_ITEMS; item++) {
+			s8 *diff = &pgdat->per_cpu_nodestats[cpu].vm_node_stat_diff[item];
+
+			if (*diff)
+				atomic_long_add(*diff, &pgdat->vm_stat[item]);
+			WRITE_ONCE(*diff, 0);
+		}
+	}
+}
