@@ -44,6 +44,15 @@ PY
 ok $? "the same numbers twice, the machine named, the why counters present and sensible"
 cmp -s "$tmp/a.table" "$tmp/b.table"
 ok $? "the two tables are the same"
+python3 - "$tmp/a.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["machine"]
+sp = {s["variant"]: s for s in m["seed_points"]}
+assert set(sp) == {"vanilla", "frozen-bit"}, sp.keys()
+assert sp["vanilla"]["points"]["1"] == 1343381 and sp["frozen-bit"]["points"]["24"] == 4529737, sp
+assert "seed 000" in sp["vanilla"]["source"], sp["vanilla"]
+PY
+ok $? "the JSON carries the seed's own points for this machine, with their source"
 
 cp machines/e5-2690v3-2s.conf "$tmp/mine.conf"
 "$MMLAB" run refcount-scale --machine "$tmp/mine.conf" --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
@@ -56,6 +65,11 @@ sed 's/^lat.remote .*/lat.remote 130/' machines/e5-2690v3-2s.conf >"$tmp/nosourc
 usage_error "a latency without its source" run refcount-scale --machine "$tmp/nosource.conf"
 sed 's/^sockets .*/sockets 0/' machines/e5-2690v3-2s.conf >"$tmp/bad.conf"
 usage_error "a bad topology value" run refcount-scale --machine "$tmp/bad.conf"
+sed 's/^seed.refcount-scale.vanilla .*/seed.refcount-scale.vanilla 1:1343381 2:x | seed 000/' \
+	machines/e5-2690v3-2s.conf >"$tmp/badseed.conf"
+usage_error "a seed point that is not THREADS:VALUE" run refcount-scale --machine "$tmp/badseed.conf"
+sed 's/^\(seed.refcount-scale.vanilla .*\) |.*/\1/' machines/e5-2690v3-2s.conf >"$tmp/seednosrc.conf"
+usage_error "a seed series without its source" run refcount-scale --machine "$tmp/seednosrc.conf"
 usage_error "more threads than the machine's CPUs" run refcount-scale --machine e5-2690v3-2s --threads 25
 usage_error "an experiment without virtual time" run free-contig --machine e5-2690v3-2s
 usage_error "a host-only variant asked for by name" run refcount-scale --machine e5-2690v3-2s --variant host-pread

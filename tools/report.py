@@ -409,6 +409,49 @@ def section_checks(run):
              ""] + verdicts)
 
 
+def seed_points(run):
+    """The seed's own measurements on the simulated machine: {variant: (source, {threads: value})}."""
+    out = {}
+    for sp in run.d.get("machine", {}).get("seed_points", []):
+        out[sp["variant"]] = (sp.get("source", ""), {int(t): v for t, v in sp["points"].items()})
+    return out
+
+
+def section_seed(run):
+    """Side by side with the seed's table: the model's prediction, the seed, the error, and
+    each design's boost over vanilla in both."""
+    seed = seed_points(run)
+    if not seed or run.multi() or not all("threads" in p for p in run.points):
+        return []
+    m = run.d["machine"]
+    rows = []
+    for p in sorted(run.points, key=lambda p: p["threads"]):
+        t = p["threads"]
+        for v in run.variants:
+            c = run.cell(v, p)
+            if not c or v not in seed or t not in seed[v][1]:
+                continue
+            model, real = c["median"], seed[v][1][t]
+            row = [t, v, fmt_value(model), fmt_value(real),
+                   "%+.0f%%" % ((model - real) / real * 100) if real else "n/a"]
+            b = run.cell(run.base, p) if run.base else None
+            if v != run.base and b and run.base in seed and t in seed[run.base][1]:
+                mb, sb = change_pct(b["median"], model, run.higher), change_pct(seed[run.base][1][t], real, run.higher)
+                row += ["%+.1f" % mb, "%+.1f" % sb, "%+.1f" % (mb - sb)]
+            else:
+                row += ["", "", ""]
+            rows.append(row)
+    if not rows:
+        return []
+    srcs = sorted({src for src, _ in seed.values()})
+    return (["### Against the seed's own table (%s, virtual time)" % m.get("name", "?"), "",
+             "The model's medians are predictions; the seed's numbers were measured on that "
+             "machine (%s). Boosts are over %s, in percentage points of each column." %
+             ("; ".join(srcs), run.base or "the baseline"), ""] +
+            md_table(["threads", "variant", "model", "seed", "error", "model boost",
+                      "seed boost", "boost error (pp)"], rows, "rlrrrrrr"))
+
+
 def section_machine(run):
     m, lab = run.d.get("machine", {}), run.d.get("mmlab", {})
     return ["### Machine", "",
@@ -431,6 +474,9 @@ def section(run, png):
     out += section_params(run) + [""]
     for view in run.views():
         out += section_medians(view) + [""] + section_mmtests(view) + [""]
+    seed = section_seed(run)
+    if seed:
+        out += seed + [""]
     for part in (section_counters, section_checks, section_machine):
         out += part(run) + [""]
     return out
@@ -468,7 +514,15 @@ def plot_threads(run, ax):
             xs = [p["threads"] for p in pts]
             ax.plot(xs, [per_thread * t for t in xs], "k--", linewidth=1,
                     label="linear scaling of %s%s" % (BASELINE, suffix))
-    ax.set_xlabel("threads")
+    # The seed's own measurements on the simulated machine, where the run has them.
+    for v, (src, pts) in seed_points(run).items():
+        if not run.multi() or run.metric == run.metrics[0][0]:
+            xs = sorted(pts)
+            ax.plot(xs, [pts[t] for t in xs], linestyle=":", marker="s", fillstyle="none",
+                    label="seed: %s (measured)" % v)
+            top = max([top] + list(pts.values()))
+    ax.set_xlabel("virtual CPUs (threads)" if run.d.get("machine", {}).get("time") == "virtual"
+                  else "threads")
     threads = sorted({p["threads"] for p in run.points})
     if len(threads) <= 16:
         ax.set_xticks(threads)

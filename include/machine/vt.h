@@ -47,6 +47,23 @@ enum vt_cost {
 
 #define VT_SRC_LEN	200
 
+/*
+ * A seed's own measurements on the machine the file describes, for reports
+ * to draw beside the model's predictions (never used by the model):
+ * `seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE`.
+ */
+#define VT_MAX_SEED_SERIES	8
+#define VT_MAX_SEED_POINTS	32
+
+struct vt_seed_series {
+	char experiment[32];
+	char variant[32];
+	int nr;
+	int threads[VT_MAX_SEED_POINTS];
+	double value[VT_MAX_SEED_POINTS];
+	char src[VT_SRC_LEN];
+};
+
 struct vt_machine {
 	char name[64];
 	char desc[200];
@@ -62,6 +79,8 @@ struct vt_machine {
 	char cost_src[VT_NR_COST][VT_SRC_LEN];
 	char syscall_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
+	int nr_seed;
+	struct vt_seed_series seed[VT_MAX_SEED_SERIES];
 };
 
 extern const char *const vt_dist_names[VT_NR_DIST];

@@ -4,6 +4,7 @@
  * is valid whatever the path through it.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +160,37 @@ static void jw_node(struct jw *w, const char *key, const struct json *j)
 
 /* --- sections ------------------------------------------------------------------- */
 
+/* The seed's own measurements on the simulated machine, for reports to draw beside ours. */
+static void write_seed_points(struct jw *w, const struct vt_machine *m, const char *experiment)
+{
+	bool any = false;
+
+	for (int i = 0; i < m->nr_seed; i++)
+		any |= !strcmp(m->seed[i].experiment, experiment);
+	if (!any)
+		return;
+	jw_open(w, "seed_points", '[', false);
+	for (int i = 0; i < m->nr_seed; i++) {
+		const struct vt_seed_series *s = &m->seed[i];
+
+		if (strcmp(s->experiment, experiment))
+			continue;
+		jw_open(w, NULL, '{', true);
+		jw_string(w, "variant", s->variant);
+		jw_string(w, "source", s->src);
+		jw_open(w, "points", '{', true);
+		for (int k = 0; k < s->nr; k++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%d", s->threads[k]);
+			jw_number(w, key, s->value[k]);
+		}
+		jw_close(w, '}');
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
 static void write_header(struct jw *w, const struct lab_results *r, const char *git)
 {
 	jw_open(w, "mmlab", '{', true);
@@ -175,6 +207,8 @@ static void write_header(struct jw *w, const struct lab_results *r, const char *
 	if (r->machine.name[0]) {
 		jw_string(w, "name", r->machine.name);
 		jw_string(w, "time", "virtual");
+		if (r->cfg && r->cfg->vt)
+			write_seed_points(w, r->cfg->vt, r->exp->name);
 	}
 	jw_close(w, '}');
 }

@@ -15,6 +15,8 @@
  *	cost.hit|rmw|mem|gap|pause NS | SOURCE
  *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
  *	calibrated      yes|no  (optional, default yes)
+ *	seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE   (optional, repeatable)
+ *	                a seed's measurements on this machine, for reports only
  */
 #include <ctype.h>
 #include <errno.h>
@@ -91,6 +93,62 @@ static int parse_sourced(char *v, double *ns, char *src, const char **why)
 	return 0;
 }
 
+/* "seed.EXPERIMENT.VARIANT" and "T:V T:V ... | SOURCE" into the next series. */
+static int parse_seed(struct vt_machine *m, const char *key, char *v, const char **why)
+{
+	const char *exp = key + 5, *dot = strchr(exp, '.');
+	struct vt_seed_series *s;
+	char *bar = strchr(v, '|'), *tok, *save;
+
+	if (m->nr_seed == VT_MAX_SEED_SERIES) {
+		*why = "too many seed series (at most 8)";
+		return -1;
+	}
+	s = &m->seed[m->nr_seed];
+	memset(s, 0, sizeof(*s));
+	if (!dot || dot == exp || !dot[1] || dot - exp >= (long)sizeof(s->experiment) ||
+	    strlen(dot + 1) >= sizeof(s->variant)) {
+		*why = "a seed series is named seed.EXPERIMENT.VARIANT";
+		return -1;
+	}
+	if (!bar || !*trim(bar + 1)) {
+		*why = "needs 'THREADS:VALUE ... | SOURCE' (every number names its source)";
+		return -1;
+	}
+	*bar = '\0';
+	snprintf(s->experiment, sizeof(s->experiment), "%.*s", (int)(dot - exp), exp);
+	snprintf(s->variant, sizeof(s->variant), "%s", dot + 1);
+	snprintf(s->src, sizeof(s->src), "%s", trim(bar + 1));
+	for (tok = strtok_r(v, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *colon = strchr(tok, ':'), *end;
+		double x;
+
+		if (s->nr == VT_MAX_SEED_POINTS) {
+			*why = "too many points in a seed series (at most 32)";
+			return -1;
+		}
+		if (!colon) {
+			*why = "a seed point is THREADS:VALUE";
+			return -1;
+		}
+		*colon = '\0';
+		errno = 0;
+		x = strtod(colon + 1, &end);
+		if (parse_int(tok, 1, VT_MAX_CPUS, &s->threads[s->nr]) || !colon[1] || *end ||
+		    errno || !isfinite(x) || x < 0) {
+			*why = "a seed point is THREADS:VALUE, THREADS in 1..512, VALUE >= 0";
+			return -1;
+		}
+		s->value[s->nr++] = x;
+	}
+	if (!s->nr) {
+		*why = "a seed series needs at least one THREADS:VALUE";
+		return -1;
+	}
+	m->nr_seed++;
+	return 0;
+}
+
 int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -145,6 +203,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				why = "unknown latency; valid: lat.smt, lat.l3, lat.socket, lat.remote";
 			else if (!parse_sourced(val, &m->lat_ns[k], m->lat_src[k], &why))
 				have_lat[k] = true;
+		} else if (!strncmp(key, "seed.", 5)) {
+			parse_seed(m, key, val, &why);
 		} else if (!strncmp(key, "cost.", 5)) {
 			for (k = 0; k < VT_NR_COST && strcmp(key + 5, vt_cost_names[k]); k++)
 				;
@@ -154,7 +214,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				have_cost[k] = true;
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
-			      "lat.*, cost.*, syscall, calibrated";
+			      "lat.*, cost.*, syscall, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
