@@ -65,34 +65,12 @@
 #include <machine/checker.h>
 #include <machine/machine.h>
 
+#include "migrate_test.h"
 #include "mm_test.h"
 
 #define BASE		0x7f0000000000UL
 #define RW		(VM_READ | VM_WRITE)
 #define NEW_BYTE	0xc3	/* what the faulting process writes at offset 8 */
-
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
-#define MGT_COUNTER	1
-#define MGT_ENTRY	0
-#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
-#define MGT_COUNTER	0
-#define MGT_ENTRY	1
-#else
-#define MGT_COUNTER	0
-#define MGT_ENTRY	0
-#endif
-
-/* The mutants this test must catch (Makefile: MTESTS_mgt-counter-*). */
-#if defined(CONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED)
-#define MT_FORK_UNCOUNTED	1
-#else
-#define MT_FORK_UNCOUNTED	0
-#endif
-#if defined(CONFIG_MIGRATE_MUTANT_ZAP_UNCOUNTED)
-#define MT_ZAP_UNCOUNTED	1
-#else
-#define MT_ZAP_UNCOUNTED	0
-#endif
 
 enum { PROC_P, PROC_C, PROC_G, NR_PROCS };
 
@@ -186,38 +164,7 @@ static bool ptl_held(void)
 	return false;
 }
 
-/* The design's count of entries naming the source; -1 where none is kept. */
-static int counted(void)
-{
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
-	return atomic_read(folio_migration_entries(M.src));
-#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
-	if (!PageMgtEntry(&M.src->page))
-		return -1;
-	return (int)(M.src->page.page_type & PAGE_TYPE_VALUE_MASK);
-#else
-	return -1;
-#endif
-}
-
 /* --- setup and teardown ------------------------------------------------------- */
-
-static unsigned char *access_byte(struct mm_struct *mm, unsigned long addr, bool write)
-{
-	for (int tries = 0; tries < 8; tries++) {
-		unsigned char *b = mmu_access(mm, addr, write);
-		struct vm_area_struct *vma;
-
-		if (b)
-			return b;
-		mmap_read_lock(mm);
-		vma = vma_lookup(mm, addr);
-		if (vma)
-			handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0);
-		mmap_read_unlock(mm);
-	}
-	return NULL;
-}
 
 static void drain_nodes(void)
 {
@@ -276,7 +223,7 @@ static void setup(void *arg)
 	if (!M.mm[PROC_P])
 		abort();
 	do_mmap(M.mm[PROC_P], NULL, BASE, PAGE_SIZE, RW, 0);
-	b = access_byte(M.mm[PROC_P], BASE, true);
+	b = mt_access(M.mm[PROC_P], BASE, true, 8, false);
 	for (unsigned long i = 0; i < PAGE_SIZE; i++)
 		b[i] = pattern(i);
 	if (o->with_c)
@@ -398,7 +345,7 @@ static bool inv(void *arg, char *why, size_t len)
 	if (ptl_held())
 		return true;
 	n = entries_naming_src();
-	c = counted();
+	c = mgt_counted(M.src);
 	if (MGT_COUNTER && c != n) {
 		snprintf(why, len, "the count is %d with %d entries naming the source", c, n);
 		return false;
@@ -476,7 +423,7 @@ static void describe(void *arg, char *buf, size_t len)
 {
 	(void)arg;
 	snprintf(buf, len, "entries naming F %d, count %d, F mapcount %d", entries_naming_src(),
-		 counted(), M.src ? folio_mapcount(M.src) : 0);
+		 M.src ? mgt_counted(M.src) : -1, M.src ? folio_mapcount(M.src) : 0);
 }
 
 #define SCENARIO(...)	{ .invariant = inv, .final = fin, .describe = describe, \

@@ -31,6 +31,7 @@
 #include <machine/machine.h>
 #include <mmlab/random.h>
 
+#include "migrate_test.h"
 #include "tap.h"
 
 #define BASE		0x7f0000000000UL
@@ -50,19 +51,7 @@ struct child_stats {
 
 static unsigned char *access_byte(struct mm_struct *mm, unsigned long addr, bool write)
 {
-	for (int tries = 0; tries < 1000; tries++) {
-		unsigned char *b = mmu_access(mm, addr, write);
-		struct vm_area_struct *vma;
-
-		if (b)
-			return b;
-		mmap_read_lock(mm);
-		vma = vma_lookup(mm, addr);
-		if (vma)
-			handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0);
-		mmap_read_unlock(mm);
-	}
-	return NULL;
+	return mt_access(mm, addr, write, 1000, false);
 }
 
 /*

@@ -47,6 +47,7 @@
 #include <linux/swapops.h>
 #include <machine/machine.h>
 
+#include "migrate_test.h"
 #include "rmap_test.h"
 
 #ifdef CONFIG_MIGRATE_MUTANT_STOP_RESTORE
@@ -55,30 +56,10 @@
 #define MT_STOP_RESTORE	0
 #endif
 
-#if defined(CONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED)
-#define MT_FORK_UNCOUNTED	1
-#else
-#define MT_FORK_UNCOUNTED	0
-#endif
-#if defined(CONFIG_MIGRATE_MUTANT_ZAP_UNCOUNTED)
-#define MT_ZAP_UNCOUNTED	1
-#else
-#define MT_ZAP_UNCOUNTED	0
-#endif
 #if defined(CONFIG_MIGRATE_MUTANT_STOP_EXCLUSIVE)
 #define MT_STOP_EXCLUSIVE	1
 #else
 #define MT_STOP_EXCLUSIVE	0
-#endif
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
-#define MGT_COUNTER	1
-#define MGT_ENTRY	0
-#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
-#define MGT_COUNTER	0
-#define MGT_ENTRY	1
-#else
-#define MGT_COUNTER	0
-#define MGT_ENTRY	0
 #endif
 #define MT_COUNT_MUTANT	(MT_FORK_UNCOUNTED || MT_ZAP_UNCOUNTED)
 
@@ -86,8 +67,6 @@
 #define PG(n)		((unsigned long)(n) << PAGE_SHIFT)
 #define RW		(VM_READ | VM_WRITE)
 #define NPAGES		16
-
-static int counted(struct folio *folio);
 
 static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 {
@@ -102,21 +81,13 @@ static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 
 static unsigned char *access_byte(struct mm_struct *mm, unsigned long addr, bool write)
 {
-	for (int tries = 0; tries < 4; tries++) {
-		unsigned char *p = mmu_access(mm, addr, write);
-		struct vm_area_struct *vma;
+	unsigned char *p = mt_access(mm, addr, write, 4, true);
 
-		if (p)
-			return p;
-		mmap_read_lock(mm);
-		vma = vma_lookup(mm, addr);
-		if (vma)
-			handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0);
-		mmap_read_unlock(mm);
-		lru_add_drain();	/* the new folio on the LRU, not in this CPU's batch */
+	if (!p) {
+		printf("Bail out! access at %#lx failed\n", addr);
+		exit(1);
 	}
-	printf("Bail out! access at %#lx failed\n", addr);
-	exit(1);
+	return p;
 }
 
 static void store(struct mm_struct *mm, unsigned long addr, unsigned char v)
@@ -349,7 +320,7 @@ static void test_undo(void)
 	is_int(vm_event(PGMIGRATE_FAIL), 1, "undo: pgmigrate_fail counts it");
 	ok(migration_entries(mm) == 0 && folio_test_lru(pinned), "undo: no entry left, back on the LRU");
 	is_int(folio_mapcount(pinned), 1, "undo: mapped once again (no page type left in the mapcount)");
-	is_int(counted(pinned), MGT_COUNTER ? 0 : -1, "undo: the count is 0 (or none is kept)");
+	is_int(mgt_counted(pinned), MGT_COUNTER ? 0 : -1, "undo: the count is 0 (or none is kept)");
 	is_int(load(mm, BASE + 8), 7, "undo: data intact");
 	folio_put(pinned);
 	ok(rt_check(&mm, 1, NULL) == 0, "undo: checkers pass");
@@ -398,24 +369,6 @@ static void test_large_folio(void)
 	ok(data, "large: data intact");
 	ok(rt_check(&mm, 1, NULL) == 0, "large: checkers pass");
 	finish("large", &mm, 1, warns);
-}
-
-/*
- * The designs' count of the entries naming @folio: -1 where none is kept
- * (vanilla; mgt-entry while the folio has no PGTY_mgt_entry type).
- */
-static int counted(struct folio *folio)
-{
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
-	return atomic_read(folio_migration_entries(folio));
-#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
-	if (!PageMgtEntry(&folio->page))
-		return -1;
-	return (int)(folio->page.page_type & PAGE_TYPE_VALUE_MASK);
-#else
-	(void)folio;
-	return -1;
-#endif
 }
 
 /* What the design should count for @n entries naming each page of @folio. */
@@ -477,30 +430,30 @@ static void test_count_transitions(unsigned int order, bool undo)
 
 	try_to_migrate(src, 0);
 	ok(!folio_mapped(src) && migration_entries(mms[0]) == nr, "%s: unmapped, %d entries in P", what, nr);
-	is_int(counted(src), expect_count(src, 1), "%s: counted after try_to_migrate", what);
+	is_int(mgt_counted(src), expect_count(src, 1), "%s: counted after try_to_migrate", what);
 
 	mms[2] = dup_mm(mms[0]);
 	ok(migration_entries(mms[2]) == nr && readable_entry_at(mms[2], BASE) &&
 	   readable_entry_at(mms[0], BASE), "%s: fork copied the entries, readable on both sides", what);
 	if (MT_FORK_UNCOUNTED) {
-		ok(counted(src) == expect_count(src, 1),
+		ok(mgt_counted(src) == expect_count(src, 1),
 		   "mutant %s: the fork's copies are not counted (caught by the next test)", MM_KERNEL_NAME);
 	} else {
-		is_int(counted(src), expect_count(src, 2), "%s: fork counted", what);
+		is_int(mgt_counted(src), expect_count(src, 2), "%s: fork counted", what);
 	}
 	/* (Not with the fork mutant: the exit would take its count below the truth.) */
 	c2 = MT_FORK_UNCOUNTED ? NULL : dup_mm(mms[0]);
 	if (c2) {
-		is_int(counted(src), expect_count(src, 3), "%s: a second fork counted", what);
+		is_int(mgt_counted(src), expect_count(src, 3), "%s: a second fork counted", what);
 		mmput(c2);
 	}
 	if (MT_ZAP_UNCOUNTED) {
-		ok(counted(src) == expect_count(src, 3),
+		ok(mgt_counted(src) == expect_count(src, 3),
 		   "mutant %s: the exiting child's entries are still counted (caught)", MM_KERNEL_NAME);
 		exit(done_testing());	/* the count would never reach 0 */
 	}
 	if (!MT_FORK_UNCOUNTED)
-		is_int(counted(src), expect_count(src, 2), "%s: the exit uncounted", what);
+		is_int(mgt_counted(src), expect_count(src, 2), "%s: the exit uncounted", what);
 
 	reset_vm_events();
 	if (undo) {
@@ -524,7 +477,7 @@ static void test_count_transitions(unsigned int order, bool undo)
 	       "%s: no migration entry left", what);
 	is_int(vm_event(MIGRATE_ENTRIES_REMOVED), 2 * nr, "%s: P's and C1's entries restored", what);
 	is_int(vm_event(MIGRATE_RESTORE_VMAS), 3, "%s: P, C0 and C1 visited (C1 is the last)", what);
-	is_int(counted(src), MGT_COUNTER ? 0 : -1, "%s: the count is 0 (or forgotten)", what);
+	is_int(mgt_counted(src), MGT_COUNTER ? 0 : -1, "%s: the count is 0 (or forgotten)", what);
 	ok(folio_mapcount(dst) == 2 * nr && page_at(mms[2], BASE) == &dst->page &&
 	   page_at(mms[0], BASE) == &dst->page, "%s: P and C1 map %s", what, undo ? "the folio again" : "the new folio");
 	if (!undo) {

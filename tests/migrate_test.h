@@ -1,0 +1,80 @@
+/*
+ * Helpers shared by the migration tests (test_migrate, stress_migrate,
+ * check_migrate): which counting design and which mutant the build is,
+ * the design's count, and a CPU's access to a byte of a process.
+ */
+#ifndef MMLAB_MIGRATE_TEST_H
+#define MMLAB_MIGRATE_TEST_H
+
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/swap.h>
+
+#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+#define MGT_COUNTER	1
+#define MGT_ENTRY	0
+#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+#define MGT_COUNTER	0
+#define MGT_ENTRY	1
+#else
+#define MGT_COUNTER	0
+#define MGT_ENTRY	0
+#endif
+
+/* The mutants of the count (Makefile: mgt-*-fork-uncounted, mgt-counter-zap-uncounted). */
+#if defined(CONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED)
+#define MT_FORK_UNCOUNTED	1
+#else
+#define MT_FORK_UNCOUNTED	0
+#endif
+#if defined(CONFIG_MIGRATE_MUTANT_ZAP_UNCOUNTED)
+#define MT_ZAP_UNCOUNTED	1
+#else
+#define MT_ZAP_UNCOUNTED	0
+#endif
+
+/*
+ * The designs' count of the entries naming @folio: -1 where none is kept
+ * (vanilla; mgt-entry while the folio has no PGTY_mgt_entry type).
+ */
+static inline int mgt_counted(struct folio *folio)
+{
+#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+	return atomic_read(folio_migration_entries(folio));
+#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+	if (!PageMgtEntry(&folio->page))
+		return -1;
+	return (int)(folio->page.page_type & PAGE_TYPE_VALUE_MASK);
+#else
+	(void)folio;
+	return -1;
+#endif
+}
+
+/*
+ * The byte at @addr of @mm as a CPU reaches it: through the MMU, faulting
+ * (and waiting on a migration entry) until it maps, at most @tries times;
+ * NULL if it never does.  @drain: put each fault's new folio on the LRU
+ * rather than leave it in this CPU's lru_add batch.
+ */
+static inline unsigned char *mt_access(struct mm_struct *mm, unsigned long addr, bool write,
+				       int tries, bool drain)
+{
+	for (int i = 0; i < tries; i++) {
+		unsigned char *b = mmu_access(mm, addr, write);
+		struct vm_area_struct *vma;
+
+		if (b)
+			return b;
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, addr);
+		if (vma)
+			handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0);
+		mmap_read_unlock(mm);
+		if (drain)
+			lru_add_drain();
+	}
+	return NULL;
+}
+
+#endif
