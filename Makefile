@@ -146,7 +146,7 @@ FL_vt   := -O2 -DMMLAB_VT
 LDFL_tsan := -fsanitize=thread
 
 # The designs built in the vt flavour: those of the experiments that take --machine.
-VT_KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read
+VT_KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read ra-batched
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
 MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_machine.c src/machine/vt_calibrate.c

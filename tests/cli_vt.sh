@@ -54,6 +54,34 @@ assert "seed 000" in sp["vanilla"]["source"], sp["vanilla"]
 PY
 ok $? "the JSON carries the seed's own points for this machine, with their source"
 
+# readseq in virtual time: the readers read every file, with the I/O done by the reader.
+rq=(run readseq --machine icelake-32v --threads 1,4 --file-size 256K --mem 64M --io sync
+    --device-latency 10)
+"$MMLAB" "${rq[@]}" --json "$tmp/rqa.json" >/dev/null 2>&1 &&
+	"$MMLAB" "${rq[@]}" --json "$tmp/rqb.json" >/dev/null 2>&1
+ok $? "run readseq --machine icelake-32v exits 0, twice"
+python3 - "$tmp/rqa.json" "$tmp/rqb.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["machine"]["name"] == "icelake-32v", a["machine"]
+key = lambda r: (r["variant"], r["point"]["threads"], r["metric"])
+ra, rb = ({key(r): r for r in d["results"]} for d in (a, b))
+assert ra.keys() == rb.keys() and len(ra) > 4
+for k in ra:
+    assert ra[k]["samples"] == rb[k]["samples"], (k, ra[k]["samples"], rb[k]["samples"])
+for v in ("vanilla", "batched"):
+    r = ra[(v, 4, "ops_per_sec")]
+    assert r["median"] > 0 and r["counters"]["bad_records"] == 0, r
+    for c in ("virtual_ns", "line_transfers_per_op", "lock_handoffs_per_op", "share_device_pct"):
+        assert c in r["counters"], (v, c)
+    assert r["counters"]["share_device_pct"] > 0, r["counters"]
+PY
+ok $? "the same numbers twice, every record checked, the why counters and the device's share"
+usage_error "readseq's async device with --machine" run readseq --machine icelake-32v --threads 2 \
+	--file-size 256K --mem 64M
+usage_error "more page cache than the machine follows" run readseq --machine icelake-32v \
+	--threads 32 --file-size 32M --mem 2G --io sync
+
 cp machines/e5-2690v3-2s.conf "$tmp/mine.conf"
 "$MMLAB" run refcount-scale --machine "$tmp/mine.conf" --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
 ok $? "--machine FILE takes a user's machine file"

@@ -104,9 +104,10 @@ DECLARE_KERNEL(rmap_batched);
 
 /*
  * The virtual-time builds (the vt flavour, machine/vt.h) of the designs an
- * experiment with --machine runs: refcount-scale's, for now.
+ * experiment with --machine runs: refcount-scale's and readseq's.
  */
 extern const struct mm_kernel mm_kernel_vanilla_vt, mm_kernel_refcount_frozen_bit_vt,
-	mm_kernel_refcount_cmpxchg_guess_vt, mm_kernel_refcount_seqcount_read_vt;
+	mm_kernel_refcount_cmpxchg_guess_vt, mm_kernel_refcount_seqcount_read_vt,
+	mm_kernel_ra_batched_vt;
 
 #endif

@@ -55,3 +55,28 @@ unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *event
 		k->name, k->events ? " event" : "", name);
 	abort();
 }
+
+void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
+		     const char *delay_counter)
+{
+	ops = ops > 0 ? ops : 1;
+	sample_counter(out, "events_per_op", st->events / ops);
+	sample_counter(out, "line_transfers_per_op", st->transfers / ops);
+	sample_counter(out, "remote_transfers_per_op", st->remote_transfers / ops);
+	sample_counter(out, "transfer_ns_per_op", st->transfer_ns / ops);
+	sample_counter(out, "queued_ns_per_op", st->queued_ns / ops);
+	sample_counter(out, "cas_retries_per_op", st->cas_fail / ops);
+	sample_counter(out, "lock_handoffs_per_op", st->lock_handoffs / ops);
+	sample_counter(out, "lock_wait_ns_per_op", st->lock_wait_ns / ops);
+	sample_counter(out, "poll_ns_per_op", st->poll_ns / ops);
+	/* Where the CPUs' virtual time went, in % of all of it. */
+	if (st->cpu_ns > 0) {
+		double pct = 100 / st->cpu_ns;
+
+		sample_counter(out, "share_transfer_pct", st->transfer_ns * pct);
+		sample_counter(out, "share_queued_pct", st->queued_ns * pct);
+		sample_counter(out, "share_wait_pct", (st->poll_ns + st->lock_wait_ns) * pct);
+		sample_counter(out, delay_counter, st->delay_ns * pct);
+		sample_counter(out, "share_code_pct", st->gap_ns * pct);
+	}
+}

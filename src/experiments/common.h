@@ -34,4 +34,18 @@ unsigned long *exp_vm_events_alloc(const struct mm_kernel *k);
 unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *events,
 			   const char *name);
 
+struct vt_stats;
+
+/*
+ * Why a virtual-time sample took what it took, per operation (@ops of
+ * them, summed over the CPUs): line transfers (and those across sockets),
+ * time in transfers and queued for a busy line, failed compare-exchanges,
+ * spinlock hand-offs and waits, polling, events, and the share of all the
+ * CPUs' virtual time in transfers, queueing, waits, modelled delays
+ * (@delay_counter, a string that outlives the sample: "share_syscall_pct")
+ * and the code between events.
+ */
+void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
+		     const char *delay_counter);
+
 #endif

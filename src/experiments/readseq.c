@@ -17,6 +17,7 @@
 #include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/hist.h>
+#include <machine/vt.h>
 #include <mmlab/kernel.h>
 #include <mmlab/record_sum.h>
 #include "common.h"
@@ -24,10 +25,13 @@
 struct rsq_impl {
 	const struct mm_kernel *timed;
 	const struct mm_kernel *events;
+	const struct mm_kernel *vt;		/* the virtual-time build, for --machine */
 };
 
-static const struct rsq_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
-static const struct rsq_impl impl_batched = { &mm_kernel_ra_batched_run, &mm_kernel_ra_batched_ev };
+static const struct rsq_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev,
+					      &mm_kernel_vanilla_vt };
+static const struct rsq_impl impl_batched = { &mm_kernel_ra_batched_run, &mm_kernel_ra_batched_ev,
+					      &mm_kernel_ra_batched_vt };
 
 static const struct exp_variant rsq_variants[] = {
 	{ "vanilla", "one xa_lock hold per folio inserted by readahead", &impl_vanilla },
@@ -114,6 +118,42 @@ static void rsq_free(struct rsq_ctx *rc)
 	free(rc);
 }
 
+/*
+ * With --machine: the readers are the machine's CPUs, the I/O is done by
+ * the reader (a device thread would run on the host, outside virtual time),
+ * the device latency is virtual time (a delay loop is one virtual
+ * nanosecond in the vt build), and the "why" counters come from the
+ * machine, not from an event build.
+ */
+#define RSQ_VT_MAX_CACHE	(512ULL << 20)
+
+static int rsq_prepare_vt(struct exp_ctx *ctx, struct rsq_ctx *rc)
+{
+	if (rc->p.async_io) {
+		fprintf(stderr, "mmlab: --io async: the device is a host thread, outside virtual time; "
+			"valid with --machine %s: --io sync\n", ctx->vt->name);
+		return -1;
+	}
+	for (int i = 0; i < ctx->nr_points; i++) {
+		if (ctx->points[i].arg > ctx->vt->nr_cpus) {
+			fprintf(stderr, "mmlab: --threads: %lld is more than %s's %d CPUs; valid: 1..%d\n",
+				(long long)ctx->points[i].arg, ctx->vt->name, ctx->vt->nr_cpus,
+				ctx->vt->nr_cpus);
+			return -1;
+		}
+	}
+	/* The machine follows each cache line touched: a struct page per page cached, and more. */
+	if (rc->p.file_size * (unsigned long long)rc->max_threads > RSQ_VT_MAX_CACHE) {
+		fprintf(stderr, "mmlab: --threads %d x --file-size %llu: more page cache than the simulated "
+			"machine follows; valid with --machine: threads x file-size <= %llu\n",
+			rc->max_threads, rc->p.file_size, RSQ_VT_MAX_CACHE);
+		return -1;
+	}
+	rc->p.latency_loops = (unsigned long)rc->p.latency_ns;
+	rc->events = false;
+	return 0;
+}
+
 static int rsq_prepare(struct exp_ctx *ctx)
 {
 	const struct opt_value *threads = exp_opt(ctx, "threads");
@@ -151,6 +191,10 @@ static int rsq_prepare(struct exp_ctx *ctx)
 		return -1;
 	}
 	if (exp_points_from_list(ctx, "threads", "threads")) {
+		free(rc);
+		return -1;
+	}
+	if (ctx->vt && rsq_prepare_vt(ctx, rc)) {
 		free(rc);
 		return -1;
 	}
@@ -248,6 +292,55 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 	return 0;
 }
 
+static void rsq_vt_thread_main(void *p)
+{
+	struct rsq_arg *a = p;
+
+	a->run->k->rsq_worker(a->run->state, &a->t);
+}
+
+/*
+ * The same on the simulated machine: the vt build boots and makes the
+ * files outside virtual time, then @nr virtual CPUs read every file once;
+ * *@elapsed is the virtual time until the last one finished.
+ */
+static int rsq_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
+		      struct rsq_arg *args, double *elapsed, struct vt_stats *st,
+		      struct sample *out)
+{
+	struct rsq_ctx *rc = ctx->priv;
+	struct rsq_params p = rc->p;
+	struct rsq_run run = { .k = k };
+	void *argv[VT_MAX_CPUS];
+	char msg[256];
+
+	p.nr_threads = nr;
+	if (exp_mem_boot(ctx, k, nr))
+		return -1;
+	run.state = k->rsq_setup(&p);
+	if (!run.state) {
+		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
+		k->mem_exit();
+		return -1;
+	}
+	for (int i = 0; i < nr; i++) {
+		lat_hist_reset(args[i].t.hist);
+		args[i].run = &run;
+		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
+		argv[i] = &args[i];
+	}
+	if (vt_run(ctx->vt, nr, rsq_vt_thread_main, argv, NULL, 0, st)) {
+		k->rsq_teardown(run.state, msg, sizeof(msg));
+		k->mem_exit();
+		return -1;
+	}
+	*elapsed = st->end_ns * 1e-9;
+	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", k->name, msg);
+	exp_mem_check_exit(k, k->name, out);
+	return 0;
+}
+
 static void rsq_add_event_counters(struct sample *out, const struct mm_kernel *k,
 				   const unsigned long *ev)
 {
@@ -271,6 +364,7 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct rsq_arg *args = calloc((size_t)nr, sizeof(*args));
 	struct lat_hist *total = lat_hist_new();
 	unsigned long *vm_events = NULL, ops = 0, bad = 0;
+	struct vt_stats st;
 	double elapsed;
 	int ret = -1;
 
@@ -279,7 +373,8 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	for (int i = 0; i < nr; i++)
 		if (!(args[i].t.hist = lat_hist_new()))
 			goto out;
-	if (rsq_run_model(ctx, impl->timed, nr, args, NULL, &elapsed, out))
+	if (ctx->vt ? rsq_run_vt(ctx, impl->vt, nr, args, &elapsed, &st, out) :
+		      rsq_run_model(ctx, impl->timed, nr, args, NULL, &elapsed, out))
 		goto out;
 	for (int i = 0; i < nr; i++) {
 		ops += args[i].t.ops;
@@ -292,6 +387,10 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	sample_counter(out, "bad_records", (double)bad);
 	if (bad)
 		sample_fail(out, true, "%s: %lu of %lu records differ from the backing file", v->name, bad, ops);
+	if (ctx->vt) {
+		sample_counter(out, "virtual_ns", st.end_ns);
+		exp_vt_counters(out, &st, (double)ops, "share_device_pct");
+	}
 
 	/* Lock counters come from a separate, untimed run of the event build. */
 	if (rep == 0 && rc->events) {
@@ -331,6 +430,7 @@ const struct experiment exp_readseq = {
 	.extra_metrics = rsq_metrics,
 	.nr_extra_metrics = sizeof(rsq_metrics) / sizeof(rsq_metrics[0]),
 	.point_header = "#threads",
+	.virtual_time = true,
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 10 },
 	.prepare = rsq_prepare,
 	.run_one = rsq_run_one,

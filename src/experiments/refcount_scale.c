@@ -373,25 +373,7 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 			    k->name, total.mismatches, total.ops);
 	sample_counter(out, "virtual_ns", st.stop_ns);
 	sample_counter(out, "ns_per_op_per_cpu", st.stop_ns * nr_threads / ops);
-	sample_counter(out, "events_per_op", st.events / ops);
-	sample_counter(out, "line_transfers_per_op", st.transfers / ops);
-	sample_counter(out, "remote_transfers_per_op", st.remote_transfers / ops);
-	sample_counter(out, "transfer_ns_per_op", st.transfer_ns / ops);
-	sample_counter(out, "queued_ns_per_op", st.queued_ns / ops);
-	sample_counter(out, "cas_retries_per_op", st.cas_fail / ops);
-	sample_counter(out, "lock_handoffs_per_op", st.lock_handoffs / ops);
-	sample_counter(out, "lock_wait_ns_per_op", st.lock_wait_ns / ops);
-	sample_counter(out, "poll_ns_per_op", st.poll_ns / ops);
-	/* Where the CPUs' virtual time went, in % of all of it. */
-	if (st.cpu_ns > 0) {
-		double pct = 100 / st.cpu_ns;
-
-		sample_counter(out, "share_transfer_pct", st.transfer_ns * pct);
-		sample_counter(out, "share_queued_pct", st.queued_ns * pct);
-		sample_counter(out, "share_wait_pct", (st.poll_ns + st.lock_wait_ns) * pct);
-		sample_counter(out, "share_syscall_pct", st.delay_ns * pct);
-		sample_counter(out, "share_code_pct", st.gap_ns * pct);
-	}
+	exp_vt_counters(out, &st, ops, "share_syscall_pct");
 	ret = 0;
 out:
 	free(argv);

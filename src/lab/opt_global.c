@@ -391,7 +391,7 @@ static int resolve_machine(struct lab_config *cfg, const struct given *g,
 		return 0;
 	if (!cfg->exp->virtual_time)
 		return opt_fail(err, len, "--machine %s: %s runs on the host only for now (virtual time: "
-				"refcount-scale); valid: host", text, cfg->exp->name);
+				"refcount-scale, readseq); valid: host", text, cfg->exp->name);
 	cfg->vt = calloc(1, sizeof(*cfg->vt));
 	if (!cfg->vt)
 		return opt_fail(err, len, "out of memory");

@@ -30,7 +30,7 @@ typedef uint64_t vt_ps;
 #define VT_STACK	(256 << 10)
 #define VT_LINE_SHIFT	6
 #define VT_MASK_WORDS	(VT_MAX_CPUS / 64)
-#define VT_LINES_BITS	16
+#define VT_LINES_BITS	18	/* 196608 lines a run: the page cache of readseq at 32 x 16M */
 #define VT_LINES	(1u << VT_LINES_BITS)
 #define VT_MAX_LOCKQ	256
 #define VT_WAIT_MAX_PS	1000000ull	/* a spinner looks again after 1 us even if its line is quiet */
