@@ -235,8 +235,10 @@ TEST_BINS += $(BUILD)/tests/$(2)/$(4)/$(3)
 DEPFILES += $(BUILD)/tests/$(2)/$(4)/$(3).d
 endef
 per_design = $(filter-out $(COMMON),$(1))
-# A checker scenario of code only some designs change runs for those (and vanilla).
+# A checker scenario of code only some designs change runs for those (and vanilla):
+# check_page_ref includes page_ref.h alone, identical in every other design.
 DESIGNS_check_migrate := vanilla mgt-entry mgt-counter
+DESIGNS_check_page_ref := vanilla refcount-frozen-bit refcount-cmpxchg-guess
 designs_of = $(or $(DESIGNS_$(1)),$(KERNELS))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(UNIT) $(STRESS)),$(eval $(call TEST_BUILD,$(k),dbg,$(t),$(k)))))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(STRESS)),$(eval $(call TEST_BUILD,$(k),tsan,$(t),$(k)))))
