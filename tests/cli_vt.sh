@@ -77,8 +77,26 @@ for v in ("vanilla", "batched"):
     assert r["counters"]["share_device_pct"] > 0, r["counters"]
 PY
 ok $? "the same numbers twice, every record checked, the why counters and the device's share"
-usage_error "readseq's async device with --machine" run readseq --machine icelake-32v --threads 2 \
-	--file-size 256K --mem 64M
+# The async device runs as an agent of the run: the same numbers twice, every record checked.
+rqa=(run readseq --machine icelake-32v --threads 1,4 --file-size 256K --mem 64M --io async
+     --device-latency 10)
+"$MMLAB" "${rqa[@]}" --json "$tmp/rqc.json" >/dev/null 2>&1 &&
+	"$MMLAB" "${rqa[@]}" --json "$tmp/rqd.json" >/dev/null 2>&1
+ok $? "run readseq --machine icelake-32v --io async exits 0, twice"
+python3 - "$tmp/rqc.json" "$tmp/rqd.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ra, rb = ({(r["variant"], r["point"]["threads"], r["metric"]): r for r in d["results"]} for d in (a, b))
+assert ra.keys() == rb.keys()
+for k in ra:
+    assert ra[k]["samples"] == rb[k]["samples"], (k, ra[k]["samples"], rb[k]["samples"])
+for v in ("vanilla", "batched"):
+    c = ra[(v, 4, "ops_per_sec")]["counters"]
+    assert c["bad_records"] == 0 and ra[(v, 4, "ops_per_sec")]["median"] > 0, c
+    # The readers wait for the device; its own time is not theirs.
+    assert 0 < c["share_wait_pct"] < 100 and c["share_device_pct"] == 0, c
+PY
+ok $? "async: the same numbers twice, records checked, the readers' waits but not the device's time"
 usage_error "more page cache than the machine follows" run readseq --machine icelake-32v \
 	--threads 32 --file-size 32M --mem 2G --io sync
 

@@ -1,7 +1,8 @@
 /*
  * The virtual-time machine (src/machine/vt.c) on its own: the scheduler's
  * determinism, the coherence model's costs against a preset, queueing on
- * one line, the FIFO hand-off of its spinlocks.  The scenarios call the
+ * one line, the FIFO hand-off of its spinlocks, an agent (a kthread) woken
+ * by a CPU and left asleep at the end.  The scenarios call the
  * machine's hooks directly, as the vt flavour's shims do.
  */
 #include <stdio.h>
@@ -186,6 +187,71 @@ static void stop_thread(void *arg)
 	}
 }
 
+/* --- an agent (a kthread): woken by a CPU's write, not waited for at the end ------------- */
+
+static unsigned int ag_seq;
+static int ag_work;
+static int ag_seen, ag_done;
+static double ag_woken_at, ag_written_at;
+
+static int ag_thread(void *data)
+{
+	(void)data;
+	for (;;) {
+		unsigned int seq = ld((int *)&ag_seq);
+
+		if (ld(&ag_work)) {
+			ag_seen++;
+			ag_woken_at = vt_clock_ns();
+			fetch_add(&ag_done, 1);
+		}
+		vt_wait_var_value(&ag_seq, seq);	/* sleeps for ever once nothing comes */
+	}
+	return 0;
+}
+
+static void ag_cpu(void *arg)
+{
+	(void)arg;
+	vt_delay_ns(1000);
+	fetch_add(&ag_work, 1);
+	ag_written_at = vt_clock_ns();
+	vt_access(&ag_seq, VT_RMW | VT_RELEASE);
+	__atomic_fetch_add(&ag_seq, 1, __ATOMIC_RELEASE);
+	while (!ld(&ag_done))
+		vt_wait();
+	vt_delay_ns(500);
+}
+
+static void ag_cpu_alone(void *arg)
+{
+	(void)arg;
+	vt_delay_ns(100);
+}
+
+static void test_agent(const struct vt_machine *m)
+{
+	struct task_struct *k = vt_kthread_run(ag_thread, NULL);
+	void *args[1] = { NULL };
+	struct vt_stats st;
+
+	ok(k != NULL, "a kthread registers as an agent of the next run");
+	is_int(vt_run(m, 1, ag_cpu, args, NULL, 0, &st), 0,
+	       "the run ends when its CPU does, with the agent asleep");
+	is_int(ag_seen, 1, "the agent woke for the CPU's work, once");
+	ok(ag_woken_at >= ag_written_at && ag_woken_at < ag_written_at + 1000,
+	   "... when the CPU bumped the variable (%.0f ns after)", ag_woken_at - ag_written_at);
+	ok(st.end_ns >= 1500 && st.end_ns < 3000 && st.cpu_ns == st.end_ns,
+	   "the run's time is the CPU's alone (%.0f ns)", st.end_ns);
+	is_int(vt_kthread_stop(k), 0, "kthread_stop() of an agent left asleep returns 0");
+	k = vt_kthread_run(ag_thread, NULL);
+	ok(k != NULL && vt_kthread_stop(k) == 0,
+	   "an agent registered again and stopped before any run is gone");
+	ag_seen = 0;
+	is_int(vt_run(m, 1, ag_cpu_alone, args, NULL, 0, &st), 0, "a run after it has no agent");
+	is_int(ag_seen, 0, "... nothing ran the agent's function");
+}
+
 int main(void)
 {
 	struct vt_machine e5, bare, epyc;
@@ -275,5 +341,6 @@ int main(void)
 		ok(stop_loops[0] > 250 && stop_loops[0] < 310 && stop_loops[1] > 90 && stop_loops[1] < 103,
 		   "each CPU looped for its own clock: %ld and %ld loops", stop_loops[0], stop_loops[1]);
 	}
+	test_agent(&e5);
 	return done_testing();
 }

@@ -9,10 +9,27 @@
 
 struct task_struct;
 
+#ifdef MMLAB_VT
+#include <machine/vt.h>
+
+/* Virtual time: the thread is an agent of the next run (machine/vt.h). */
+static inline struct task_struct *kthread_run(int (*threadfn)(void *data), void *data,
+					      const char *name)
+{
+	(void)name;
+	return vt_kthread_run(threadfn, data);
+}
+
+static inline int kthread_stop(struct task_struct *k)
+{
+	return vt_kthread_stop(k);
+}
+#else
 /* Start @threadfn(@data) on a thread of its own; NULL if it cannot start. */
 struct task_struct *kthread_run(int (*threadfn)(void *data), void *data, const char *name);
 
 /* Wait for the thread to return (it must be told to by its own means); its value. */
 int kthread_stop(struct task_struct *k);
+#endif
 
 #endif

@@ -13,7 +13,22 @@
 #ifndef _LINUX_WAIT_BIT_H
 #define _LINUX_WAIT_BIT_H
 
+#ifdef MMLAB_VT
+#include <machine/vt.h>
+
+/* Virtual time: a sleep on the variable's line, which the waker's bump (a write) wakes. */
+static inline void wait_var_value(unsigned int *var, unsigned int seq)
+{
+	vt_wait_var_value(var, seq);
+}
+
+static inline void wake_up_var(unsigned int *var)
+{
+	(void)var;
+}
+#else
 void wait_var_value(unsigned int *var, unsigned int seq);
 void wake_up_var(unsigned int *var);
+#endif
 
 #endif

@@ -157,6 +157,20 @@ void vt_rcu_read_unlock(void);
 void vt_synchronize_rcu(void);
 
 /*
+ * kthread_run()/kthread_stop() of the vt flavour (linux/kthread.h): the
+ * thread becomes an agent of the next vt_run(), one more virtual CPU on the
+ * machine's last CPU, which the run does not wait for (it ends when the
+ * machine's CPUs do); NULL inside a run or past 4 agents.  Stop returns
+ * the function's value, 0 if it was still running when the run ended.
+ */
+struct task_struct;
+struct task_struct *vt_kthread_run(int (*fn)(void *data), void *data);
+int vt_kthread_stop(struct task_struct *k);
+
+/* wait_var_value() of the vt flavour (linux/wait_bit.h): a sleep on the variable's line. */
+void vt_wait_var_value(unsigned int *var, unsigned int seq);
+
+/*
  * nr_cpu_ids = @nr_cpus (1..VT_MAX_CPUS), before booting a vt build, whose
  * per-CPU arrays are that long; -1 if out of range.
  */

@@ -119,21 +119,16 @@ static void rsq_free(struct rsq_ctx *rc)
 }
 
 /*
- * With --machine: the readers are the machine's CPUs, the I/O is done by
- * the reader (a device thread would run on the host, outside virtual time),
- * the device latency is virtual time (a delay loop is one virtual
- * nanosecond in the vt build), and the "why" counters come from the
- * machine, not from an event build.
+ * With --machine: the readers are the machine's CPUs; with --io async the
+ * device is an agent of the run (its kthread, on the machine's last CPU),
+ * with --io sync the reader does the I/O; the device latency is virtual
+ * time either way; the "why" counters come from the machine, not from an
+ * event build.
  */
 #define RSQ_VT_MAX_CACHE	(512ULL << 20)
 
 static int rsq_prepare_vt(struct exp_ctx *ctx, struct rsq_ctx *rc)
 {
-	if (rc->p.async_io) {
-		fprintf(stderr, "mmlab: --io async: the device is a host thread, outside virtual time; "
-			"valid with --machine %s: --io sync\n", ctx->vt->name);
-		return -1;
-	}
 	for (int i = 0; i < ctx->nr_points; i++) {
 		if (ctx->points[i].arg > ctx->vt->nr_cpus) {
 			fprintf(stderr, "mmlab: --threads: %lld is more than %s's %d CPUs; valid: 1..%d\n",

@@ -56,6 +56,7 @@ struct vt_cpu {
 	struct vt_line *last_line;	/* the line of its last event */
 	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
 	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
+	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
 	struct vt_cpu *next_line_waiter;
 	vt_thread_fn fn;
 	void *arg;
@@ -78,6 +79,22 @@ struct vt_line {
 	vt_ps busy_until;		/* the line serves one transfer at a time */
 	struct vt_cpu *waiters;		/* CPUs in vt_wait() on this line */
 	uint64_t sharers[VT_MASK_WORDS];
+};
+
+/*
+ * A kthread (linux/kthread.h) of a virtual-time kernel: the block device.
+ * Started before a run, it runs in the run as one more virtual CPU, an
+ * agent, placed on the machine's last CPU; the run ends when the machine's
+ * CPUs have, wherever the agents are waiting.
+ */
+#define VT_MAX_AGENTS	4
+
+struct vt_agent {
+	int (*fn)(void *data);
+	void *data;
+	int ret;
+	bool ran;		/* its run is over */
+	bool stopped;		/* kthread_stop() was called */
 };
 
 struct vt_lockq {
@@ -109,6 +126,8 @@ static struct {
 	ucontext_t main_uc;
 #endif
 	int saved_cpu_number;
+	struct vt_agent agents[VT_MAX_AGENTS];	/* kthreads of the next or last run */
+	int nr_agents;
 } vt;
 
 static vt_ps ns_to_ps(double ns)
@@ -239,10 +258,48 @@ __asm__(".text\n"
 	".size vt_ctx_switch, .-vt_ctx_switch\n");
 #endif
 
+/*
+ * What an agent does is not the machine's CPUs' time: the run's counts are
+ * saved when an agent starts running and put back when it stops.
+ */
+struct vt_counts {
+	struct vt_stats st;
+	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps;
+};
+
+static struct vt_counts agent_saved;
+
+static void vt_counts_save(struct vt_counts *k)
+{
+	k->st = vt.st;
+	k->transfer_ps = vt.transfer_ps;
+	k->queued_ps = vt.queued_ps;
+	k->lock_wait_ps = vt.lock_wait_ps;
+	k->poll_ps = vt.poll_ps;
+	k->delay_ps = vt.delay_ps;
+	k->gap_ps = vt.gap_ps;
+}
+
+static void vt_counts_restore(const struct vt_counts *k)
+{
+	vt.st = k->st;
+	vt.transfer_ps = k->transfer_ps;
+	vt.queued_ps = k->queued_ps;
+	vt.lock_wait_ps = k->lock_wait_ps;
+	vt.poll_ps = k->poll_ps;
+	vt.delay_ps = k->delay_ps;
+	vt.gap_ps = k->gap_ps;
+}
+
 static void vt_switch(struct vt_cpu *from, struct vt_cpu *to)
 {
+	if (from && from->agent)
+		vt_counts_restore(&agent_saved);
+	if (to && to->agent)
+		vt_counts_save(&agent_saved);
 	vt.cur = to;
-	cpu_number = to ? to->id : vt.saved_cpu_number;
+	/* A kthread has no CPU id (linux/kthread.h). */
+	cpu_number = to ? (to->agent ? -1 : to->id) : vt.saved_cpu_number;
 #if defined(__x86_64__)
 	vt_ctx_switch(from ? &from->sp : &vt.main_sp, to ? to->sp : vt.main_sp);
 #else
@@ -253,7 +310,8 @@ static void vt_switch(struct vt_cpu *from, struct vt_cpu *to)
 /* The running CPU gives way to the next one, or to vt_run() when none is left. */
 static void vt_yield_to_next(struct vt_cpu *c)
 {
-	struct vt_cpu *next = vt.nheap ? heap_pop() : NULL;
+	/* Once the machine's CPUs are done, so is the run: agents are left where they wait. */
+	struct vt_cpu *next = vt.live && vt.nheap ? heap_pop() : NULL;
 
 	if (next != c)
 		vt_switch(c, next);
@@ -265,10 +323,12 @@ static void vt_cpu_body(void)
 
 	c->fn(c->arg);
 	c->done = true;
-	vt.live--;
-	vt.st.cpu_ns += c->clock / 1000.0;
-	if (c->clock > ns_to_ps(vt.st.end_ns))
-		vt.st.end_ns = c->clock / 1000.0;
+	if (!c->agent) {
+		vt.live--;
+		vt.st.cpu_ns += c->clock / 1000.0;
+		if (c->clock > ns_to_ps(vt.st.end_ns))
+			vt.st.end_ns = c->clock / 1000.0;
+	}
 	vt_yield_to_next(c);
 	abort();	/* a finished CPU is never switched to */
 }
@@ -327,6 +387,7 @@ static void vt_sched(struct vt_cpu *c)
 /* --- the coherence model ------------------------------------------------------------ */
 
 static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind);
+static void vt_agent_main(void *arg);
 
 static struct vt_line *vt_line_of(const volatile void *p)
 {
@@ -624,7 +685,8 @@ void vt_delay_ns(unsigned long ns)
 	if (!c)
 		return;
 	c->clock += (vt_ps)ns * 1000;
-	vt.delay_ps += (vt_ps)ns * 1000;
+	if (!c->agent)
+		vt.delay_ps += (vt_ps)ns * 1000;
 }
 
 uint64_t vt_now_ns(void)
@@ -801,7 +863,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 {
 	int ret = 0;
 
-	if (n < 1 || n > m->nr_cpus || n > VT_MAX_CPUS) {
+	if (n < 1 || n > m->nr_cpus || n + vt.nr_agents > VT_MAX_CPUS) {
 		fprintf(stderr, "mmlab: vt: %d CPUs asked of %s, which has %d\n", n, m->name, m->nr_cpus);
 		return -1;
 	}
@@ -815,9 +877,9 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
 	for (int k = 0; k < VT_NR_COST; k++)
 		vt.cost[k] = ns_to_ps(m->cost_ns[k]);
-	vt.n = n;
-	vt.cpus = calloc(n, sizeof(*vt.cpus));
-	vt.heap = calloc(n, sizeof(*vt.heap));
+	vt.n = n + vt.nr_agents;
+	vt.cpus = calloc(vt.n, sizeof(*vt.cpus));
+	vt.heap = calloc(vt.n, sizeof(*vt.heap));
 	if (!vt.lines)
 		vt.lines = mmap(NULL, VT_LINES * sizeof(*vt.lines), PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -837,13 +899,20 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.stop_at = ns_to_ps(stop_ns);
 	vt.transfer_ps = vt.queued_ps = vt.lock_wait_ps = vt.poll_ps = 0;
 	vt.delay_ps = vt.gap_ps = vt.stop_ps = 0;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < vt.n; i++) {
 		struct vt_cpu *c = &vt.cpus[i];
 
 		c->id = i;
-		c->fn = fn;
-		c->arg = args[i];
-		vt_place(m, i, &c->socket, &c->l3, &c->core);
+		if (i < n) {
+			c->fn = fn;
+			c->arg = args[i];
+		} else {
+			c->agent = true;
+			c->fn = vt_agent_main;
+			c->arg = &vt.agents[i - n];
+		}
+		/* An agent sits where its interrupts would land: the machine's last CPU. */
+		vt_place(m, i < n ? i : m->nr_cpus - 1, &c->socket, &c->l3, &c->core);
 		c->stack = mmap(NULL, VT_STACK, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 		if (c->stack == MAP_FAILED) {
@@ -874,9 +943,12 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	if (stats)
 		*stats = vt.st;
 out:
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < vt.n; i++)
 		if (vt.cpus[i].stack)
 			munmap(vt.cpus[i].stack, VT_STACK);
+	/* An agent still waiting is abandoned with its stack; its kthread_stop() returns 0. */
+	for (int i = 0; i < vt.nr_agents; i++)
+		vt.agents[i].ran = true;
 	free(vt.cpus);
 	free(vt.heap);
 	vt.cpus = NULL;
@@ -884,4 +956,48 @@ out:
 	vt.cur = NULL;
 	cpu_number = vt.saved_cpu_number;
 	return ret;
+}
+
+/* --- kthreads: agents of the next run ---------------------------------------------------- */
+
+static void vt_agent_main(void *arg)
+{
+	struct vt_agent *a = arg;
+
+	a->ret = a->fn(a->data);
+}
+
+struct task_struct *vt_kthread_run(int (*fn)(void *data), void *data)
+{
+	struct vt_agent *a;
+
+	if (vt.cur || vt.nr_agents == VT_MAX_AGENTS)
+		return NULL;
+	a = &vt.agents[vt.nr_agents++];
+	*a = (struct vt_agent){ .fn = fn, .data = data };
+	return (struct task_struct *)a;
+}
+
+int vt_kthread_stop(struct task_struct *k)
+{
+	struct vt_agent *a = (struct vt_agent *)k;
+	bool all = true;
+
+	a->stopped = true;
+	for (int i = 0; i < vt.nr_agents; i++)
+		all &= vt.agents[i].stopped;
+	if (all)
+		vt.nr_agents = 0;
+	return a->ret;
+}
+
+/* wait_var_value() in a run: sleep on @var's line until its value is not @seq. */
+void vt_wait_var_value(unsigned int *var, unsigned int seq)
+{
+	while (vt.cur) {
+		vt_access(var, VT_READ);
+		if (__atomic_load_n(var, __ATOMIC_ACQUIRE) != seq)
+			return;
+		vt_sleep();
+	}
 }

@@ -10,6 +10,7 @@
 #include <linux/compiler.h>
 #include <linux/blkdev.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -34,6 +35,27 @@ static bool blk_queues_empty(struct block_device *bdev)
 	return true;
 }
 
+/*
+ * The device's latency: wait until @due_ns.  On the host it yields its
+ * processor meanwhile; in virtual time it is an agent whose clock jumps to
+ * the moment (a timer, not work of the machine's CPUs).
+ */
+#ifdef MMLAB_VT
+static void blk_wait_until(uint64_t due_ns)
+{
+	uint64_t now = ktime_get_ns();
+
+	if (now < due_ns)
+		ndelay(due_ns - now);
+}
+#else
+static void blk_wait_until(uint64_t due_ns)
+{
+	while (ktime_get_ns() < due_ns)
+		cond_resched();
+}
+#endif
+
 /* The device finishes a request: the data is in, the folios are unlocked (folio_end_read). */
 static void blk_complete(struct blk_request *rq)
 {
@@ -54,8 +76,7 @@ static unsigned int blk_serve_queue(struct block_device *bdev, struct blk_hw_que
 	while (head != __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE)) {
 		struct blk_request *rq = &q->rq[head % BLK_QUEUE_DEPTH];
 
-		while (ktime_get_ns() < rq->due_ns)
-			cond_resched();
+		blk_wait_until(rq->due_ns);
 		blk_complete(rq);
 		/* The slot is the submitter's again only once the folios are done with. */
 		__atomic_store_n(&q->head, ++head, __ATOMIC_RELEASE);

@@ -587,13 +587,18 @@ retry:
 	rcu_read_unlock();
 }
 
-/* A folio still being filled is locked by its filler: wait, then look. */
+/*
+ * A folio still being filled is locked by its filler: wait for the unlock
+ * without taking the lock (filemap_update_page()'s folio_put_wait_locked():
+ * a non-exclusive waiter, so one unlock lets every reader of the folio go
+ * at once instead of handing the lock from reader to reader), then look.
+ */
 static bool filemap_wait_uptodate(struct folio *folio)
 {
 	if (likely(folio_test_uptodate(folio)))
 		return true;
-	folio_lock(folio);
-	folio_unlock(folio);
+	while (folio_test_locked(folio))
+		io_schedule_shared();
 	return folio_test_uptodate(folio);
 }
 
