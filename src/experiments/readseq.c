@@ -234,6 +234,31 @@ static void rsq_thread_main(void *p)
 	a->run->k->rsq_worker(a->run->state, &a->t);
 }
 
+/* Boot @k for @nr readers and make the files; @argv gets each reader's argument. */
+static int rsq_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
+			  struct rsq_arg *args, void **argv, struct rsq_run *run)
+{
+	struct rsq_ctx *rc = ctx->priv;
+	struct rsq_params p = rc->p;
+
+	p.nr_threads = nr;
+	if (exp_mem_boot(ctx, k, nr))
+		return -1;
+	run->state = k->rsq_setup(&p);
+	if (!run->state) {
+		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
+		k->mem_exit();
+		return -1;
+	}
+	for (int i = 0; i < nr; i++) {
+		lat_hist_reset(args[i].t.hist);
+		args[i].run = run;
+		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
+		argv[i] = &args[i];
+	}
+	return 0;
+}
+
 /*
  * Boot, read every file once with @nr threads, tear down, check.
  * @vm_events (NULL: not counted) gets the vm events the readers counted.
@@ -242,29 +267,14 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 			 struct rsq_arg *args, unsigned long *vm_events, double *elapsed,
 			 struct sample *out)
 {
-	struct rsq_ctx *rc = ctx->priv;
-	struct rsq_params p = rc->p;
 	struct rsq_run run = { .k = k };
 	struct machine_threads *threads;
 	void *argv[256];
 	char msg[256];
 	double t0;
 
-	p.nr_threads = nr;
-	if (exp_mem_boot(ctx, k, nr))
+	if (rsq_boot_setup(ctx, k, nr, args, argv, &run))
 		return -1;
-	run.state = k->rsq_setup(&p);
-	if (!run.state) {
-		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
-		k->mem_exit();
-		return -1;
-	}
-	for (int i = 0; i < nr; i++) {
-		lat_hist_reset(args[i].t.hist);
-		args[i].run = &run;
-		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
-		argv[i] = &args[i];
-	}
 	k->reset_vm_events();
 	threads = machine_threads_start(nr, rsq_thread_main, argv);
 	if (!threads) {
@@ -303,27 +313,12 @@ static int rsq_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 		      struct rsq_arg *args, double *elapsed, struct vt_stats *st,
 		      struct sample *out)
 {
-	struct rsq_ctx *rc = ctx->priv;
-	struct rsq_params p = rc->p;
 	struct rsq_run run = { .k = k };
 	void *argv[VT_MAX_CPUS];
 	char msg[256];
 
-	p.nr_threads = nr;
-	if (exp_mem_boot(ctx, k, nr))
+	if (rsq_boot_setup(ctx, k, nr, args, argv, &run))
 		return -1;
-	run.state = k->rsq_setup(&p);
-	if (!run.state) {
-		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
-		k->mem_exit();
-		return -1;
-	}
-	for (int i = 0; i < nr; i++) {
-		lat_hist_reset(args[i].t.hist);
-		args[i].run = &run;
-		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
-		argv[i] = &args[i];
-	}
 	if (vt_run(ctx->vt, nr, rsq_vt_thread_main, argv, NULL, 0, st)) {
 		k->rsq_teardown(run.state, msg, sizeof(msg));
 		k->mem_exit();

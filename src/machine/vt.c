@@ -97,6 +97,12 @@ struct vt_agent {
 	bool stopped;		/* kthread_stop() was called */
 };
 
+/* The counts of a run (vt_stats' sums, in picoseconds where they are times). */
+struct vt_counts {
+	struct vt_stats st;
+	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps;
+};
+
 struct vt_lockq {
 	int *lock;
 	struct vt_cpu *head, *tail;
@@ -117,8 +123,8 @@ static struct {
 	struct vt_lockq lockq[VT_MAX_LOCKQ];
 	int *stop;
 	vt_ps stop_at;
-	struct vt_stats st;
-	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps, stop_ps;
+	struct vt_counts acc;		/* what the run's CPUs did */
+	vt_ps stop_ps;
 	bool failed;
 #if defined(__x86_64__)
 	void *main_sp;
@@ -262,41 +268,14 @@ __asm__(".text\n"
  * What an agent does is not the machine's CPUs' time: the run's counts are
  * saved when an agent starts running and put back when it stops.
  */
-struct vt_counts {
-	struct vt_stats st;
-	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps;
-};
-
 static struct vt_counts agent_saved;
-
-static void vt_counts_save(struct vt_counts *k)
-{
-	k->st = vt.st;
-	k->transfer_ps = vt.transfer_ps;
-	k->queued_ps = vt.queued_ps;
-	k->lock_wait_ps = vt.lock_wait_ps;
-	k->poll_ps = vt.poll_ps;
-	k->delay_ps = vt.delay_ps;
-	k->gap_ps = vt.gap_ps;
-}
-
-static void vt_counts_restore(const struct vt_counts *k)
-{
-	vt.st = k->st;
-	vt.transfer_ps = k->transfer_ps;
-	vt.queued_ps = k->queued_ps;
-	vt.lock_wait_ps = k->lock_wait_ps;
-	vt.poll_ps = k->poll_ps;
-	vt.delay_ps = k->delay_ps;
-	vt.gap_ps = k->gap_ps;
-}
 
 static void vt_switch(struct vt_cpu *from, struct vt_cpu *to)
 {
 	if (from && from->agent)
-		vt_counts_restore(&agent_saved);
+		vt.acc = agent_saved;
 	if (to && to->agent)
-		vt_counts_save(&agent_saved);
+		agent_saved = vt.acc;
 	vt.cur = to;
 	/* A kthread has no CPU id (linux/kthread.h). */
 	cpu_number = to ? (to->agent ? -1 : to->id) : vt.saved_cpu_number;
@@ -325,9 +304,9 @@ static void vt_cpu_body(void)
 	c->done = true;
 	if (!c->agent) {
 		vt.live--;
-		vt.st.cpu_ns += c->clock / 1000.0;
-		if (c->clock > ns_to_ps(vt.st.end_ns))
-			vt.st.end_ns = c->clock / 1000.0;
+		vt.acc.st.cpu_ns += c->clock / 1000.0;
+		if (c->clock > ns_to_ps(vt.acc.st.end_ns))
+			vt.acc.st.end_ns = c->clock / 1000.0;
 	}
 	vt_yield_to_next(c);
 	abort();	/* a finished CPU is never switched to */
@@ -506,8 +485,8 @@ static vt_ps vt_request(struct vt_line *l, struct vt_cpu *c, int kind, bool *com
 			/* a shared copy answers at once, without queueing */
 			lat = sharer_lat(l, c, false);
 			add_sharer(l, c->id);
-			vt.transfer_ps += lat;
-			vt.st.transfers++;
+			vt.acc.transfer_ps += lat;
+			vt.acc.st.transfers++;
 			return lat + vt.cost[VT_C_HIT];
 		}
 		lat = sharer_lat(l, c, true);	/* invalidate every copy */
@@ -524,11 +503,11 @@ static vt_ps vt_request(struct vt_line *l, struct vt_cpu *c, int kind, bool *com
 		l->owner_until = start + lat / 2;
 	l->busy_until = done;
 	l->next_owner = c->id;
-	vt.st.transfers++;
+	vt.acc.st.transfers++;
 	if (lat == vt.lat[VT_D_REMOTE])
-		vt.st.remote_transfers++;
-	vt.transfer_ps += lat;
-	vt.queued_ps += start - c->clock;
+		vt.acc.st.remote_transfers++;
+	vt.acc.transfer_ps += lat;
+	vt.acc.queued_ps += start - c->clock;
 	*commit = true;
 	return done - c->clock + extra;
 }
@@ -606,9 +585,9 @@ void vt_access(const volatile void *p, int kind)
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
 	c->clock += vt.cost[VT_C_GAP];
-	vt.gap_ps += vt.cost[VT_C_GAP];
+	vt.acc.gap_ps += vt.cost[VT_C_GAP];
 	vt_sched(c);
-	vt.st.events++;
+	vt.acc.st.events++;
 	l = vt_line_of(p);
 	c->clock += vt_request(l, c, kind & 3, &commit);
 	if (commit) {
@@ -624,7 +603,7 @@ void vt_access(const volatile void *p, int kind)
 void vt_cas_result(bool ok)
 {
 	if (vt.cur && !ok)
-		vt.st.cas_fail++;
+		vt.acc.st.cas_fail++;
 }
 
 /*
@@ -659,7 +638,7 @@ static void vt_wait_on_line(bool sleep)
 		vt_switch(c, next);
 	if (c->waiting_on)
 		vt_unwait(c);
-	vt.poll_ps += c->clock - t0;
+	vt.acc.poll_ps += c->clock - t0;
 	vt_check_stop(c);
 }
 
@@ -686,7 +665,7 @@ void vt_delay_ns(unsigned long ns)
 		return;
 	c->clock += (vt_ps)ns * 1000;
 	if (!c->agent)
-		vt.delay_ps += (vt_ps)ns * 1000;
+		vt.acc.delay_ps += (vt_ps)ns * 1000;
 }
 
 uint64_t vt_now_ns(void)
@@ -736,11 +715,11 @@ bool vt_spin_trylock(int *lock)
 	}
 	vt_access(lock, VT_RMW);
 	if (*lock) {
-		vt.st.cas_fail++;
+		vt.acc.st.cas_fail++;
 		return false;
 	}
 	*lock = 1;
-	vt.st.lock_acquires++;
+	vt.acc.st.lock_acquires++;
 	return true;
 }
 
@@ -755,7 +734,7 @@ void vt_spin_lock(int *lock)
 		return;
 	}
 	vt_access(lock, VT_RMW);
-	vt.st.lock_acquires++;
+	vt.acc.st.lock_acquires++;
 	if (!*lock) {
 		*lock = 1;
 		return;
@@ -775,7 +754,7 @@ void vt_spin_lock(int *lock)
 	}
 	vt_switch(c, heap_pop());
 	/* Handed over by vt_spin_unlock(): the lock is ours, the clock set. */
-	vt.lock_wait_ps += c->clock - t0;
+	vt.acc.lock_wait_ps += c->clock - t0;
 }
 
 void vt_spin_unlock(int *lock)
@@ -809,9 +788,9 @@ void vt_spin_unlock(int *lock)
 	if (l->busy_until < w->clock)
 		l->busy_until = w->clock;
 	l->next_owner = -1;
-	vt.st.transfers++;
-	vt.transfer_ps += vt_lat(c, w);
-	vt.st.lock_handoffs++;
+	vt.acc.st.transfers++;
+	vt.acc.transfer_ps += vt_lat(c, w);
+	vt.acc.st.lock_handoffs++;
 	w->blocked = false;
 	heap_push(w);
 }
@@ -871,7 +850,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		fprintf(stderr, "mmlab: vt: vt_run() inside a run\n");
 		return -1;
 	}
-	memset(&vt.st, 0, sizeof(vt.st));
+	memset(&vt.acc, 0, sizeof(vt.acc));
 	vt.m = m;
 	for (int d = 0; d < VT_NR_DIST; d++)
 		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
@@ -897,8 +876,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.nheap = 0;
 	vt.stop = stop;
 	vt.stop_at = ns_to_ps(stop_ns);
-	vt.transfer_ps = vt.queued_ps = vt.lock_wait_ps = vt.poll_ps = 0;
-	vt.delay_ps = vt.gap_ps = vt.stop_ps = 0;
+	vt.stop_ps = 0;
 	for (int i = 0; i < vt.n; i++) {
 		struct vt_cpu *c = &vt.cpus[i];
 
@@ -933,15 +911,15 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		fprintf(stderr, "mmlab: vt: %d CPUs could not finish\n", vt.live);
 		ret = -1;
 	}
-	vt.st.stop_ns = vt.stop_ps / 1000.0;
-	vt.st.transfer_ns = vt.transfer_ps / 1000.0;
-	vt.st.queued_ns = vt.queued_ps / 1000.0;
-	vt.st.lock_wait_ns = vt.lock_wait_ps / 1000.0;
-	vt.st.poll_ns = vt.poll_ps / 1000.0;
-	vt.st.delay_ns = vt.delay_ps / 1000.0;
-	vt.st.gap_ns = vt.gap_ps / 1000.0;
+	vt.acc.st.stop_ns = vt.stop_ps / 1000.0;
+	vt.acc.st.transfer_ns = vt.acc.transfer_ps / 1000.0;
+	vt.acc.st.queued_ns = vt.acc.queued_ps / 1000.0;
+	vt.acc.st.lock_wait_ns = vt.acc.lock_wait_ps / 1000.0;
+	vt.acc.st.poll_ns = vt.acc.poll_ps / 1000.0;
+	vt.acc.st.delay_ns = vt.acc.delay_ps / 1000.0;
+	vt.acc.st.gap_ns = vt.acc.gap_ps / 1000.0;
 	if (stats)
-		*stats = vt.st;
+		*stats = vt.acc.st;
 out:
 	for (int i = 0; i < vt.n; i++)
 		if (vt.cpus[i].stack)
