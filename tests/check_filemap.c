@@ -98,17 +98,6 @@ static bool cached(void)
 	return xa_load(&mapping.i_pages, 0) == M.folio && M.folio->mapping == &mapping;
 }
 
-static unsigned long allocated_pages(void)
-{
-	struct page_alloc_report r;
-	char msg[200];
-
-	if (page_alloc_check(&r, msg, sizeof(msg))) {
-		diag("allocator checker: %s", msg);
-		return ~0UL;
-	}
-	return r.allocated;
-}
 
 /* --- setup: one order-0 folio at index 0, uptodate, only the cache's reference -- */
 
@@ -148,7 +137,7 @@ static void setup(void *arg)
 	}
 	M.folio = folio;
 	M.last = raw();
-	M.allocated0 = allocated_pages();
+	M.allocated0 = mm_allocated_pages();
 	M.warns0 = vm_warn_count;
 }
 
@@ -267,7 +256,7 @@ static bool fin(void *arg, char *why, size_t len)
 			 frozen(raw()) ? "frozen" : "not frozen", mapping.nrpages);
 		return false;
 	}
-	got = allocated_pages();
+	got = mm_allocated_pages();
 	if (got != want) {
 		snprintf(why, len, "%lu pages allocated, expected %lu (folio %s): %s", got, want,
 			 in_cache ? "cached" : "removed", got > want ? "lost folio" : "freed twice");

@@ -178,15 +178,8 @@ static void drain_nodes(void)
 
 static long allocated_pages(void)
 {
-	struct page_alloc_report r;
-	char msg[200];
-
 	drain_nodes();
-	if (page_alloc_check(&r, msg, sizeof(msg))) {
-		diag("allocator checker: %s", msg);
-		return -1;
-	}
-	return (long)r.allocated;
+	return mm_allocated_pages();
 }
 
 static void teardown(void)

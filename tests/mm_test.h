@@ -10,15 +10,32 @@
 
 #include "tap.h"
 
+/* The allocator's checker into @r: 0, or -1 with its diagnostic printed. */
+static inline int mm_alloc_check(struct page_alloc_report *r)
+{
+	char msg[256];
+	int ret = page_alloc_check(r, msg, sizeof(msg));
+
+	if (ret)
+		diag("allocator checker: %s", msg);
+	return ret;
+}
+
+/* Pages allocated and not free, per the allocator's checker; -1 if it fails. */
+static inline long mm_allocated_pages(void)
+{
+	struct page_alloc_report r;
+
+	return mm_alloc_check(&r) ? -1 : (long)r.allocated;
+}
+
 /* Free pages wherever they sit: in the buddy or on some CPU's pcp list. */
 static inline unsigned long free_pages_all(void)
 {
 	struct page_alloc_report r;
-	char msg[200];
 
 	lru_add_drain_all();
-	if (page_alloc_check(&r, msg, sizeof(msg)))
-		diag("allocator checker: %s", msg);
+	mm_alloc_check(&r);
 	return r.free + r.pcp;
 }
 

@@ -273,15 +273,9 @@ static inline int rt_check(struct mm_struct *const *mms, int nr_mms, struct rt_f
 /* Pages allocated and not free, per the allocator's checker (-1 if it fails). */
 static inline long rt_allocated_pages(void)
 {
-	struct page_alloc_report r;
-
 	lru_add_drain_all();
 	drain_all_pages(&contig_zone);
-	if (page_alloc_check(&r, rt_msg, sizeof(rt_msg))) {
-		diag("allocator checker: %s", rt_msg);
-		return -1;
-	}
-	return (long)r.allocated;
+	return mm_allocated_pages();
 }
 
 /* --- counters ---------------------------------------------------------------------- */

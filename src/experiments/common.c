@@ -56,6 +56,18 @@ unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *event
 	abort();
 }
 
+int exp_vt_check_threads(const struct exp_ctx *ctx)
+{
+	for (int i = 0; i < ctx->nr_points; i++)
+		if (ctx->points[i].arg > ctx->vt->nr_cpus) {
+			fprintf(stderr, "mmlab: --threads: %lld is more than %s's %d CPUs; valid: 1..%d\n",
+				(long long)ctx->points[i].arg, ctx->vt->name, ctx->vt->nr_cpus,
+				ctx->vt->nr_cpus);
+			return -1;
+		}
+	return 0;
+}
+
 void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 		     const char *delay_counter)
 {

@@ -34,6 +34,12 @@ unsigned long *exp_vm_events_alloc(const struct mm_kernel *k);
 unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *events,
 			   const char *name);
 
+/*
+ * With --machine: every point's thread count fits the simulated machine;
+ * 0, or -1 with one line naming the point and the machine's range.
+ */
+int exp_vt_check_threads(const struct exp_ctx *ctx);
+
 struct vt_stats;
 
 /*

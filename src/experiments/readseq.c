@@ -62,7 +62,8 @@ static const struct exp_option rsq_options[] = {
 	  { [SCALE_DEFAULT] = "ondemand" }, 0, 0, "ondemand,syscall" },
 	{ "ra-pages", OPT_INT, "maximum readahead window in pages (the kernel's default 32 = 128 KiB)",
 	  { [SCALE_DEFAULT] = "32" }, 1, 1024 },
-	{ "events", OPT_CHOICE, "run the event build once per point for the lock counters",
+	{ "events", OPT_CHOICE, "run the event build once per point for the lock counters (host only: "
+	  "with --machine the machine's own counters say why)",
 	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
 };
 
@@ -129,14 +130,8 @@ static void rsq_free(struct rsq_ctx *rc)
 
 static int rsq_prepare_vt(struct exp_ctx *ctx, struct rsq_ctx *rc)
 {
-	for (int i = 0; i < ctx->nr_points; i++) {
-		if (ctx->points[i].arg > ctx->vt->nr_cpus) {
-			fprintf(stderr, "mmlab: --threads: %lld is more than %s's %d CPUs; valid: 1..%d\n",
-				(long long)ctx->points[i].arg, ctx->vt->name, ctx->vt->nr_cpus,
-				ctx->vt->nr_cpus);
-			return -1;
-		}
-	}
+	if (exp_vt_check_threads(ctx))
+		return -1;
 	/* The machine follows each cache line touched: a struct page per page cached, and more. */
 	if (rc->p.file_size * (unsigned long long)rc->max_threads > RSQ_VT_MAX_CACHE) {
 		fprintf(stderr, "mmlab: --threads %d x --file-size %llu: more page cache than the simulated "

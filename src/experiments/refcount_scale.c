@@ -90,15 +90,11 @@ static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc);
  */
 static int rs_prepare_vt(struct exp_ctx *ctx, struct rs_ctx *rc)
 {
-	for (int i = 0; i < ctx->nr_points; i++)
-		if (ctx->points[i].arg > ctx->vt->nr_cpus) {
-			fprintf(stderr, "mmlab: --threads: %lld is more than %s's %d CPUs; valid: 1..%d\n",
-				(long long)ctx->points[i].arg, ctx->vt->name, ctx->vt->nr_cpus,
-				ctx->vt->nr_cpus);
-			ctx->priv = NULL;
-			free(rc);
-			return -1;
-		}
+	if (exp_vt_check_threads(ctx)) {
+		ctx->priv = NULL;
+		free(rc);
+		return -1;
+	}
 	if (exp_opt(ctx, "syscall-ns")->choice == 0)
 		rc->syscall_ns = ctx->vt->syscall_ns;
 	rc->params.syscall_loops = (unsigned long)llround(rc->syscall_ns);
