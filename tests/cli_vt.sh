@@ -35,6 +35,9 @@ for k in ra:
     for c in ("line_transfers_per_op", "queued_ns_per_op", "cas_retries_per_op", "lock_handoffs_per_op"):
         assert c in ra[k]["counters"], (k, c)
     assert ra[k]["median"] > 0, k
+    # Virtual time: the host's load is not measured, so nothing is flagged.
+    hn = ra[k]["host_noise"]
+    assert hn["flagged_samples"] == 0 and hn["steal_pct"] == 0 and hn["nivcsw"] == 0, (k, hn)
 # A CAS loop retries under contention; fetch-add never does.
 assert ra[("vanilla", 14)]["counters"]["cas_retries_per_op"] > 0
 assert ra[("frozen-bit", 14)]["counters"]["cas_retries_per_op"] == 0

@@ -216,12 +216,17 @@ static int run_sample(struct lab_results *r, struct exp_ctx *ctx, int point, int
 	char buf[64];
 
 	memset(s, 0, sizeof(*s));
-	lab_noise_mark(&r->probe, &before);
-	ret = r->exp->run_one(ctx, c->variant, (struct exp_point *)c->point, rep, s);
-	lab_noise_mark(&r->probe, &after);
-	lab_noise_delta(&before, &after, &c->noise[rep]);
-	if (c->noise[rep].flagged)
-		warn_noise(r, c, rep, &c->noise[rep], err);
+	/* A virtual-time sample does not depend on the host's load: its noise is not measured. */
+	if (ctx->vt) {
+		ret = r->exp->run_one(ctx, c->variant, (struct exp_point *)c->point, rep, s);
+	} else {
+		lab_noise_mark(&r->probe, &before);
+		ret = r->exp->run_one(ctx, c->variant, (struct exp_point *)c->point, rep, s);
+		lab_noise_mark(&r->probe, &after);
+		lab_noise_delta(&before, &after, &c->noise[rep]);
+		if (c->noise[rep].flagged)
+			warn_noise(r, c, rep, &c->noise[rep], err);
+	}
 	if (ret) {
 		lab_format_point(buf, sizeof(buf), r->exp, c->point);
 		fprintf(err, "mmlab: %s: %s could not run at %s, rep %d\n",
