@@ -135,18 +135,19 @@ MTESTS_migrate-stop-exclusive := dbg/test_migrate
 #  tsan  CONFIG_DEBUG_VM under ThreadSanitizer
 #  chk   every atomic is a scheduling point of the interleaving checker
 #  vt    virtual time: every shim event is charged by the simulated machine
-#        (src/machine/vt.c); built for VT_KERNELS only, linked into mmlab
+#        (src/machine/vt.c), every basic block of plain code counted by it
+#        (trace-pc); built for VT_KERNELS only, linked into mmlab
 FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 FL_run  := -O2 $(FRAMEPTR)
 FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_DEBUG_VM_EVENTS
 FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -DCONFIG_FAIL_PAGE_ALLOC
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
-FL_vt   := -O2 -DMMLAB_VT
+FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc
 LDFL_tsan := -fsanitize=thread
 
-# The designs built in the vt flavour: those of the experiments that take --machine.
-VT_KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read ra-batched
+# Every design is built in the vt flavour too: every experiment takes --machine.
+VT_KERNELS := $(KERNELS) $(BASES)
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
 MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_machine.c src/machine/vt_calibrate.c

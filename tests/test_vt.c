@@ -6,6 +6,7 @@
  * machine's hooks directly, as the vt flavour's shims do.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <machine/vt.h>
@@ -187,6 +188,85 @@ static void stop_thread(void *arg)
 	}
 }
 
+/* --- plain code: the basic blocks the vt flavour counts (trace-pc) ---------------------- */
+
+void __sanitizer_cov_trace_pc(void);
+
+static double bl_seen_at[2];
+
+static void bl_thread(void *arg)
+{
+	long me = (long)arg;
+
+	/* What a kernel function compiled with -fsanitize-coverage=trace-pc does. */
+	for (int i = 0; i < (me ? 300 : 1000); i++)
+		__sanitizer_cov_trace_pc();
+	bl_seen_at[me] = vt_clock_ns();
+	for (int i = 0; i < 10; i++)
+		__sanitizer_cov_trace_pc();
+}
+
+static void test_blocks(const struct vt_machine *from)
+{
+	struct vt_machine m;
+	void *args[2] = { (void *)0L, (void *)1L };
+	struct vt_stats st;
+
+	bare_machine(&m, from);
+	m.cost_ns[VT_C_BLOCK] = 0.5;
+	is_int(vt_run(&m, 2, bl_thread, args, NULL, 0, &st), 0, "a run of plain code ends");
+	ok(bl_seen_at[0] == 500 && bl_seen_at[1] == 150,
+	   "a clock read sees the blocks run before it, cost.block each (%.1f and %.1f ns)",
+	   bl_seen_at[0], bl_seen_at[1]);
+	ok(st.blocks == 1320 && st.code_ns == 660 && st.end_ns == 505 && st.cpu_ns == 505 + 155,
+	   "blocks run after the last event are charged at the CPU's end (%llu blocks, %.1f ns of code, "
+	   "ends at %.1f)", st.blocks, st.code_ns, st.end_ns);
+	__sanitizer_cov_trace_pc();
+	is_int(vt_run(&m, 1, bl_thread, args, NULL, 0, &st), 0, "a block outside a run costs nothing");
+	ok(st.blocks == 1010, "... and is not counted in the next run (%llu)", st.blocks);
+}
+
+/* --- the line table grows: pointers into it stay right ------------------------------------- */
+
+#define GR_LINES	300000	/* past the first table's 49152 lines, three doublings */
+static int gr_flag __attribute__((aligned(64)));
+static char *gr_mem;
+static double gr_seen_at, gr_written_at;
+
+static void gr_thread(void *arg)
+{
+	if (!arg) {
+		vt_delay_ns(100);
+		for (long i = 0; i < GR_LINES; i++)
+			ld((int *)(gr_mem + i * 64));
+		fetch_add(&gr_flag, 1);
+		gr_written_at = vt_clock_ns();
+		return;
+	}
+	/* Waits on gr_flag's line (its last event) while the table moves under it. */
+	while (!ld(&gr_flag))
+		vt_wait();
+	gr_seen_at = vt_clock_ns();
+}
+
+static void test_lines_grow(const struct vt_machine *from)
+{
+	struct vt_machine m;
+	void *args[2] = { NULL, (void *)1L };
+	struct vt_stats st;
+
+	bare_machine(&m, from);
+	m.cost_ns[VT_C_MEM] = 1;
+	gr_mem = aligned_alloc(64, (size_t)GR_LINES * 64);
+	gr_flag = 0;
+	is_int(vt_run(&m, 2, gr_thread, args, NULL, 0, &st), 0, "a run touching %d lines ends", GR_LINES);
+	ok(st.events >= GR_LINES && st.transfers >= 2,
+	   "every line was an event (%llu) and the flag moved (%llu transfers)", st.events, st.transfers);
+	ok(gr_seen_at > gr_written_at && gr_seen_at <= gr_written_at + 2 * m.lat_ns[VT_D_L3],
+	   "the waiter saw the write one transfer after it (%.1f ns)", gr_seen_at - gr_written_at);
+	free(gr_mem);
+}
+
 /* --- an agent (a kthread): woken by a CPU's write, not waited for at the end ------------- */
 
 static unsigned int ag_seq;
@@ -342,5 +422,7 @@ int main(void)
 		   "each CPU looped for its own clock: %ld and %ld loops", stop_loops[0], stop_loops[1]);
 	}
 	test_agent(&e5);
+	test_blocks(&e5);
+	test_lines_grow(&e5);
 	return done_testing();
 }

@@ -40,7 +40,7 @@ enum vt_cost {
 	VT_C_HIT,	/* a load or store that hits this CPU's cache */
 	VT_C_RMW,	/* a locked read-modify-write on a line this CPU owns */
 	VT_C_MEM,	/* a line no cache holds: DRAM */
-	VT_C_GAP,	/* the plain code between two events, per event */
+	VT_C_BLOCK,	/* one basic block of plain code (the vt flavour counts them) */
 	VT_C_PAUSE,	/* one poll of a waiting loop (pause) */
 	VT_NR_COST,
 };
@@ -113,6 +113,7 @@ struct vt_stats {
 	double cpu_ns;			/* every CPU's clock at its end, summed */
 	double stop_ns;			/* when *stop was set (0: never) */
 	unsigned long long events;	/* vt_access() calls */
+	unsigned long long blocks;	/* basic blocks of plain code run */
 	unsigned long long transfers;	/* line transfers: misses and ownership requests */
 	unsigned long long remote_transfers;	/* ... of them across sockets */
 	double transfer_ns;		/* time in transfers, queueing excluded */
@@ -123,7 +124,7 @@ struct vt_stats {
 	double lock_wait_ns;		/* time queued on spinlocks */
 	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
 	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
-	double gap_ns;			/* time charged for code between events */
+	double code_ns;			/* time charged for plain code: its basic blocks */
 };
 
 typedef void (*vt_thread_fn)(void *arg);
@@ -148,6 +149,16 @@ void vt_cas_result(bool ok);
 void vt_wait(void);
 void vt_sleep(void);
 void vt_delay_ns(unsigned long ns);
+
+/*
+ * The timed part of a workload (src/workloads/workloads.h, timed_begin()
+ * and timed_end()): when a run's code marks windows, vt_run() reports
+ * what happened inside them alone (end_ns and cpu_ns: their length,
+ * summed), so a sample's counters leave its set-up and checks out.  Meant
+ * for runs of one CPU: a window counts what every CPU did meanwhile.
+ */
+void vt_window_begin(void);
+void vt_window_end(void);
 uint64_t vt_now_ns(void);
 bool vt_spin_trylock(int *lock);
 void vt_spin_lock(int *lock);

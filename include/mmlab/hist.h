@@ -46,6 +46,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <mmlab/uncharged.h>
+
 #define LAT_HIST_SUB_BITS	10
 #define LAT_HIST_SUB		(1u << LAT_HIST_SUB_BITS)	/* buckets per power of two */
 /* Indices 0..2*SUB-1 are width 1; then one group of SUB per power of two up to 2^63. */
@@ -59,7 +61,7 @@ struct lat_hist {
 };
 
 /* The bucket of @ns: monotonic in @ns, < LAT_HIST_BUCKETS. */
-static inline unsigned lat_hist_index(uint64_t ns)
+static inline __lab_uncharged unsigned lat_hist_index(uint64_t ns)
 {
 	unsigned msb = 63 - __builtin_clzll(ns | 1);
 	unsigned shift = msb > LAT_HIST_SUB_BITS ? msb - LAT_HIST_SUB_BITS : 0;
@@ -68,7 +70,7 @@ static inline unsigned lat_hist_index(uint64_t ns)
 }
 
 /* O(1), no floating point, no division, no allocation. */
-static inline void lat_hist_record(struct lat_hist *h, uint64_t ns)
+static inline __lab_uncharged void lat_hist_record(struct lat_hist *h, uint64_t ns)
 {
 	h->counts[lat_hist_index(ns)]++;
 	h->count++;

@@ -103,11 +103,13 @@ DECLARE_KERNEL(rmap_referenced);
 DECLARE_KERNEL(rmap_batched);
 
 /*
- * The virtual-time builds (the vt flavour, machine/vt.h) of the designs an
- * experiment with --machine runs: refcount-scale's and readseq's.
+ * The virtual-time builds (the vt flavour, machine/vt.h) of every design,
+ * for --machine (exp_vt_kernel() finds a design's).
  */
 extern const struct mm_kernel mm_kernel_vanilla_vt, mm_kernel_refcount_frozen_bit_vt,
 	mm_kernel_refcount_cmpxchg_guess_vt, mm_kernel_refcount_seqcount_read_vt,
-	mm_kernel_ra_batched_vt;
+	mm_kernel_ra_batched_vt, mm_kernel_vanilla_v1base_vt, mm_kernel_contig_batched_vt,
+	mm_kernel_contig_bulk_vt, mm_kernel_contig_chunk_prepare_vt, mm_kernel_mgt_entry_vt,
+	mm_kernel_mgt_counter_vt, mm_kernel_rmap_referenced_vt, mm_kernel_rmap_batched_vt;
 
 #endif

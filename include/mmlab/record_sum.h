@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint64_t record_sum(const void *buf, size_t len)
+#include <mmlab/uncharged.h>
+
+static inline __lab_uncharged uint64_t record_sum(const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint64_t a = 0, b = 0, w;

@@ -73,6 +73,7 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 {
 	ops = ops > 0 ? ops : 1;
 	sample_counter(out, "events_per_op", st->events / ops);
+	sample_counter(out, "blocks_per_op", st->blocks / ops);
 	sample_counter(out, "line_transfers_per_op", st->transfers / ops);
 	sample_counter(out, "remote_transfers_per_op", st->remote_transfers / ops);
 	sample_counter(out, "transfer_ns_per_op", st->transfer_ns / ops);
@@ -89,6 +90,22 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 		sample_counter(out, "share_queued_pct", st->queued_ns * pct);
 		sample_counter(out, "share_wait_pct", (st->poll_ns + st->lock_wait_ns) * pct);
 		sample_counter(out, delay_counter, st->delay_ns * pct);
-		sample_counter(out, "share_code_pct", st->gap_ns * pct);
+		sample_counter(out, "share_code_pct", st->code_ns * pct);
 	}
+}
+
+double exp_delay_loops_per_ns(const struct exp_ctx *ctx)
+{
+	return ctx->vt ? 1.0 : delay_loops_per_ns();
+}
+
+int exp_call(const struct exp_ctx *ctx, void (*fn)(void *), void *arg, struct vt_stats *st)
+{
+	void *args[1] = { arg };
+
+	if (!ctx->vt) {
+		fn(arg);
+		return 0;
+	}
+	return vt_run(ctx->vt, 1, fn, args, NULL, 0, st);
 }

@@ -54,4 +54,18 @@ struct vt_stats;
 void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 		     const char *delay_counter);
 
+/* The virtual-time build of @k's design (for --machine); NULL if none. */
+const struct mm_kernel *exp_vt_kernel(const struct mm_kernel *k);
+
+/* Iterations of __delay() a nanosecond: 1 on a simulated machine. */
+double exp_delay_loops_per_ns(const struct exp_ctx *ctx);
+
+/*
+ * Call @fn(@arg), the part of a single-threaded sample that runs the
+ * kernel build: directly on the host, or with --machine as the one CPU of
+ * a virtual-time run, what it did (inside the workload's timed window) in
+ * @st.  0, or -1 with the machine's reason on stderr.
+ */
+int exp_call(const struct exp_ctx *ctx, void (*fn)(void *), void *arg, struct vt_stats *st);
+
 #endif

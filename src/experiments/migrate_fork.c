@@ -16,6 +16,7 @@
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
+#include <machine/vt.h>
 #include "common.h"
 
 #define MF_PAGE_SIZE	4096ULL
@@ -135,13 +136,30 @@ static void mf_check_result(const struct mf_result *r, const char *who, struct s
  * machine (every page free), shut it down.  0, 1 if a check failed
  * (recorded in @out), -1 if the sample could not run.
  */
+struct mf_call {
+	const struct mm_kernel *k;
+	const struct mf_params *params;
+	struct mf_result *r;
+	char msg[256];
+	int err;
+};
+
+static void mf_call(void *arg)
+{
+	struct mf_call *c = arg;
+
+	c->err = c->k->mf_run(c->params, c->r, c->msg, sizeof(c->msg));
+}
+
 static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
 		       const struct mf_params *params, int nodes, struct mf_result *r,
 		       unsigned long *vm_events, struct sample *out)
 {
 	struct mf_params p = *params;
 	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
-	char msg[256];
+	struct mf_call call = { .k = k, .params = &p, .r = r };
+	const char *msg = call.msg;
+	struct vt_stats st;
 	int err, ret = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -151,7 +169,12 @@ static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 		*k->nr_online_nodes = 1;
 		return -1;
 	}
-	err = k->mf_run(&p, r, msg, sizeof(msg));
+	if (exp_call(ctx, mf_call, &call, &st)) {
+		k->mem_exit();
+		*k->nr_online_nodes = 1;
+		return -1;
+	}
+	err = call.err;
 	if (err == -ENOMEM || err == -EINVAL) {
 		fprintf(stderr, "mmlab: %s\n", msg);
 		k->mem_exit();
@@ -164,6 +187,8 @@ static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 	} else {
 		mf_check_result(r, who, out);
 	}
+	if (ctx->vt)
+		exp_vt_counters(out, &st, (double)(r->pages_moved >> p.folio_order), "share_delay_pct");
 	exp_mem_check_exit(k, who, out);
 	*k->nr_online_nodes = 1;
 	return ret;
@@ -192,7 +217,8 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 	const struct mf_impl *impl = v->impl;
 	struct mf_ctx *mc = ctx->priv;
 	struct mf_params params = mc->p;
-	bool have_events = rep == 0 && exp_opt(ctx, "events")->choice == 0;
+	/* On a simulated machine the machine counts; the event build runs on the host only. */
+	bool have_events = rep == 0 && exp_opt(ctx, "events")->choice == 0 && !ctx->vt;
 	unsigned long *vm_events = NULL, nr = 1UL << params.folio_order;
 	struct mf_result r, ev;
 	int ret;
@@ -204,7 +230,8 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 		if (ret < 0)
 			goto out;
 	}
-	ret = mf_boot_run(ctx, v, impl->timed, &params, mc->nodes, &r, NULL, out);
+	ret = mf_boot_run(ctx, v, ctx->vt ? exp_vt_kernel(impl->timed) : impl->timed, &params, mc->nodes,
+			  &r, NULL, out);
 	if (ret < 0)
 		goto out;
 	out->value = r.usec;
@@ -236,6 +263,7 @@ const struct experiment exp_migrate_fork = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.virtual_time = true,
 	.point_header = "#children",
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 4, [SCALE_FULL] = 8 },
 	.default_mem = { [SCALE_TINY] = "256M", [SCALE_DEFAULT] = "6G" },

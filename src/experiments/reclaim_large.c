@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <machine/machine.h>
+#include <machine/vt.h>
 #include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
@@ -160,7 +161,7 @@ static int rl_check_sizes(const struct exp_ctx *ctx, const struct rl_params *p)
 
 static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 {
-	double loops_per_ns = delay_loops_per_ns();
+	double loops_per_ns = exp_delay_loops_per_ns(ctx);
 
 	p->folio_order = (unsigned int)exp_opt(ctx, "folio-order")->i;
 	p->map_size = (unsigned long long)exp_opt(ctx, "map-size")->i;
@@ -240,20 +241,41 @@ static void rl_check_result(const struct rl_params *p, const struct rl_result *r
  * memory_reclaim() call.  0, 1 if rl_run() failed a check (recorded in
  * @out), or -1 if the sample could not run.
  */
+struct rl_call {
+	const struct mm_kernel *k;
+	const struct rl_params *params;
+	struct rl_result *r;
+	char msg[256];
+	int err;
+};
+
+static void rl_call(void *arg)
+{
+	struct rl_call *c = arg;
+
+	c->err = c->k->rl_run(c->params, c->r, c->msg, sizeof(c->msg));
+}
+
 static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
 		       const struct rl_params *params, struct rl_result *r, unsigned long *vm_events,
 		       struct sample *out)
 {
 	struct rl_params p = *params;
 	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
-	char msg[256];
+	struct rl_call call = { .k = k, .params = &p, .r = r };
+	const char *msg = call.msg;
+	struct vt_stats st;
 	int err, ret = 0;
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
 	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
 		return -1;
-	err = k->rl_run(&p, r, msg, sizeof(msg));
+	if (exp_call(ctx, rl_call, &call, &st)) {
+		k->mem_exit();
+		return -1;
+	}
+	err = call.err;
 	if (err == -ENOMEM) {
 		fprintf(stderr, "mmlab: %s\n", msg);
 		k->mem_exit();
@@ -265,6 +287,8 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 	} else {
 		rl_check_result(&p, r, who, out);
 	}
+	if (ctx->vt)
+		exp_vt_counters(out, &st, (double)(r->reclaimed_pages >> p.folio_order), "share_delay_pct");
 	exp_mem_check_exit(k, who, out);
 	return ret;
 }
@@ -317,7 +341,8 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct rl_params params = rc->p;
 	struct rl_digest *digest = &rc->digest[p - ctx->points];
 	struct rl_result r, ev;
-	bool have_events = rep == 0 && rc->events;
+	/* On a simulated machine the machine counts; the event build runs on the host only. */
+	bool have_events = rep == 0 && rc->events && !ctx->vt;
 	unsigned long *vm_events = NULL;
 	int ret;
 
@@ -331,7 +356,7 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		if (!ret)
 			rl_check_digest(digest, v, &ev, out);
 	}
-	ret = rl_boot_run(ctx, v, impl->timed, &params, &r, NULL, out);
+	ret = rl_boot_run(ctx, v, ctx->vt ? exp_vt_kernel(impl->timed) : impl->timed, &params, &r, NULL, out);
 	if (ret < 0)
 		goto out;
 	out->value = r.usec;
@@ -367,6 +392,7 @@ const struct experiment exp_reclaim_large = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.virtual_time = true,
 	.point_header = "#contpte",
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },
 	.default_mem = { [SCALE_TINY] = "256M", [SCALE_DEFAULT] = "1536M", [SCALE_FULL] = "11G" },

@@ -24,6 +24,7 @@
 
 #include <linux/smp.h>
 #include <machine/machine.h>
+#include <machine/vt.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/workloads/vmalloc_test.h>
@@ -215,7 +216,7 @@ static int vm_prepare(struct exp_ctx *ctx)
 		return -1;
 	ctx->priv = vc;
 	vc->params.seed = ctx->seed;
-	vc->params.tlb_flush_loops = (unsigned long)(ns * delay_loops_per_ns());
+	vc->params.tlb_flush_loops = (unsigned long)(ns * exp_delay_loops_per_ns(ctx));
 	vc->params.cont_pte = exp_opt(ctx, "arch")->choice == 0;
 	vc->params.prefault = true;
 
@@ -275,15 +276,32 @@ static void vm_counters(struct sample *out, const struct vm_point *vp,
 	sample_counter(out, "pcp_pages", (double)pcp);
 }
 
+struct vm_call {
+	const struct mm_kernel *k;
+	const struct vmalloc_test_params *params;
+	struct vmalloc_test_result *r;
+	char msg[256];
+	int err;
+};
+
+static void vm_call(void *arg)
+{
+	struct vm_call *c = arg;
+
+	c->err = c->k->vmalloc_test_run(c->params, c->r, c->msg, sizeof(c->msg));
+}
+
 static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		      struct exp_point *p, int rep, struct sample *out)
 {
-	const struct mm_kernel *k = v->impl;
+	const struct mm_kernel *k = ctx->vt ? exp_vt_kernel(v->impl) : v->impl;
 	const struct vm_point *vp = p->priv;
 	struct vm_ctx *vc = ctx->priv;
 	struct vmalloc_test_params params = vc->params;
 	struct vmalloc_test_result r;
-	char msg[256];
+	struct vm_call call = { .k = k, .params = &params, .r = &r };
+	const char *msg = call.msg;
+	struct vt_stats st;
 	int err;
 
 	(void)rep;
@@ -293,7 +311,11 @@ static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	params.loops = vp->loops;
 	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
 		return -1;
-	err = k->vmalloc_test_run(&params, &r, msg, sizeof(msg));
+	if (exp_call(ctx, vm_call, &call, &st)) {
+		k->mem_exit();
+		return -1;
+	}
+	err = call.err;
 	if (err == -ENOMEM || err == -EINVAL) {
 		fprintf(stderr, "mmlab: %s\n", msg);
 		k->mem_exit();
@@ -306,6 +328,8 @@ static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 			    v->name, vmalloc_test_name(vp->test));
 	out->value = r.usec;
 	vm_counters(out, vp, &r);
+	if (ctx->vt)
+		exp_vt_counters(out, &st, (double)vp->loops, "share_delay_pct");
 	exp_mem_check_exit(k, v->name, out);
 	return 0;
 }
@@ -327,6 +351,7 @@ const struct experiment exp_vmalloc = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.virtual_time = true,
 	.point_header = "test_vmalloc benchmark",
 	.mark_ri = true,
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },

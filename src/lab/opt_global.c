@@ -390,8 +390,7 @@ static int resolve_machine(struct lab_config *cfg, const struct given *g,
 	if (!text || !strcmp(text, "host"))
 		return 0;
 	if (!cfg->exp->virtual_time)
-		return opt_fail(err, len, "--machine %s: %s runs on the host only for now (virtual time: "
-				"refcount-scale, readseq); valid: host", text, cfg->exp->name);
+		return opt_fail(err, len, "--machine %s: %s runs on the host only; valid: host", text, cfg->exp->name);
 	cfg->vt = calloc(1, sizeof(*cfg->vt));
 	if (!cfg->vt)
 		return opt_fail(err, len, "out of memory");

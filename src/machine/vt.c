@@ -30,8 +30,8 @@ typedef uint64_t vt_ps;
 #define VT_STACK	(256 << 10)
 #define VT_LINE_SHIFT	6
 #define VT_MASK_WORDS	(VT_MAX_CPUS / 64)
-#define VT_LINES_BITS	18	/* 196608 lines a run: the page cache of readseq at 32 x 16M */
-#define VT_LINES	(1u << VT_LINES_BITS)
+#define VT_LINES_BITS_MIN	16	/* the line table's first size; it doubles when 3/4 full */
+#define VT_LINES_BITS_MAX	24	/* 12.6M lines (768 MiB of memory touched) a run at most */
 #define VT_MAX_LOCKQ	256
 #define VT_WAIT_MAX_PS	1000000ull	/* a spinner looks again after 1 us even if its line is quiet */
 #define VT_SLEEP_MAX_PS	50000000ull	/* a sleeper after 50 us: a wake-up the model missed */
@@ -40,7 +40,7 @@ const char *const vt_dist_names[VT_NR_DIST] = {
 	[VT_D_SMT] = "smt", [VT_D_L3] = "l3", [VT_D_SOCKET] = "socket", [VT_D_REMOTE] = "remote",
 };
 const char *const vt_cost_names[VT_NR_COST] = {
-	[VT_C_HIT] = "hit", [VT_C_RMW] = "rmw", [VT_C_MEM] = "mem", [VT_C_GAP] = "gap",
+	[VT_C_HIT] = "hit", [VT_C_RMW] = "rmw", [VT_C_MEM] = "mem", [VT_C_BLOCK] = "block",
 	[VT_C_PAUSE] = "pause",
 };
 
@@ -56,6 +56,7 @@ struct vt_cpu {
 	struct vt_line *last_line;	/* the line of its last event */
 	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
 	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
+	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
 	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
 	struct vt_cpu *next_line_waiter;
 	vt_thread_fn fn;
@@ -100,7 +101,7 @@ struct vt_agent {
 /* The counts of a run (vt_stats' sums, in picoseconds where they are times). */
 struct vt_counts {
 	struct vt_stats st;
-	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, gap_ps;
+	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, code_ps;
 };
 
 struct vt_lockq {
@@ -120,10 +121,17 @@ static struct {
 	int live;
 	struct vt_line *lines;
 	unsigned int nr_lines;
+	unsigned int lines_bits;	/* the table has 1 << lines_bits slots */
+	unsigned int lines_gen;		/* bumped when the table grows: line pointers move */
 	struct vt_lockq lockq[VT_MAX_LOCKQ];
 	int *stop;
 	vt_ps stop_at;
 	struct vt_counts acc;		/* what the run's CPUs did */
+	/* Timed windows (vt_window_begin/end): what the run did inside them. */
+	int nr_windows;
+	bool window_open;
+	struct vt_counts window_start, windows;
+	vt_ps window_clock, windows_ps;
 	vt_ps stop_ps;
 	bool failed;
 #if defined(__x86_64__)
@@ -286,6 +294,32 @@ static void vt_switch(struct vt_cpu *from, struct vt_cpu *to)
 #endif
 }
 
+/* --- plain code: basic blocks ------------------------------------------------------ */
+
+/*
+ * The vt flavour compiles the kernel model with -fsanitize-coverage=trace-pc:
+ * every basic block it enters calls this.  The machine itself is not
+ * compiled so.  Outside a run (boot, set-up) blocks cost nothing.
+ */
+void __sanitizer_cov_trace_pc(void)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (c)
+		c->blocks++;
+}
+
+/* The plain code @c ran since its clock last moved: cost.block a block. */
+static void vt_charge_code(struct vt_cpu *c)
+{
+	vt_ps t = (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
+
+	vt.acc.st.blocks += c->blocks;
+	c->blocks = 0;
+	c->clock += t;
+	vt.acc.code_ps += t;
+}
+
 /* The running CPU gives way to the next one, or to vt_run() when none is left. */
 static void vt_yield_to_next(struct vt_cpu *c)
 {
@@ -301,6 +335,7 @@ static void vt_cpu_body(void)
 	struct vt_cpu *c = vt.cur;
 
 	c->fn(c->arg);
+	vt_charge_code(c);
 	c->done = true;
 	if (!c->agent) {
 		vt.live--;
@@ -368,29 +403,76 @@ static void vt_sched(struct vt_cpu *c)
 static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind);
 static void vt_agent_main(void *arg);
 
+static unsigned int vt_line_hash(uintptr_t tag, unsigned int bits)
+{
+	return (unsigned int)((tag * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+static struct vt_line *vt_line_slot(struct vt_line *lines, unsigned int bits, uintptr_t tag)
+{
+	unsigned int h = vt_line_hash(tag, bits);
+
+	while (lines[h].tag && lines[h].tag != tag)
+		h = (h + 1) & ((1u << bits) - 1);
+	return &lines[h];
+}
+
+static struct vt_line *vt_lines_map(unsigned int bits)
+{
+	void *p = mmap(NULL, sizeof(struct vt_line) << bits, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Double the line table.  Lines move: the CPUs' pointers to theirs are
+ * redone here, and a caller holding one across a switch looks it up again
+ * when lines_gen has changed.
+ */
+static void vt_lines_grow(void)
+{
+	unsigned int bits = vt.lines_bits + 1;
+	struct vt_line *old = vt.lines, *lines;
+
+	if (bits > VT_LINES_BITS_MAX || !(lines = vt_lines_map(bits))) {
+		fprintf(stderr, "mmlab: vt: more than %u cache lines touched in one run\n",
+			(1u << vt.lines_bits) / 4 * 3);
+		abort();
+	}
+	for (unsigned int i = 0; i < 1u << vt.lines_bits; i++)
+		if (old[i].tag)
+			*vt_line_slot(lines, bits, old[i].tag) = old[i];
+	for (int i = 0; i < vt.n; i++) {
+		struct vt_cpu *c = &vt.cpus[i];
+
+		if (c->last_line)
+			c->last_line = vt_line_slot(lines, bits, c->last_line->tag);
+		if (c->waiting_on)
+			c->waiting_on = vt_line_slot(lines, bits, c->waiting_on->tag);
+	}
+	munmap(old, sizeof(struct vt_line) << vt.lines_bits);
+	vt.lines = lines;
+	vt.lines_bits = bits;
+	vt.lines_gen++;
+}
+
 static struct vt_line *vt_line_of(const volatile void *p)
 {
 	uintptr_t tag = ((uintptr_t)p >> VT_LINE_SHIFT) + 1;
-	unsigned int h = (unsigned int)((tag * 0x9E3779B97F4A7C15ull) >> (64 - VT_LINES_BITS));
+	struct vt_line *l = vt_line_slot(vt.lines, vt.lines_bits, tag);
 
-	for (;;) {
-		struct vt_line *l = &vt.lines[h];
-
-		if (l->tag == tag)
-			return l;
-		if (!l->tag) {
-			if (++vt.nr_lines > VT_LINES * 3 / 4) {
-				fprintf(stderr, "mmlab: vt: more than %u cache lines touched in one run\n",
-					VT_LINES * 3 / 4);
-				abort();
-			}
-			l->tag = tag;
-			l->owner = -1;
-			l->next_owner = -1;
-			return l;
-		}
-		h = (h + 1) & (VT_LINES - 1);
+	if (l->tag)
+		return l;
+	if (vt.nr_lines + 1 > (1u << vt.lines_bits) / 4 * 3) {
+		vt_lines_grow();
+		l = vt_line_slot(vt.lines, vt.lines_bits, tag);
 	}
+	vt.nr_lines++;
+	l->tag = tag;
+	l->owner = -1;
+	l->next_owner = -1;
+	return l;
 }
 
 static bool is_sharer(const struct vt_line *l, int id)
@@ -584,15 +666,18 @@ void vt_access(const volatile void *p, int kind)
 
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
-	c->clock += vt.cost[VT_C_GAP];
-	vt.acc.gap_ps += vt.cost[VT_C_GAP];
+	vt_charge_code(c);
 	vt_sched(c);
 	vt.acc.st.events++;
 	l = vt_line_of(p);
 	c->clock += vt_request(l, c, kind & 3, &commit);
 	if (commit) {
+		unsigned int gen = vt.lines_gen;
+
 		/* Everyone earlier runs first; the data arrives now. */
 		vt_sched(c);
+		if (gen != vt.lines_gen)
+			l = vt_line_of(p);
 		vt_commit(l, c, kind & 3);
 	}
 	c->last_line = l;
@@ -622,6 +707,7 @@ static void vt_wait_on_line(bool sleep)
 
 	if (!c)
 		return;
+	vt_charge_code(c);
 	t0 = c->clock;
 	c->clock += vt.cost[VT_C_PAUSE];
 	l = c->last_line;
@@ -663,19 +749,27 @@ void vt_delay_ns(unsigned long ns)
 
 	if (!c)
 		return;
+	vt_charge_code(c);
 	c->clock += (vt_ps)ns * 1000;
 	if (!c->agent)
 		vt.acc.delay_ps += (vt_ps)ns * 1000;
 }
 
+/* A clock read sees the code run before it. */
 uint64_t vt_now_ns(void)
 {
-	return vt.cur ? vt.cur->clock / 1000 : 0;
+	if (!vt.cur)
+		return 0;
+	vt_charge_code(vt.cur);
+	return vt.cur->clock / 1000;
 }
 
 double vt_clock_ns(void)
 {
-	return vt.cur ? vt.cur->clock / 1000.0 : 0;
+	if (!vt.cur)
+		return 0;
+	vt_charge_code(vt.cur);
+	return vt.cur->clock / 1000.0;
 }
 
 /*
@@ -851,6 +945,10 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		return -1;
 	}
 	memset(&vt.acc, 0, sizeof(vt.acc));
+	memset(&vt.windows, 0, sizeof(vt.windows));
+	vt.nr_windows = 0;
+	vt.window_open = false;
+	vt.windows_ps = 0;
 	vt.m = m;
 	for (int d = 0; d < VT_NR_DIST; d++)
 		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
@@ -859,18 +957,18 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.n = n + vt.nr_agents;
 	vt.cpus = calloc(vt.n, sizeof(*vt.cpus));
 	vt.heap = calloc(vt.n, sizeof(*vt.heap));
-	if (!vt.lines)
-		vt.lines = mmap(NULL, VT_LINES * sizeof(*vt.lines), PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (!vt.cpus || !vt.heap || vt.lines == MAP_FAILED) {
+	if (!vt.lines) {
+		vt.lines_bits = VT_LINES_BITS_MIN;
+		vt.lines = vt_lines_map(vt.lines_bits);
+	}
+	if (!vt.cpus || !vt.heap || !vt.lines) {
 		fprintf(stderr, "mmlab: vt: out of memory\n");
 		free(vt.cpus);
 		free(vt.heap);
-		if (vt.lines == MAP_FAILED)
-			vt.lines = NULL;
 		return -1;
 	}
-	memset(vt.lines, 0, VT_LINES * sizeof(*vt.lines));
+	/* A grown table stays grown: the next point of a sweep is likely as large. */
+	memset(vt.lines, 0, sizeof(*vt.lines) << vt.lines_bits);
 	memset(vt.lockq, 0, sizeof(vt.lockq));
 	vt.nr_lines = 0;
 	vt.nheap = 0;
@@ -911,13 +1009,19 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		fprintf(stderr, "mmlab: vt: %d CPUs could not finish\n", vt.live);
 		ret = -1;
 	}
+	if (vt.nr_windows) {
+		/* The code marked what it times: report that alone. */
+		vt.windows.st.stop_ns = 0;
+		vt.windows.st.end_ns = vt.windows.st.cpu_ns = vt.windows_ps / 1000.0;
+		vt.acc = vt.windows;
+	}
 	vt.acc.st.stop_ns = vt.stop_ps / 1000.0;
 	vt.acc.st.transfer_ns = vt.acc.transfer_ps / 1000.0;
 	vt.acc.st.queued_ns = vt.acc.queued_ps / 1000.0;
 	vt.acc.st.lock_wait_ns = vt.acc.lock_wait_ps / 1000.0;
 	vt.acc.st.poll_ns = vt.acc.poll_ps / 1000.0;
 	vt.acc.st.delay_ns = vt.acc.delay_ps / 1000.0;
-	vt.acc.st.gap_ns = vt.acc.gap_ps / 1000.0;
+	vt.acc.st.code_ns = vt.acc.code_ps / 1000.0;
 	if (stats)
 		*stats = vt.acc.st;
 out:
@@ -934,6 +1038,44 @@ out:
 	vt.cur = NULL;
 	cpu_number = vt.saved_cpu_number;
 	return ret;
+}
+
+/* --- timed windows ---------------------------------------------------------------------- */
+
+/* @sum += @now - @then, count by count. */
+static void vt_counts_add_delta(struct vt_counts *sum, const struct vt_counts *now,
+				const struct vt_counts *then)
+{
+#define ADD(f)	(sum->f += now->f - then->f)
+	ADD(st.events); ADD(st.blocks); ADD(st.transfers); ADD(st.remote_transfers);
+	ADD(st.cas_fail); ADD(st.lock_acquires); ADD(st.lock_handoffs);
+	ADD(transfer_ps); ADD(queued_ps); ADD(lock_wait_ps); ADD(poll_ps); ADD(delay_ps); ADD(code_ps);
+#undef ADD
+}
+
+void vt_window_begin(void)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c || vt.window_open)
+		return;
+	vt_charge_code(c);
+	vt.window_open = true;
+	vt.window_start = vt.acc;
+	vt.window_clock = c->clock;
+}
+
+void vt_window_end(void)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c || !vt.window_open)
+		return;
+	vt_charge_code(c);
+	vt.window_open = false;
+	vt_counts_add_delta(&vt.windows, &vt.acc, &vt.window_start);
+	vt.windows_ps += c->clock - vt.window_clock;
+	vt.nr_windows++;
 }
 
 /* --- kthreads: agents of the next run ---------------------------------------------------- */

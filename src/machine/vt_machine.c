@@ -12,7 +12,7 @@
  *	cores_per_l3    12
  *	smt             1       (hardware threads per core: 1 or 2)
  *	lat.smt|l3|socket|remote  NS | SOURCE   one line transfer at that distance
- *	cost.hit|rmw|mem|gap|pause NS | SOURCE
+ *	cost.hit|rmw|mem|block|pause NS | SOURCE
  *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE   (optional, repeatable)
@@ -208,8 +208,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else if (!strncmp(key, "cost.", 5)) {
 			for (k = 0; k < VT_NR_COST && strcmp(key + 5, vt_cost_names[k]); k++)
 				;
-			if (k == VT_NR_COST)
-				why = "unknown cost; valid: cost.hit, cost.rmw, cost.mem, cost.gap, cost.pause";
+			if (k == VT_NR_COST && !strcmp(key, "cost.gap"))
+				why = "cost.gap (per event) is now cost.block: NS per basic block of plain code";
+			else if (k == VT_NR_COST)
+				why = "unknown cost; valid: cost.hit, cost.rmw, cost.mem, cost.block, cost.pause";
 			else if (!parse_sourced(val, &m->cost_ns[k], m->cost_src[k], &why))
 				have_cost[k] = true;
 		} else {

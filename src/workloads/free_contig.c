@@ -21,15 +21,11 @@
 #include <linux/mmzone.h>
 #include "workloads.h"
 
-static double now_usec(void)
-{
-	return ktime_get_ns() / 1e3;
-}
 
 static int fc_split_loop(const struct fc_params *p, struct fc_result *r)
 {
 	const unsigned int order = p->order;
-	double t0 = now_usec();
+	double t0 = timed_begin();
 
 	for (unsigned long i = 0; i < p->iterations; i++) {
 		struct page *page = alloc_pages(GFP_KERNEL, order);
@@ -41,7 +37,7 @@ static int fc_split_loop(const struct fc_params *p, struct fc_result *r)
 		pfn = page_to_pfn(page);
 		r->not_freed += __free_contig_range(pfn, 1UL << order);
 	}
-	r->usec = now_usec() - t0;
+	r->usec = timed_end(t0);
 	return 0;
 }
 
@@ -57,9 +53,9 @@ static int fc_frozen_loop(const struct fc_params *p, struct fc_result *r)
 
 		if (err)
 			return err;
-		t0 = now_usec();
+		t0 = timed_begin();
 		__free_contig_frozen_range(pfn, p->frozen_pages);
-		spent += now_usec() - t0;
+		spent += timed_end(t0);
 	}
 	r->usec = spent;
 	return 0;

@@ -192,7 +192,7 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 {
 	struct mf_run run = { .p = p };
 	unsigned long events[NR_VM_EVENT_ITEMS], nr = 1UL << p->folio_order;
-	unsigned long long t0;
+	double t0;
 	int err;
 
 	*r = (struct mf_result){ 0 };
@@ -225,10 +225,10 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 		unsigned long after[NR_VM_EVENT_ITEMS];
 
 		all_vm_events(events);
-		t0 = ktime_get_ns();
+		t0 = timed_begin();
 		r->mbind_ret = do_mbind(run.mms[0], MF_BASE, (unsigned long)p->size, 1,
 					p->move_all ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
-		r->usec = (double)(ktime_get_ns() - t0) / 1e3;
+		r->usec = timed_end(t0);
 		all_vm_events(after);
 		for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
 			after[i] -= events[i];

@@ -40,10 +40,6 @@ struct rl_run {
 	unsigned long nr_pages;
 };
 
-static double now_usec(void)
-{
-	return ktime_get_ns() / 1e3;
-}
 
 /* The entry mapping @addr, read without setting any bit; none if unmapped. */
 static pte_t rl_pte(struct mm_struct *mm, unsigned long addr)
@@ -178,9 +174,9 @@ static void rl_reclaim(struct rl_run *run, struct rl_result *r)
 	double t0;
 
 	all_vm_events(events);
-	t0 = now_usec();
+	t0 = timed_begin();
 	memory_reclaim(want, &stat);
-	r->usec = now_usec() - t0;
+	r->usec = timed_end(t0);
 	rl_vm_events_since(run->p->vm_events, events);
 	r->reclaimed_pages = stat.nr_reclaimed;
 	r->scanned_pages = stat.nr_scanned;

@@ -262,10 +262,6 @@ static int (*const test_cases[NR_VMALLOC_TESTS])(struct vt_ctx *c) = {
 
 /* --- one sample ---------------------------------------------------------------------- */
 
-static double now_usec(void)
-{
-	return ktime_get_ns() / 1e3;
-}
 
 /*
  * The kernel's memory is resident; the model's arena is faulted in by the
@@ -332,9 +328,9 @@ int vmalloc_test_run(const struct vmalloc_test_params *p, struct vmalloc_test_re
 	tlb0 = tlb_flush_stats_read();
 	vs0 = vmap_stats;
 
-	t0 = now_usec();
+	t0 = timed_begin();
 	r->failed = test_cases[p->test](&c) != 0;
-	r->usec = now_usec() - t0;
+	r->usec = timed_end(t0);
 
 	vt_collect(r, &tlb0, &vs0);
 	ret = vmalloc_check(msg, len);

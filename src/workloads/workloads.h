@@ -5,7 +5,34 @@
 #ifndef MMLAB_WORKLOADS_H
 #define MMLAB_WORKLOADS_H
 
+#include <linux/ktime.h>
 #include <mmlab/kernel.h>
+
+#ifdef MMLAB_VT
+#include <machine/vt.h>
+#else
+static inline void vt_window_begin(void) { }
+static inline void vt_window_end(void) { }
+#endif
+
+/*
+ * The timed part of a single-threaded workload, in microseconds of the
+ * machine's clock: t0 = timed_begin(); ...; spent = timed_end(t0).  On a
+ * simulated machine the window also bounds what the run's counters say.
+ */
+static inline double timed_begin(void)
+{
+	vt_window_begin();
+	return ktime_get_ns() / 1e3;
+}
+
+static inline double timed_end(double t0)
+{
+	double spent = ktime_get_ns() / 1e3 - t0;
+
+	vt_window_end();
+	return spent;
+}
 
 struct rs_state *refcount_scale_setup(const struct rs_params *p);
 void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop);
