@@ -151,6 +151,23 @@ usage_error "a seed point that is not THREADS:VALUE" run refcount-scale --machin
 sed 's/^\(seed.refcount-scale.vanilla .*\) |.*/\1/' machines/e5-2690v3-2s.conf >"$tmp/seednosrc.conf"
 usage_error "a seed series without its source" run refcount-scale --machine "$tmp/seednosrc.conf"
 usage_error "more threads than the machine's CPUs" run refcount-scale --machine e5-2690v3-2s --threads 25
+usage_error "a copy to user memory longer than the rest of pread" run refcount-scale --machine e5-2690v3-2s \
+	--copy-ns 686
+
+# --copy-ns moves part of the syscall figure between the get and the put: one reader's read
+# costs the same, readers that contend for the folio's line do not.
+for c in 0 30; do
+	"$MMLAB" run refcount-scale --machine e5-2690v3-2s --threads 1,14 --variant vanilla --virtual-us 200 \
+		--copy-ns $c --json "$tmp/copy$c.json" >/dev/null 2>&1
+done
+python3 - "$tmp/copy0.json" "$tmp/copy30.json" <<'PY'
+import json, sys
+a, b = ({r["point"]["threads"]: r for r in json.load(open(f))["results"]} for f in sys.argv[1:3])
+assert b[1]["counters"]["copy_ns"] == 30 and a[1]["counters"]["copy_ns"] == 0
+assert abs(a[1]["median"] / b[1]["median"] - 1) < 0.002, (a[1]["median"], b[1]["median"])
+assert a[14]["median"] != b[14]["median"], a[14]["median"]
+PY
+ok $? "--copy-ns leaves one reader's rate alone and changes 14 contending readers'"
 sed 's/^cost.block /cost.gap /' machines/e5-2690v3-2s.conf >"$tmp/gap.conf"
 usage_error "the old per-event cost.gap" run refcount-scale --machine "$tmp/gap.conf"
 grep -q 'cost.block' "$tmp/err"

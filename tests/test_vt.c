@@ -230,40 +230,55 @@ static void test_blocks(const struct vt_machine *from)
 
 #define GR_LINES	300000	/* past the first table's 49152 lines, three doublings */
 static int gr_flag __attribute__((aligned(64)));
+static int gr_ping __attribute__((aligned(64)));
 static char *gr_mem;
 static double gr_seen_at, gr_written_at;
+static long gr_pings_seen;
 
 static void gr_thread(void *arg)
 {
-	if (!arg) {
+	long me = (long)arg;
+
+	if (me == 0) {
 		vt_delay_ns(100);
-		for (long i = 0; i < GR_LINES; i++)
+		for (long i = 0; i < GR_LINES; i++) {
 			ld((int *)(gr_mem + i * 64));
+			if (!(i % 16))
+				fetch_add(&gr_ping, 1);
+		}
 		fetch_add(&gr_flag, 1);
 		gr_written_at = vt_clock_ns();
-		return;
+	} else if (me == 1) {
+		/* Waits on gr_flag's line (its last event) while the table moves under it. */
+		while (!ld(&gr_flag))
+			vt_wait();
+		gr_seen_at = vt_clock_ns();
+	} else {
+		/* Its reads of the ping line are transfers in flight when the table moves. */
+		while (!ld(&gr_flag)) {
+			gr_pings_seen += ld(&gr_ping) != 0;
+			vt_delay_ns(5);
+		}
 	}
-	/* Waits on gr_flag's line (its last event) while the table moves under it. */
-	while (!ld(&gr_flag))
-		vt_wait();
-	gr_seen_at = vt_clock_ns();
 }
 
 static void test_lines_grow(const struct vt_machine *from)
 {
 	struct vt_machine m;
-	void *args[2] = { NULL, (void *)1L };
+	void *args[3] = { (void *)0L, (void *)1L, (void *)2L };
 	struct vt_stats st;
 
 	bare_machine(&m, from);
 	m.cost_ns[VT_C_MEM] = 1;
 	gr_mem = aligned_alloc(64, (size_t)GR_LINES * 64);
-	gr_flag = 0;
-	is_int(vt_run(&m, 2, gr_thread, args, NULL, 0, &st), 0, "a run touching %d lines ends", GR_LINES);
-	ok(st.events >= GR_LINES && st.transfers >= 2,
-	   "every line was an event (%llu) and the flag moved (%llu transfers)", st.events, st.transfers);
+	gr_flag = gr_ping = 0;
+	is_int(vt_run(&m, 3, gr_thread, args, NULL, 0, &st), 0, "a run touching %d lines ends", GR_LINES);
+	ok(st.events >= GR_LINES && st.transfers >= GR_LINES / 16,
+	   "every line was an event (%llu) and the ping line moved (%llu transfers)", st.events,
+	   st.transfers);
 	ok(gr_seen_at > gr_written_at && gr_seen_at <= gr_written_at + 2 * m.lat_ns[VT_D_L3],
 	   "the waiter saw the write one transfer after it (%.1f ns)", gr_seen_at - gr_written_at);
+	ok(gr_pings_seen > 0, "the poller read the ping line as it moved (%ld reads saw it)", gr_pings_seen);
 	free(gr_mem);
 }
 

@@ -64,6 +64,9 @@ static const struct exp_option rs_options[] = {
 	{ "syscall-ns", OPT_INT, "modelled cost of the rest of pread(2) around the page-cache read (busy loop, "
 	  "model variants only); auto: host-pread's time per read at 1 thread minus the model's, measured first",
 	  { [SCALE_DEFAULT] = "auto" }, 0, 100000, "auto" },
+	{ "copy-ns", OPT_INT, "of --syscall-ns, the part spent copying to the user buffer (copy_to_user()), "
+	  "between the read's page-cache get and put instead of after the put; a read costs the same",
+	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
 	{ "events-seconds", OPT_DOUBLE, "length of the separate counting run (event build) per point; 0 = none",
 	  { [SCALE_TINY] = "0.02", [SCALE_DEFAULT] = "0.2", [SCALE_FULL] = "1" }, 0, 60 },
 	{ "virtual-us", OPT_DOUBLE, "with --machine: the measured virtual time of one sample, in microseconds",
@@ -77,10 +80,25 @@ struct rs_ctx {
 	double seconds, events_seconds;
 	double virtual_ns;		/* --virtual-us, with --machine */
 	double syscall_ns;		/* --syscall-ns, given or derived */
+	double copy_ns;			/* --copy-ns: the part of it inside the copy to user memory */
 	struct rs_params params;
 };
 
 static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc);
+
+/*
+ * --copy-ns moves part of the rest of pread(2) into the copy to user memory,
+ * between the page-cache get and put: it cannot be more than the whole.
+ */
+static int rs_split_copy(struct rs_ctx *rc)
+{
+	if (rc->copy_ns > rc->syscall_ns) {
+		fprintf(stderr, "mmlab: --copy-ns %.0f is more than the rest of pread(2), --syscall-ns %.0f; "
+			"valid: 0..%.0f\n", rc->copy_ns, rc->syscall_ns, rc->syscall_ns);
+		return -1;
+	}
+	return 0;
+}
 
 /*
  * With --machine: every point must fit the simulated machine, and the rest
@@ -97,7 +115,13 @@ static int rs_prepare_vt(struct exp_ctx *ctx, struct rs_ctx *rc)
 	}
 	if (exp_opt(ctx, "syscall-ns")->choice == 0)
 		rc->syscall_ns = ctx->vt->syscall_ns;
-	rc->params.syscall_loops = (unsigned long)llround(rc->syscall_ns);
+	if (rs_split_copy(rc)) {
+		ctx->priv = NULL;
+		free(rc);
+		return -1;
+	}
+	rc->params.syscall_loops = (unsigned long)llround(rc->syscall_ns - rc->copy_ns);
+	rc->params.copy_loops = (unsigned long)llround(rc->copy_ns);
 	return 0;
 }
 
@@ -115,6 +139,7 @@ static int rs_prepare(struct exp_ctx *ctx)
 	rc->params.read_path = exp_opt(ctx, "read-path")->choice == 0 ? RS_READ_TMPFS : RS_READ_FILEMAP;
 	rc->params.seed = ctx->seed;
 	rc->syscall_ns = (double)exp_opt(ctx, "syscall-ns")->i;
+	rc->copy_ns = (double)exp_opt(ctx, "copy-ns")->i;
 	rc->virtual_ns = exp_opt(ctx, "virtual-us")->d * 1000;
 
 	/* The file must fit in the simulated memory with room to spare. */
@@ -146,8 +171,14 @@ static int rs_prepare(struct exp_ctx *ctx)
 		free(rc);
 		return -1;
 	}
+	if (rs_split_copy(rc)) {
+		ctx->priv = NULL;
+		free(rc);
+		return -1;
+	}
 	if (rc->syscall_ns > 0)
-		rc->params.syscall_loops = (unsigned long)(rc->syscall_ns * delay_loops_per_ns());
+		rc->params.syscall_loops = (unsigned long)((rc->syscall_ns - rc->copy_ns) * delay_loops_per_ns());
+	rc->params.copy_loops = (unsigned long)(rc->copy_ns * delay_loops_per_ns());
 	return 0;
 }
 
@@ -363,6 +394,7 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 		(total.ops - nr_threads) / secs : 0;
 	sample_counter(out, "ops", (double)total.ops);
 	sample_counter(out, "syscall_ns", rc->syscall_ns);
+	sample_counter(out, "copy_ns", rc->copy_ns);
 	sample_counter(out, "mismatched_reads", (double)total.mismatches);
 	if (total.mismatches)
 		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
@@ -496,10 +528,12 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 
 	out->value = total.ops / elapsed;
 	sample_counter(out, "ops", (double)total.ops);
-	if (impl->timed)
+	if (impl->timed) {
 		sample_counter(out, "syscall_ns", rc->syscall_ns);
-	else
+		sample_counter(out, "copy_ns", rc->copy_ns);
+	} else {
 		sample_counter(out, "host_open_files", host_files);
+	}
 	sample_counter(out, "mismatched_reads", (double)total.mismatches);
 	if (total.mismatches)
 		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",

@@ -26,8 +26,12 @@
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/swap.h>
+#include <linux/uaccess.h>
 #include <machine/yield.h>
 #include "internal.h"
+
+/* linux/uaccess.h: what a copy to user memory costs beyond the memcpy(). */
+unsigned long copy_user_loops;
 
 /* The kernel sleeps in io_schedule(); the model yields until it gets the lock. */
 void folio_lock(struct folio *folio)
@@ -659,7 +663,7 @@ static ssize_t filemap_read_fast(struct address_space *mapping, loff_t pos,
 
 	if (!copied || read_seqcount_retry(&mapping->i_pages_delete_seqcnt, seq))
 		return 0;
-	memcpy(buf, tmp, count);
+	copy_to_user(buf, tmp, count);
 	return (ssize_t)count;
 }
 
@@ -802,7 +806,7 @@ ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
 			}
 			offset = (size_t)(pos - folio_pos(folio));
 			n = min(folio_size(folio) - offset, count);
-			memcpy(buf + copied, (char *)folio_address(folio) + offset, n);
+			copy_to_user(buf + copied, (char *)folio_address(folio) + offset, n);
 			copied += n;
 			pos += (loff_t)n;
 			count -= n;

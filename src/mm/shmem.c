@@ -15,6 +15,7 @@
 #include <linux/pgtable.h>
 #include <linux/shmem_fs.h>
 #include <linux/swap.h>
+#include <linux/uaccess.h>
 
 /* shmem_get_folio(SGP_READ) of a cached folio: referenced and locked, or NULL. */
 static struct folio *shmem_get_folio_read(struct address_space *mapping, pgoff_t index)
@@ -42,7 +43,7 @@ ssize_t shmem_file_read(struct file *file, loff_t pos, size_t count, char *buf)
 		n = min(min(PAGE_SIZE - offset_in_page(pos), folio_size(folio) - offset), count);
 		if (!offset_in_page(pos))
 			folio_mark_accessed(folio);
-		memcpy(buf + copied, (char *)folio_address(folio) + offset, n);
+		copy_to_user(buf + copied, (char *)folio_address(folio) + offset, n);
 		folio_put(folio);
 		copied += n;
 		pos += (loff_t)n;

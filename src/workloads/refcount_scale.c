@@ -21,6 +21,7 @@
 #include <linux/swap.h>
 #include <mmlab/random.h>
 #include <linux/delay.h>
+#include <linux/uaccess.h>
 #include "workloads.h"
 
 struct rs_state {
@@ -85,6 +86,7 @@ struct rs_state *refcount_scale_setup(const struct rs_params *p)
 	}
 	/* The file was cached long before the run: its folios are on the LRU. */
 	lru_add_drain();
+	copy_user_loops = p->copy_loops;
 	return s;
 }
 
@@ -131,6 +133,7 @@ int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)
 {
 	int ret = 0;
 
+	copy_user_loops = 0;
 	truncate_inode_pages(&s->mapping);
 	if (s->mapping.nrpages) {
 		snprintf(msg, len, "%lu pages still in the page cache after truncate",

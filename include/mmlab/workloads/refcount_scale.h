@@ -19,6 +19,7 @@ struct rs_params {
 	int nr_threads;
 	uint64_t seed;		/* file contents */
 	unsigned long syscall_loops;	/* __delay() after each read: the rest of pread(2) */
+	unsigned long copy_loops;	/* __delay() in its copy to user memory (copy_user_loops) */
 	enum rs_read_path read_path;
 };
 
