@@ -90,7 +90,7 @@ PY
 	ok $? "$io: the same numbers twice, every record checked, where the readers' time went"
 done
 usage_error "more page cache than the machine follows" run readseq --machine icelake-32v \
-	--threads 32 --file-size 32M --mem 2G --io sync
+	--threads 32 --file-size 1G --mem 2G --io sync
 
 # The single-threaded experiments in virtual time: one CPU, the same numbers on every run,
 # every check, the why counters of the timed window only, and a difference between designs

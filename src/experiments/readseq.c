@@ -126,7 +126,8 @@ static void rsq_free(struct rsq_ctx *rc)
  * time either way; the "why" counters come from the machine, not from an
  * event build.
  */
-#define RSQ_VT_MAX_CACHE	(512ULL << 20)
+/* The line table's bound (2^24 slots, 3/4 used) at about two lines a cached page. */
+#define RSQ_VT_MAX_CACHE	(16ULL << 30)
 
 static int rsq_prepare_vt(struct exp_ctx *ctx, struct rsq_ctx *rc)
 {
