@@ -957,18 +957,17 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.n = n + vt.nr_agents;
 	vt.cpus = calloc(vt.n, sizeof(*vt.cpus));
 	vt.heap = calloc(vt.n, sizeof(*vt.heap));
-	if (!vt.lines) {
-		vt.lines_bits = VT_LINES_BITS_MIN;
-		vt.lines = vt_lines_map(vt.lines_bits);
-	}
+	/* Every run starts with a small table of fresh zero pages: no memset of a grown one. */
+	if (vt.lines)
+		munmap(vt.lines, sizeof(*vt.lines) << vt.lines_bits);
+	vt.lines_bits = VT_LINES_BITS_MIN;
+	vt.lines = vt_lines_map(vt.lines_bits);
 	if (!vt.cpus || !vt.heap || !vt.lines) {
 		fprintf(stderr, "mmlab: vt: out of memory\n");
 		free(vt.cpus);
 		free(vt.heap);
 		return -1;
 	}
-	/* A grown table stays grown: the next point of a sweep is likely as large. */
-	memset(vt.lines, 0, sizeof(*vt.lines) << vt.lines_bits);
 	memset(vt.lockq, 0, sizeof(vt.lockq));
 	vt.nr_lines = 0;
 	vt.nheap = 0;
