@@ -151,6 +151,9 @@ usage_error "a seed point that is not THREADS:VALUE" run refcount-scale --machin
 sed 's/^\(seed.refcount-scale.vanilla .*\) |.*/\1/' machines/e5-2690v3-2s.conf >"$tmp/seednosrc.conf"
 usage_error "a seed series without its source" run refcount-scale --machine "$tmp/seednosrc.conf"
 usage_error "more threads than the machine's CPUs" run refcount-scale --machine e5-2690v3-2s --threads 25
+for e in free-contig vmalloc reclaim-large; do
+	usage_error "$e sized for more CPUs than the machine has" run $e --machine e5-2690v3-2s --cpus 25
+done
 usage_error "a copy to user memory longer than the rest of pread" run refcount-scale --machine e5-2690v3-2s \
 	--copy-ns 686
 

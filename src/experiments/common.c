@@ -94,6 +94,18 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 	}
 }
 
+int exp_vt_check_cpus(const struct exp_ctx *ctx)
+{
+	long long cpus = exp_opt(ctx, "cpus")->i;
+
+	if (ctx->vt && cpus > ctx->vt->nr_cpus) {
+		fprintf(stderr, "mmlab: --cpus: %lld is more than %s's %d CPUs; valid: 1..%d\n",
+			cpus, ctx->vt->name, ctx->vt->nr_cpus, ctx->vt->nr_cpus);
+		return -1;
+	}
+	return 0;
+}
+
 double exp_delay_loops_per_ns(const struct exp_ctx *ctx)
 {
 	return ctx->vt ? 1.0 : delay_loops_per_ns();

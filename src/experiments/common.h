@@ -54,6 +54,12 @@ struct vt_stats;
 void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 		     const char *delay_counter);
 
+/*
+ * With --machine: the CPUs a single-threaded experiment sizes its boot for
+ * (its --cpus) fit the simulated machine; 0, or -1 with one line.
+ */
+int exp_vt_check_cpus(const struct exp_ctx *ctx);
+
 /* The virtual-time build of @k's design (for --machine); NULL if none. */
 const struct mm_kernel *exp_vt_kernel(const struct mm_kernel *k);
 

@@ -51,8 +51,10 @@ static int fc_prepare(struct exp_ctx *ctx)
 	struct exp_point *p = &ctx->points[0];
 	unsigned long long need;
 
-	if (!fc)
+	if (!fc || exp_vt_check_cpus(ctx)) {
+		free(fc);
 		return -1;
+	}
 	fc->params.mode = exp_opt(ctx, "mode")->choice == 0 ? FC_SPLIT : FC_FROZEN;
 	fc->params.order = (unsigned int)exp_opt(ctx, "order")->i;
 	fc->params.iterations = (unsigned long)exp_opt(ctx, "iterations")->i;

@@ -201,8 +201,10 @@ static int rl_prepare(struct exp_ctx *ctx)
 {
 	struct rl_ctx *rc = calloc(1, sizeof(*rc));
 
-	if (!rc)
+	if (!rc || exp_vt_check_cpus(ctx)) {
+		free(rc);
 		return -1;
+	}
 	rl_read_params(ctx, &rc->p);
 	rc->events = exp_opt(ctx, "events")->choice == 0;
 	if (rl_check_sizes(ctx, &rc->p) || rl_add_points(ctx)) {

@@ -212,8 +212,10 @@ static int vm_prepare(struct exp_ctx *ctx)
 	unsigned long loops = (unsigned long)exp_opt(ctx, "loops")->i;
 	unsigned long long ns = (unsigned long long)exp_opt(ctx, "tlb-flush-ns")->i;
 
-	if (!vc)
+	if (!vc || exp_vt_check_cpus(ctx)) {
+		free(vc);
 		return -1;
+	}
 	ctx->priv = vc;
 	vc->params.seed = ctx->seed;
 	vc->params.tlb_flush_loops = (unsigned long)(ns * exp_delay_loops_per_ns(ctx));
