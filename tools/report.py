@@ -134,6 +134,10 @@ class Run:
     def __init__(self, data):
         self.d = data
         self.name = data["experiment"]
+        machine = data.get("machine", {})
+        if machine.get("time") == "virtual":
+            # A run on a simulated machine is its own section: refcount-scale@e5-2690v3-2s.
+            self.name += "@" + machine.get("name", "virtual")
         self.variants = list(data["params"].get("variant", []))
         self.points = []
         self.cells = {}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make run`: every experiment at --scale default, all variants, into
+# `make run`: every experiment at --scale default, all variants, then
+# refcount-scale on seed 000's two machines in virtual time, into
 # results/<run-id>/ (run id: UTC time, YYYYmmdd-HHMMSS):
-#   NAME.json   mmlab run --json
+#   NAME.json   mmlab run --json (NAME@MACHINE.json: on a simulated machine)
 #   NAME.txt    the table printed on stdout
 #   report.md   and NAME.png, by tools/report.py
 # and ends with the `mmlab compare` command against the previous run, if any.
@@ -34,6 +35,20 @@ for name in $names; do
 	"$MMLAB" run "$name" --scale default --json "$dir/$name.json" | tee "$dir/$name.txt"
 	status=${PIPESTATUS[0]}
 	[ "$status" -eq 0 ] || failed+=("$name (exit $status)")
+	echo
+done
+
+# Seed 000's two machines in virtual time, at the seed's thread counts (seconds, not
+# minutes): the model's predictions beside the seed's own table (docs/DESIGN.md).
+vt_runs=("e5-2690v3-2s 1,2,5,10,12,14,16,18,20,24"
+	 "epyc-9654-2s 1,5,10,20,49,97,105,136,168,193,289,353")
+for vt in "${vt_runs[@]}"; do
+	read -r machine threads <<<"$vt"
+	echo "=== refcount-scale on $machine (virtual time) ==="
+	"$MMLAB" run refcount-scale --machine "$machine" --threads "$threads" \
+		--json "$dir/refcount-scale@$machine.json" | tee "$dir/refcount-scale@$machine.txt"
+	status=${PIPESTATUS[0]}
+	[ "$status" -eq 0 ] || failed+=("refcount-scale --machine $machine (exit $status)")
 	echo
 done
 
