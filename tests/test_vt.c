@@ -226,6 +226,48 @@ static void test_blocks(const struct vt_machine *from)
 	ok(st.blocks == 1010, "... and is not counted in the next run (%llu)", st.blocks);
 }
 
+/* --- timed windows: a run reports what happened inside them alone ------------------------ */
+
+static int win_line __attribute__((aligned(64)));
+
+static void win_thread(void *arg)
+{
+	(void)arg;
+	fetch_add(&win_line, 1);
+	vt_delay_ns(1000);
+	for (int w = 0; w < 2; w++) {
+		for (int i = 0; i < 100; i++)	/* set-up, right up to the window: not the sample's */
+			__sanitizer_cov_trace_pc();
+		vt_window_begin();
+		for (int i = 0; i < 40; i++)
+			__sanitizer_cov_trace_pc();
+		fetch_add(&win_line, 1);
+		vt_delay_ns(100);
+		for (int i = 0; i < 20; i++)	/* run up to the window's end: the sample's */
+			__sanitizer_cov_trace_pc();
+		vt_window_end();
+		vt_delay_ns(500);		/* between the timed parts */
+	}
+	fetch_add(&win_line, 1);		/* a check after: not the sample's */
+}
+
+static void test_windows(const struct vt_machine *from)
+{
+	struct vt_machine m;
+	void *args[1] = { NULL };
+	struct vt_stats st;
+
+	bare_machine(&m, from);
+	m.cost_ns[VT_C_BLOCK] = 0.5;
+	m.cost_ns[VT_C_RMW] = 3;
+	is_int(vt_run(&m, 1, win_thread, args, NULL, 0, &st), 0, "a run with two timed windows ends");
+	ok(st.blocks == 120 && st.events == 2 && st.code_ns == 60 && st.delay_ns == 200,
+	   "its counts are the windows' alone: %llu blocks, %llu events, %.1f ns of code, %.1f ns delayed",
+	   st.blocks, st.events, st.code_ns, st.delay_ns);
+	ok(st.end_ns == 2 * (30 + 3 + 100) && st.cpu_ns == st.end_ns,
+	   "its time is the windows' length, summed (%.1f ns)", st.end_ns);
+}
+
 /* --- the line table grows: pointers into it stay right ------------------------------------- */
 
 #define GR_LINES	300000	/* past the first table's 49152 lines, three doublings */
@@ -438,6 +480,7 @@ int main(void)
 	}
 	test_agent(&e5);
 	test_blocks(&e5);
+	test_windows(&e5);
 	test_lines_grow(&e5);
 	return done_testing();
 }
