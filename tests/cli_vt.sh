@@ -161,7 +161,7 @@ usage_error "a copy to user memory longer than the rest of pread" run refcount-s
 # costs the same, readers that contend for the folio's line do not.
 for c in 0 30; do
 	"$MMLAB" run refcount-scale --machine e5-2690v3-2s --threads 1,14 --variant vanilla --virtual-us 200 \
-		--copy-ns $c --json "$tmp/copy$c.json" >/dev/null 2>&1
+		--syscall-jitter 0 --copy-ns $c --json "$tmp/copy$c.json" >/dev/null 2>&1
 done
 python3 - "$tmp/copy0.json" "$tmp/copy30.json" <<'PY'
 import json, sys
@@ -171,6 +171,22 @@ assert abs(a[1]["median"] / b[1]["median"] - 1) < 0.002, (a[1]["median"], b[1]["
 assert a[14]["median"] != b[14]["median"], a[14]["median"]
 PY
 ok $? "--copy-ns leaves one reader's rate alone and changes 14 contending readers'"
+
+# --syscall-jitter varies each read's syscall delay about the same mean: one reader's rate
+# stays (to the sampling of 2000 reads), contending readers' interleaving changes.
+for j in 0 10; do
+	"$MMLAB" run refcount-scale --machine e5-2690v3-2s --threads 1,5 --variant vanilla --virtual-us 1500 \
+		--syscall-jitter $j --json "$tmp/jit$j.json" >/dev/null 2>&1
+done
+python3 - "$tmp/jit0.json" "$tmp/jit10.json" <<'PY'
+import json, sys
+a, b = ({r["point"]["threads"]: r for r in json.load(open(f))["results"]} for f in sys.argv[1:3])
+assert b[1]["counters"]["syscall_jitter_pct"] == 10 and a[1]["counters"]["syscall_jitter_pct"] == 0
+assert abs(a[1]["median"] / b[1]["median"] - 1) < 0.01, (a[1]["median"], b[1]["median"])
+assert a[5]["median"] != b[5]["median"], a[5]["median"]
+PY
+ok $? "--syscall-jitter keeps one reader's rate and changes 5 contending readers'"
+usage_error "a jitter beyond 50%" run refcount-scale --machine e5-2690v3-2s --syscall-jitter 51
 sed 's/^cost.block /cost.gap /' machines/e5-2690v3-2s.conf >"$tmp/gap.conf"
 usage_error "the old per-event cost.gap" run refcount-scale --machine "$tmp/gap.conf"
 grep -q 'cost.block' "$tmp/err"

@@ -64,6 +64,9 @@ static const struct exp_option rs_options[] = {
 	{ "syscall-ns", OPT_INT, "modelled cost of the rest of pread(2) around the page-cache read (busy loop, "
 	  "model variants only); auto: host-pread's time per read at 1 thread minus the model's, measured first",
 	  { [SCALE_DEFAULT] = "auto" }, 0, 100000, "auto" },
+	{ "syscall-jitter", OPT_INT, "the rest of pread(2) varies per read, uniformly within this % of "
+	  "--syscall-ns either way (seeded: the same every run); 0: a constant delay",
+	  { [SCALE_DEFAULT] = "10" }, 0, 50 },
 	{ "copy-ns", OPT_INT, "of --syscall-ns, the part spent copying to the user buffer (copy_to_user()), "
 	  "between the read's page-cache get and put instead of after the put; a read costs the same",
 	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
@@ -81,6 +84,7 @@ struct rs_ctx {
 	double virtual_ns;		/* --virtual-us, with --machine */
 	double syscall_ns;		/* --syscall-ns, given or derived */
 	double copy_ns;			/* --copy-ns: the part of it inside the copy to user memory */
+	int jitter_pct;			/* --syscall-jitter */
 	struct rs_params params;
 };
 
@@ -122,6 +126,7 @@ static int rs_prepare_vt(struct exp_ctx *ctx, struct rs_ctx *rc)
 	}
 	rc->params.syscall_loops = (unsigned long)llround(rc->syscall_ns - rc->copy_ns);
 	rc->params.copy_loops = (unsigned long)llround(rc->copy_ns);
+	rc->params.jitter_loops = rc->params.syscall_loops * (unsigned long)rc->jitter_pct / 100;
 	return 0;
 }
 
@@ -140,6 +145,7 @@ static int rs_prepare(struct exp_ctx *ctx)
 	rc->params.seed = ctx->seed;
 	rc->syscall_ns = (double)exp_opt(ctx, "syscall-ns")->i;
 	rc->copy_ns = (double)exp_opt(ctx, "copy-ns")->i;
+	rc->jitter_pct = (int)exp_opt(ctx, "syscall-jitter")->i;
 	rc->virtual_ns = exp_opt(ctx, "virtual-us")->d * 1000;
 
 	/* The file must fit in the simulated memory with room to spare. */
@@ -179,6 +185,7 @@ static int rs_prepare(struct exp_ctx *ctx)
 	if (rc->syscall_ns > 0)
 		rc->params.syscall_loops = (unsigned long)((rc->syscall_ns - rc->copy_ns) * delay_loops_per_ns());
 	rc->params.copy_loops = (unsigned long)(rc->copy_ns * delay_loops_per_ns());
+	rc->params.jitter_loops = rc->params.syscall_loops * (unsigned long)rc->jitter_pct / 100;
 	return 0;
 }
 
@@ -395,6 +402,7 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 	sample_counter(out, "ops", (double)total.ops);
 	sample_counter(out, "syscall_ns", rc->syscall_ns);
 	sample_counter(out, "copy_ns", rc->copy_ns);
+	sample_counter(out, "syscall_jitter_pct", rc->jitter_pct);
 	sample_counter(out, "mismatched_reads", (double)total.mismatches);
 	if (total.mismatches)
 		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
@@ -531,6 +539,7 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	if (impl->timed) {
 		sample_counter(out, "syscall_ns", rc->syscall_ns);
 		sample_counter(out, "copy_ns", rc->copy_ns);
+		sample_counter(out, "syscall_jitter_pct", rc->jitter_pct);
 	} else {
 		sample_counter(out, "host_open_files", host_files);
 	}

@@ -104,7 +104,9 @@ rs_loop(struct rs_state *s, struct rs_thread *t, const int *stop, rs_read_fn rea
 	const size_t size = (size_t)s->p.read_size;
 	const loff_t pos = (loff_t)(t->tid % s->p.nr_pages) << PAGE_SHIFT;
 	const unsigned char *expect = s->contents + pos;
-	const unsigned long syscall_loops = s->p.syscall_loops;
+	const unsigned long syscall_loops = s->p.syscall_loops - s->p.jitter_loops;
+	const unsigned long jitter_span = 2 * s->p.jitter_loops + 1;
+	uint64_t rnd = s->p.seed ^ ((uint64_t)t->tid << 32);
 	unsigned long ops = 0, mismatches = 0;
 	char buf[PAGE_SIZE];
 
@@ -115,7 +117,8 @@ rs_loop(struct rs_state *s, struct rs_thread *t, const int *stop, rs_read_fn rea
 		if (unlikely(n != (ssize_t)size || memcmp(buf, expect, size)))
 			mismatches++;
 		ops++;
-		__delay(syscall_loops);
+		/* The rest of pread(2), never the same twice (identical threads would lock step). */
+		__delay(syscall_loops + splitmix64_next(&rnd) % jitter_span);
 	}
 	t->ops = ops;
 	t->mismatches = mismatches;

@@ -20,6 +20,7 @@ struct rs_params {
 	uint64_t seed;		/* file contents */
 	unsigned long syscall_loops;	/* __delay() after each read: the rest of pread(2) */
 	unsigned long copy_loops;	/* __delay() in its copy to user memory (copy_user_loops) */
+	unsigned long jitter_loops;	/* syscall_loops varies by up to this either way, per read */
 	enum rs_read_path read_path;
 };
 
