@@ -157,35 +157,29 @@ done
 usage_error "a copy to user memory longer than the rest of pread" run refcount-scale --machine e5-2690v3-2s \
 	--copy-ns 686
 
-# --copy-ns moves part of the syscall figure between the get and the put: one reader's read
-# costs the same, readers that contend for the folio's line do not.
-for c in 0 30; do
-	"$MMLAB" run refcount-scale --machine e5-2690v3-2s --threads 1,14 --variant vanilla --virtual-us 200 \
-		--syscall-jitter 0 --copy-ns $c --json "$tmp/copy$c.json" >/dev/null 2>&1
-done
-python3 - "$tmp/copy0.json" "$tmp/copy30.json" <<'PY'
+# Two options that reshape the rest of pread(2) without changing its mean: --copy-ns moves
+# part of it between the get and the put, --syscall-jitter varies it per read.  One reader's
+# rate stays (to the sampling of the jitter), contending readers' changes.
+# one_reader_stays OPTION VALUE COUNTER THREADS VIRTUAL_US TOLERANCE
+one_reader_stays() {
+	local steady=(--syscall-jitter 0)
+	[ "$1" = --syscall-jitter ] && steady=()
+	for v in 0 "$2"; do
+		"$MMLAB" run refcount-scale --machine e5-2690v3-2s --threads "1,$4" --variant vanilla \
+			--virtual-us "$5" "${steady[@]}" "$1" "$v" --json "$tmp/$3-$v.json" >/dev/null 2>&1
+	done
+	python3 - "$tmp/$3-0.json" "$tmp/$3-$2.json" "$3" "$2" "$4" "$6" <<'PY'
 import json, sys
 a, b = ({r["point"]["threads"]: r for r in json.load(open(f))["results"]} for f in sys.argv[1:3])
-assert b[1]["counters"]["copy_ns"] == 30 and a[1]["counters"]["copy_ns"] == 0
-assert abs(a[1]["median"] / b[1]["median"] - 1) < 0.002, (a[1]["median"], b[1]["median"])
-assert a[14]["median"] != b[14]["median"], a[14]["median"]
+counter, value, n, tol = sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+assert b[1]["counters"][counter] == value and a[1]["counters"][counter] == 0
+assert abs(a[1]["median"] / b[1]["median"] - 1) < tol, (a[1]["median"], b[1]["median"])
+assert a[n]["median"] != b[n]["median"], a[n]["median"]
 PY
-ok $? "--copy-ns leaves one reader's rate alone and changes 14 contending readers'"
-
-# --syscall-jitter varies each read's syscall delay about the same mean: one reader's rate
-# stays (to the sampling of 2000 reads), contending readers' interleaving changes.
-for j in 0 10; do
-	"$MMLAB" run refcount-scale --machine e5-2690v3-2s --threads 1,5 --variant vanilla --virtual-us 1500 \
-		--syscall-jitter $j --json "$tmp/jit$j.json" >/dev/null 2>&1
-done
-python3 - "$tmp/jit0.json" "$tmp/jit10.json" <<'PY'
-import json, sys
-a, b = ({r["point"]["threads"]: r for r in json.load(open(f))["results"]} for f in sys.argv[1:3])
-assert b[1]["counters"]["syscall_jitter_pct"] == 10 and a[1]["counters"]["syscall_jitter_pct"] == 0
-assert abs(a[1]["median"] / b[1]["median"] - 1) < 0.01, (a[1]["median"], b[1]["median"])
-assert a[5]["median"] != b[5]["median"], a[5]["median"]
-PY
-ok $? "--syscall-jitter keeps one reader's rate and changes 5 contending readers'"
+	ok $? "$1 $2 leaves one reader's rate alone and changes $4 contending readers'"
+}
+one_reader_stays --copy-ns 30 copy_ns 14 200 0.002
+one_reader_stays --syscall-jitter 10 syscall_jitter_pct 5 1500 0.01
 usage_error "a jitter beyond 50%" run refcount-scale --machine e5-2690v3-2s --syscall-jitter 51
 sed 's/^cost.block /cost.gap /' machines/e5-2690v3-2s.conf >"$tmp/gap.conf"
 usage_error "the old per-event cost.gap" run refcount-scale --machine "$tmp/gap.conf"
