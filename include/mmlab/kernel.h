@@ -104,7 +104,7 @@ DECLARE_KERNEL(rmap_batched);
 
 /*
  * The virtual-time builds (the vt flavour, machine/vt.h) of every design,
- * for --machine (exp_vt_kernel() finds a design's).
+ * for --machine (exp_build() picks it).
  */
 extern const struct mm_kernel mm_kernel_vanilla_vt, mm_kernel_refcount_frozen_bit_vt,
 	mm_kernel_refcount_cmpxchg_guess_vt, mm_kernel_refcount_seqcount_read_vt,

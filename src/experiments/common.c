@@ -56,15 +56,21 @@ unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *event
 	abort();
 }
 
+/* @n CPUs, asked for by @opt, fit the simulated machine: 0, or -1 with one line. */
+static int vt_fits(const struct exp_ctx *ctx, const char *opt, long long n)
+{
+	if (n <= ctx->vt->nr_cpus)
+		return 0;
+	fprintf(stderr, "mmlab: --%s: %lld is more than %s's %d CPUs; valid: 1..%d\n",
+		opt, n, ctx->vt->name, ctx->vt->nr_cpus, ctx->vt->nr_cpus);
+	return -1;
+}
+
 int exp_vt_check_threads(const struct exp_ctx *ctx)
 {
 	for (int i = 0; i < ctx->nr_points; i++)
-		if (ctx->points[i].arg > ctx->vt->nr_cpus) {
-			fprintf(stderr, "mmlab: --threads: %lld is more than %s's %d CPUs; valid: 1..%d\n",
-				(long long)ctx->points[i].arg, ctx->vt->name, ctx->vt->nr_cpus,
-				ctx->vt->nr_cpus);
+		if (vt_fits(ctx, "threads", ctx->points[i].arg))
 			return -1;
-		}
 	return 0;
 }
 
@@ -96,14 +102,7 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 
 int exp_vt_check_cpus(const struct exp_ctx *ctx)
 {
-	long long cpus = exp_opt(ctx, "cpus")->i;
-
-	if (ctx->vt && cpus > ctx->vt->nr_cpus) {
-		fprintf(stderr, "mmlab: --cpus: %lld is more than %s's %d CPUs; valid: 1..%d\n",
-			cpus, ctx->vt->name, ctx->vt->nr_cpus, ctx->vt->nr_cpus);
-		return -1;
-	}
-	return 0;
+	return ctx->vt ? vt_fits(ctx, "cpus", exp_opt(ctx, "cpus")->i) : 0;
 }
 
 double exp_delay_loops_per_ns(const struct exp_ctx *ctx)

@@ -60,8 +60,8 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
  */
 int exp_vt_check_cpus(const struct exp_ctx *ctx);
 
-/* The virtual-time build of @k's design (for --machine); NULL if none. */
-const struct mm_kernel *exp_vt_kernel(const struct mm_kernel *k);
+/* The build a sample runs: @k on the host, its design's vt build with --machine. */
+const struct mm_kernel *exp_build(const struct exp_ctx *ctx, const struct mm_kernel *k);
 
 /* Iterations of __delay() a nanosecond: 1 on a simulated machine. */
 double exp_delay_loops_per_ns(const struct exp_ctx *ctx);

@@ -117,7 +117,7 @@ static void fc_call(void *arg)
 static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		      struct exp_point *p, int rep, struct sample *out)
 {
-	const struct mm_kernel *k = ctx->vt ? exp_vt_kernel(v->impl) : v->impl;
+	const struct mm_kernel *k = exp_build(ctx, v->impl);
 	struct fc_ctx *fc = ctx->priv;
 	struct fc_result r;
 	struct fc_call call = { .k = k, .params = &fc->params, .r = &r };

@@ -230,8 +230,7 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 		if (ret < 0)
 			goto out;
 	}
-	ret = mf_boot_run(ctx, v, ctx->vt ? exp_vt_kernel(impl->timed) : impl->timed, &params, mc->nodes,
-			  &r, NULL, out);
+	ret = mf_boot_run(ctx, v, exp_build(ctx, impl->timed), &params, mc->nodes, &r, NULL, out);
 	if (ret < 0)
 		goto out;
 	out->value = r.usec;

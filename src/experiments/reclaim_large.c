@@ -358,7 +358,7 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		if (!ret)
 			rl_check_digest(digest, v, &ev, out);
 	}
-	ret = rl_boot_run(ctx, v, ctx->vt ? exp_vt_kernel(impl->timed) : impl->timed, &params, &r, NULL, out);
+	ret = rl_boot_run(ctx, v, exp_build(ctx, impl->timed), &params, &r, NULL, out);
 	if (ret < 0)
 		goto out;
 	out->value = r.usec;

@@ -91,16 +91,25 @@ struct rs_ctx {
 static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc);
 
 /*
- * --copy-ns moves part of the rest of pread(2) into the copy to user memory,
- * between the page-cache get and put: it cannot be more than the whole.
+ * The rest of pread(2) as delay loops: --copy-ns of it inside the copy to
+ * user memory, between the page-cache get and put (never more than the
+ * whole), the remainder after the put, varying by --syscall-jitter.  On a
+ * simulated machine a loop is a virtual nanosecond.
  */
-static int rs_split_copy(struct rs_ctx *rc)
+static int rs_set_delays(struct exp_ctx *ctx, struct rs_ctx *rc)
 {
+	double per_ns;
+
 	if (rc->copy_ns > rc->syscall_ns) {
 		fprintf(stderr, "mmlab: --copy-ns %.0f is more than the rest of pread(2), --syscall-ns %.0f; "
 			"valid: 0..%.0f\n", rc->copy_ns, rc->syscall_ns, rc->syscall_ns);
 		return -1;
 	}
+	/* No calibration of the host's delay loop for a delay of nothing. */
+	per_ns = rc->syscall_ns > 0 ? exp_delay_loops_per_ns(ctx) : 0;
+	rc->params.syscall_loops = (unsigned long)llround((rc->syscall_ns - rc->copy_ns) * per_ns);
+	rc->params.copy_loops = (unsigned long)llround(rc->copy_ns * per_ns);
+	rc->params.jitter_loops = rc->params.syscall_loops * (unsigned long)rc->jitter_pct / 100;
 	return 0;
 }
 
@@ -119,14 +128,11 @@ static int rs_prepare_vt(struct exp_ctx *ctx, struct rs_ctx *rc)
 	}
 	if (exp_opt(ctx, "syscall-ns")->choice == 0)
 		rc->syscall_ns = ctx->vt->syscall_ns;
-	if (rs_split_copy(rc)) {
+	if (rs_set_delays(ctx, rc)) {
 		ctx->priv = NULL;
 		free(rc);
 		return -1;
 	}
-	rc->params.syscall_loops = (unsigned long)llround(rc->syscall_ns - rc->copy_ns);
-	rc->params.copy_loops = (unsigned long)llround(rc->copy_ns);
-	rc->params.jitter_loops = rc->params.syscall_loops * (unsigned long)rc->jitter_pct / 100;
 	return 0;
 }
 
@@ -177,15 +183,11 @@ static int rs_prepare(struct exp_ctx *ctx)
 		free(rc);
 		return -1;
 	}
-	if (rs_split_copy(rc)) {
+	if (rs_set_delays(ctx, rc)) {
 		ctx->priv = NULL;
 		free(rc);
 		return -1;
 	}
-	if (rc->syscall_ns > 0)
-		rc->params.syscall_loops = (unsigned long)((rc->syscall_ns - rc->copy_ns) * delay_loops_per_ns());
-	rc->params.copy_loops = (unsigned long)(rc->copy_ns * delay_loops_per_ns());
-	rc->params.jitter_loops = rc->params.syscall_loops * (unsigned long)rc->jitter_pct / 100;
 	return 0;
 }
 

@@ -296,7 +296,7 @@ static void vm_call(void *arg)
 static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		      struct exp_point *p, int rep, struct sample *out)
 {
-	const struct mm_kernel *k = ctx->vt ? exp_vt_kernel(v->impl) : v->impl;
+	const struct mm_kernel *k = exp_build(ctx, v->impl);
 	const struct vm_point *vp = p->priv;
 	struct vm_ctx *vc = ctx->priv;
 	struct vmalloc_test_params params = vc->params;

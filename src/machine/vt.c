@@ -751,8 +751,7 @@ void vt_delay_ns(unsigned long ns)
 		return;
 	vt_charge_code(c);
 	c->clock += (vt_ps)ns * 1000;
-	if (!c->agent)
-		vt.acc.delay_ps += (vt_ps)ns * 1000;
+	vt.acc.delay_ps += (vt_ps)ns * 1000;	/* an agent's is put back when it stops running */
 }
 
 /* A clock read sees the code run before it. */

@@ -21,7 +21,6 @@
 #include <linux/mmzone.h>
 #include "workloads.h"
 
-
 static int fc_split_loop(const struct fc_params *p, struct fc_result *r)
 {
 	const unsigned int order = p->order;

@@ -40,7 +40,6 @@ struct rl_run {
 	unsigned long nr_pages;
 };
 
-
 /* The entry mapping @addr, read without setting any bit; none if unmapped. */
 static pte_t rl_pte(struct mm_struct *mm, unsigned long addr)
 {

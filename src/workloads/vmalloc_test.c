@@ -262,7 +262,6 @@ static int (*const test_cases[NR_VMALLOC_TESTS])(struct vt_ctx *c) = {
 
 /* --- one sample ---------------------------------------------------------------------- */
 
-
 /*
  * The kernel's memory is resident; the model's arena is faulted in by the
  * host on first touch, which would charge a design for every page it
