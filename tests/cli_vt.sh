@@ -185,6 +185,28 @@ sed 's/^cost.block /cost.gap /' machines/e5-2690v3-2s.conf >"$tmp/gap.conf"
 usage_error "the old per-event cost.gap" run refcount-scale --machine "$tmp/gap.conf"
 grep -q 'cost.block' "$tmp/err"
 ok $? "... and the error names cost.block, its replacement"
+sed 's/^line.order .*/line.order lifo | a test/' machines/e5-2690v3-2s.conf >"$tmp/order.conf"
+usage_error "an unknown line.order" run refcount-scale --machine "$tmp/order.conf"
+grep -q 'fifo, far-first, near-first' "$tmp/err"
+ok $? "... and the error names the valid orders"
+sed 's/^line.order .*/line.order far-first/' machines/e5-2690v3-2s.conf >"$tmp/order.conf"
+usage_error "a line.order without its source" run refcount-scale --machine "$tmp/order.conf"
+# The order a contended line serves its queue changes the socket boundary, and is recorded.
+sed 's/^line.order .*/line.order far-first | a test/' machines/e5-2690v3-2s.conf >"$tmp/order.conf"
+"$MMLAB" run refcount-scale --machine "$tmp/order.conf" --threads 14 --variant vanilla --virtual-us 200 \
+	--json "$tmp/far.json" >/dev/null 2>&1
+ok $? "a machine file with line.order far-first runs"
+python3 - "$tmp/a.json" "$tmp/far.json" <<'PY'
+import json, sys
+a, f = (json.load(open(x)) for x in sys.argv[1:3])
+assert a["machine"]["line_order"] == "fifo" and f["machine"]["line_order"] == "far-first"
+va = {r["point"]["threads"]: r for r in a["results"] if r["variant"] == "vanilla"}[14]
+vf = f["results"][0]
+assert vf["median"] != va["median"], (vf["median"], va["median"])
+rt = lambda r: r["counters"]["remote_transfers_per_op"] / r["counters"]["line_transfers_per_op"]
+assert rt(vf) > rt(va), (rt(vf), rt(va))
+PY
+ok $? "... its JSON names the order, and more of its transfers cross the socket than fifo's at 14 threads"
 usage_error "a host-only variant asked for by name" run refcount-scale --machine e5-2690v3-2s --variant host-pread
 usage_error "machines takes no argument" machines extra
 usage_error "calibrate takes no argument" calibrate extra

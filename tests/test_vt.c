@@ -114,6 +114,125 @@ static double queued_with(const struct vt_machine *m, int n)
 	return st.queued_ns;
 }
 
+/*
+ * --- the order a line serves its queue (line.order) ------------------------------
+ *
+ *   t=0   CPU 0 (socket 0) takes the line
+ *   t=10  CPU 1 (socket 0) asks: in flight 0 -> 1
+ *   t=20  CPU 2 (socket 0) asks      queue: 2
+ *   t=25  CPU 12 (socket 1) asks     queue: 2 12
+ *   t=30  CPU 3 (socket 0) asks      queue: 2 12 3
+ *   t=35  CPU 13 (socket 1) asks     queue: 2 12 3 13
+ *   t=350 CPU 14 (socket 1) asks, behind what is left
+ *
+ * fifo serves 1 2 12 3 13 14; far-first, the oldest from the other socket
+ * first, 1 12 2 13 3 14 (13 leaves the queue's tail before 14 comes);
+ * near-first, the holder's socket first, 1 2 3 12 13 14.
+ */
+#define LO_N	6
+static int lo_line __attribute__((aligned(64)));
+static int lo_order[LO_N];
+static int lo_next;
+
+static void lo_thread(void *arg)
+{
+	static const int at[15] = { [1] = 10, [2] = 20, [12] = 25, [3] = 30, [13] = 35, [14] = 350 };
+	long me = (long)arg;
+
+	if (me < 0)
+		return;
+	vt_delay_ns(at[me]);
+	fetch_add(&lo_line, 1);
+	if (me)
+		lo_order[lo_next++] = (int)me;
+}
+
+/* The order CPUs 1, 2, 3, 12, 13, 14 got the line on @m; its transfers' time in @ns. */
+static const char *line_order_on(const struct vt_machine *m, double *ns)
+{
+	static char buf[64];
+	void *args[15];
+	struct vt_stats st;
+
+	for (long i = 0; i < 15; i++)
+		args[i] = (void *)(i <= 3 || i >= 12 ? i : -1L);
+	lo_line = lo_next = 0;
+	if (vt_run(m, 15, lo_thread, args, NULL, 0, &st) || lo_next != LO_N)
+		return "(the run failed)";
+	snprintf(buf, sizeof(buf), "%d %d %d %d %d %d", lo_order[0], lo_order[1], lo_order[2], lo_order[3],
+		 lo_order[4], lo_order[5]);
+	*ns = st.transfer_ns;
+	return buf;
+}
+
+/*
+ * The holder keeps the line until the next request's snoop reaches it:
+ *   t=0   CPU 0 takes the line; t=10 CPU 1 asks (arrives at 10 + L)
+ *   t=20  CPU 2 asks: queued, granted when 1's copy arrives
+ *   CPU 1 writes again 10 ns after its arrival (before the snoop, at half
+ *   a transfer: a hit), then 30 ns after that (after it: it waits for 2's
+ *   transfer, then its own back).
+ */
+static double sw_at[2];
+
+static void sw_thread(void *arg)
+{
+	long me = (long)arg;
+
+	if (me == 2)
+		vt_delay_ns(20);
+	if (me == 1)
+		vt_delay_ns(10);
+	fetch_add(&lo_line, 1);
+	if (me != 1)
+		return;
+	vt_delay_ns(10);
+	fetch_add(&lo_line, 1);
+	sw_at[0] = vt_clock_ns();
+	vt_delay_ns(30);
+	fetch_add(&lo_line, 1);
+	sw_at[1] = vt_clock_ns();
+}
+
+static void test_line_order(const struct vt_machine *e5)
+{
+	static const char *const want[VT_NR_ORDER] = {
+		[VT_ORDER_FIFO] = "1 2 12 3 13 14",
+		[VT_ORDER_FAR_FIRST] = "1 12 2 13 3 14",
+		[VT_ORDER_NEAR_FIRST] = "1 2 3 12 13 14",
+	};
+	struct vt_machine m;
+	double l3 = e5->lat_ns[VT_D_L3], rem = e5->lat_ns[VT_D_REMOTE];
+	const double want_ns[VT_NR_ORDER] = {
+		[VT_ORDER_FIFO] = 3 * l3 + 3 * rem,
+		[VT_ORDER_FAR_FIRST] = l3 + 5 * rem,
+		[VT_ORDER_NEAR_FIRST] = 5 * l3 + rem,
+	};
+	void *args[3] = { (void *)0L, (void *)1L, (void *)2L };
+	struct vt_stats st;
+
+	bare_machine(&m, e5);
+	for (int o = 0; o < VT_NR_ORDER; o++) {
+		const char *got;
+		double ns = 0;
+
+		m.line_order = o;
+		got = line_order_on(&m, &ns);
+		ok(!strcmp(got, want[o]), "line.order %s serves the queue in its order: %s (want %s)",
+		   vt_order_names[o], got, want[o]);
+		ok(ns == want_ns[o], "... and its transfers cost what their distances say (%.0f ns)", ns);
+	}
+
+	m.line_order = VT_ORDER_FIFO;
+	lo_line = 0;
+	is_int(vt_run(&m, 3, sw_thread, args, NULL, 0, &st), 0, "the snoop-window run ends");
+	ok(sw_at[0] == 10 + l3 + 10, "a write 10 ns after the line came, before the next request's snoop, "
+	   "hits (done at %.0f ns)", sw_at[0]);
+	ok(sw_at[1] == 10 + 3 * l3, "a write after the snoop waits for the line to go and come back "
+	   "(done at %.0f ns)", sw_at[1]);
+	is_int((int)st.transfers, 3, "three transfers: 0 to 1, 1 to 2, 2 to 1");
+}
+
 /* --- spinlocks: FIFO hand-off in the order of arrival ----------------------------- */
 
 #define SL_N	8
@@ -482,5 +601,6 @@ int main(void)
 	test_blocks(&e5);
 	test_windows(&e5);
 	test_lines_grow(&e5);
+	test_line_order(&e5);
 	return done_testing();
 }

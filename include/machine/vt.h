@@ -48,6 +48,20 @@ enum vt_cost {
 #define VT_SRC_LEN	200
 
 /*
+ * The order in which a contended line serves its queued requests
+ * (line.order): oldest first, or first the oldest from another L3 than
+ * the line's holder, or from the holder's own L3 (vt.c, vt_pick()).
+ */
+enum vt_line_order {
+	VT_ORDER_FIFO,
+	VT_ORDER_FAR_FIRST,
+	VT_ORDER_NEAR_FIRST,
+	VT_NR_ORDER,
+};
+
+extern const char *const vt_order_names[VT_NR_ORDER];
+
+/*
  * A seed's own measurements on the machine the file describes, for reports
  * to draw beside the model's predictions (never used by the model):
  * `seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE`.
@@ -75,6 +89,8 @@ struct vt_machine {
 	double lat_ns[VT_NR_DIST];	/* one line transfer at that distance */
 	double cost_ns[VT_NR_COST];
 	double syscall_ns;		/* the rest of a pread(2) beyond the model (refcount-scale) */
+	enum vt_line_order line_order;
+	char line_order_src[VT_SRC_LEN];
 	char lat_src[VT_NR_DIST][VT_SRC_LEN];
 	char cost_src[VT_NR_COST][VT_SRC_LEN];
 	char syscall_src[VT_SRC_LEN];

@@ -207,8 +207,10 @@ static void write_header(struct jw *w, const struct lab_results *r, const char *
 	if (r->machine.name[0]) {
 		jw_string(w, "name", r->machine.name);
 		jw_string(w, "time", "virtual");
-		if (r->cfg && r->cfg->vt)
+		if (r->cfg && r->cfg->vt) {
+			jw_string(w, "line_order", vt_order_names[r->cfg->vt->line_order]);
 			write_seed_points(w, r->cfg->vt, r->exp->name);
+		}
 	}
 	jw_close(w, '}');
 }

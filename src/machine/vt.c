@@ -39,6 +39,9 @@ typedef uint64_t vt_ps;
 const char *const vt_dist_names[VT_NR_DIST] = {
 	[VT_D_SMT] = "smt", [VT_D_L3] = "l3", [VT_D_SOCKET] = "socket", [VT_D_REMOTE] = "remote",
 };
+const char *const vt_order_names[VT_NR_ORDER] = {
+	[VT_ORDER_FIFO] = "fifo", [VT_ORDER_FAR_FIRST] = "far-first", [VT_ORDER_NEAR_FIRST] = "near-first",
+};
 const char *const vt_cost_names[VT_NR_COST] = {
 	[VT_C_HIT] = "hit", [VT_C_RMW] = "rmw", [VT_C_MEM] = "mem", [VT_C_BLOCK] = "block",
 	[VT_C_PAUSE] = "pause",
@@ -48,7 +51,7 @@ struct vt_cpu {
 	int id;
 	vt_ps clock;
 	bool done;
-	bool blocked;			/* queued on a spinlock */
+	bool blocked;			/* queued on a spinlock or a line */
 	int rcu_nesting;
 	unsigned long rcu_exits;	/* outermost rcu_read_unlock()s */
 	struct vt_cpu *next_waiter;
@@ -59,6 +62,11 @@ struct vt_cpu {
 	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
 	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
 	struct vt_cpu *next_line_waiter;
+	/* queued for a line (vt_queue()) */
+	struct vt_cpu *next_queued;
+	int queued_kind;
+	vt_ps queued_until;		/* when vt_grant() served it */
+	bool queued_commit;		/* ... with a transfer to commit */
 	vt_thread_fn fn;
 	void *arg;
 	void *stack;
@@ -74,10 +82,10 @@ struct vt_cpu {
 struct vt_line {
 	uintptr_t tag;			/* line number + 1; 0: free slot */
 	int owner;			/* modified/exclusive holder, -1 none */
-	int next_owner;			/* the last CPU a queued transfer is for, -1 none */
-	vt_ps owner_until;		/* with transfers queued: the holders lose it then */
+	int next_owner;			/* the CPU a transfer in flight is for, -1 none */
+	vt_ps owner_until;		/* with a transfer in flight: the holders lose it then */
 	int nr_sharers;
-	vt_ps busy_until;		/* the line serves one transfer at a time */
+	struct vt_cpu *queue, *queue_tail;	/* requests waiting for the transfer in flight */
 	struct vt_cpu *waiters;		/* CPUs in vt_wait() on this line */
 	uint64_t sharers[VT_MASK_WORDS];
 };
@@ -496,13 +504,13 @@ static void only_sharer(struct vt_line *l, int id)
 }
 
 /*
- * Nearest (read) or farthest (invalidation: every copy must answer) sharer
- * other than @c; 0 if none.
+ * The nearest (read) or farthest (invalidation: every copy must answer)
+ * sharer other than @c; NULL if none.
  */
-static vt_ps sharer_lat(const struct vt_line *l, const struct vt_cpu *c, bool farthest)
+static const struct vt_cpu *sharer_for(const struct vt_line *l, const struct vt_cpu *c, bool farthest)
 {
-	vt_ps best = 0;
-	bool any = false;
+	const struct vt_cpu *best = NULL;
+	vt_ps best_lat = 0;
 
 	for (int w = 0; w < VT_MASK_WORDS; w++) {
 		uint64_t bits = l->sharers[w];
@@ -515,83 +523,111 @@ static vt_ps sharer_lat(const struct vt_line *l, const struct vt_cpu *c, bool fa
 			if (id == c->id || id >= vt.n)
 				continue;
 			lat = vt_lat(c, &vt.cpus[id]);
-			if (!any || (farthest ? lat > best : lat < best))
-				best = lat;
-			any = true;
+			if (!best || (farthest ? lat > best_lat : lat < best_lat)) {
+				best = &vt.cpus[id];
+				best_lat = lat;
+			}
 		}
 	}
 	return best;
 }
 
 /*
- * An access of @c to @l at c->clock, in two phases.  vt_request() decides
- * at issue time whether it hits, and if not, books the transfer: it waits
- * until the line's earlier transfers are done (a line serves one at a
- * time), then takes the latency from the line's holder at that point (the
- * last one queued, or the owner, or for an ownership request the farthest
- * sharer; memory if none).  The requester then waits in virtual time for
- * the data, and vt_commit() changes the line's state when it arrives; the
- * memory operation itself runs then, in global time order.  Meanwhile the
- * current holder keeps using its copy until the request's snoop reaches it
- * (half the transfer latency after the transfer starts): a core that has
- * just got a line makes its next few accesses to it before the line can
- * leave, as on real hardware.  A read served by a shared copy does not
- * queue (the L3 or a sharer answers in parallel).
+ * An access of @c to @l at c->clock.  vt_request() decides at issue time
+ * whether it hits; if not, and no transfer of the line is in flight, it
+ * books one: the latency from the line's owner, or for an ownership
+ * request the farthest sharer, or memory.  The requester waits in virtual
+ * time for the data, and vt_commit() changes the line's state when it
+ * arrives; the memory operation itself runs then, in global time order.
+ * Meanwhile the current holder keeps using its copy until the request's
+ * snoop reaches it (half the transfer latency after the transfer starts):
+ * a core that has just got a line makes its next few accesses to it
+ * before the line can leave, as on real hardware.  A read served by a
+ * shared copy does not queue (the L3 or a sharer answers in parallel).
+ *
+ * A line serves one transfer at a time: a request that finds one in flight
+ * joins the line's queue and stops; when the data arrives, the new holder
+ * grants the line to the next request (vt_grant()), in the order the
+ * machine file's line.order says (vt_pick()).
  */
-static bool vt_pending(const struct vt_line *l, const struct vt_cpu *c)
+
+/* @l as it stands serves @c's access without a transfer. */
+static bool vt_hit(struct vt_line *l, const struct vt_cpu *c, int kind)
 {
-	return l->next_owner >= 0 && l->busy_until > c->clock;
+	bool holds = l->next_owner < 0 || c->clock < l->owner_until;
+
+	if (!holds)
+		return false;
+	if (kind == VT_READ)
+		return l->owner == c->id || is_sharer(l, c->id);
+	if (l->owner == c->id)
+		return true;
+	if (l->next_owner < 0 && l->owner < 0 && l->nr_sharers == 1 && is_sharer(l, c->id)) {
+		l->owner = c->id;	/* the only copy is ours: a silent upgrade */
+		return true;
+	}
+	return false;
 }
 
-static vt_ps vt_request(struct vt_line *l, struct vt_cpu *c, int kind, bool *commit)
+/*
+ * Where @c's access gets @l from as it stands, no transfer in flight: the
+ * owner, or a sharer (for a write, the farthest: every copy must answer);
+ * NULL for memory.
+ */
+static const struct vt_cpu *vt_source(const struct vt_line *l, const struct vt_cpu *c, int kind)
 {
-	vt_ps lat, start, done, extra = kind == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
-	bool pending = vt_pending(l, c);
-	bool holds = !pending || c->clock < l->owner_until;
-	int holder;
+	if (l->owner >= 0 && l->owner != c->id)
+		return &vt.cpus[l->owner];
+	if (l->nr_sharers && !(l->nr_sharers == 1 && is_sharer(l, c->id)))
+		return sharer_for(l, c, kind != VT_READ);
+	return NULL;
+}
 
-	*commit = false;
-	if (kind == VT_READ && holds && (l->owner == c->id || is_sharer(l, c->id)))
-		return vt.cost[VT_C_HIT];
-	if (kind != VT_READ && holds && l->owner == c->id)
-		return extra;
-	if (kind != VT_READ && !pending && l->owner < 0 && l->nr_sharers == 1 && is_sharer(l, c->id)) {
-		l->owner = c->id;	/* the only copy is ours: a silent upgrade */
-		return extra;
-	}
-	holder = pending ? l->next_owner : l->owner;
-	if (holder >= 0 && holder != c->id) {
-		lat = vt_lat(c, &vt.cpus[holder]);
-	} else if (!pending && l->nr_sharers && !(l->nr_sharers == 1 && is_sharer(l, c->id))) {
-		if (kind == VT_READ) {
-			/* a shared copy answers at once, without queueing */
-			lat = sharer_lat(l, c, false);
-			add_sharer(l, c->id);
-			vt.acc.transfer_ps += lat;
-			vt.acc.st.transfers++;
-			return lat + vt.cost[VT_C_HIT];
-		}
-		lat = sharer_lat(l, c, true);	/* invalidate every copy */
-	} else {
-		lat = vt.cost[VT_C_MEM];
-	}
-	if (!lat) {
-		vt_commit(l, c, kind);
-		return extra;
-	}
-	start = c->clock > l->busy_until ? c->clock : l->busy_until;
-	done = start + lat;
-	if (!pending)
-		l->owner_until = start + lat / 2;
-	l->busy_until = done;
-	l->next_owner = c->id;
+/* A transfer to @c from @from (NULL: memory): its latency, counted. */
+static vt_ps vt_transfer(const struct vt_cpu *c, const struct vt_cpu *from)
+{
+	vt_ps lat = from ? vt_lat(c, from) : vt.cost[VT_C_MEM];
+
+	if (!lat)
+		return 0;
 	vt.acc.st.transfers++;
-	if (lat == vt.lat[VT_D_REMOTE])
+	if (from && from->socket != c->socket)
 		vt.acc.st.remote_transfers++;
 	vt.acc.transfer_ps += lat;
-	vt.acc.queued_ps += start - c->clock;
-	*commit = true;
-	return done - c->clock + extra;
+	return lat;
+}
+
+/* @c's transfer of @l starts at @start: the holders lose the line half-way. */
+static void vt_book(struct vt_line *l, struct vt_cpu *c, vt_ps start, vt_ps lat)
+{
+	l->owner_until = start + lat / 2;
+	l->next_owner = c->id;
+	c->clock = start + lat;
+}
+
+enum vt_req { VT_REQ_DONE, VT_REQ_COMMIT, VT_REQ_QUEUE };
+
+static enum vt_req vt_request(struct vt_line *l, struct vt_cpu *c, int kind)
+{
+	vt_ps lat;
+
+	if (vt_hit(l, c, kind))
+		return VT_REQ_DONE;
+	if (l->next_owner >= 0)
+		return VT_REQ_QUEUE;
+	lat = vt_transfer(c, vt_source(l, c, kind));
+	if (kind == VT_READ && l->owner < 0 && l->nr_sharers) {
+		/* a shared copy answers at once, without queueing */
+		add_sharer(l, c->id);
+		c->clock += lat;
+		return VT_REQ_DONE;
+	}
+	if (!lat) {
+		vt_commit(l, c, kind);	/* nothing to wait for (a free first touch) */
+		return VT_REQ_DONE;
+	}
+	vt_book(l, c, c->clock, lat);
+	return VT_REQ_COMMIT;
 }
 
 /* @c's transfer of @l has arrived: the line's new state. */
@@ -607,10 +643,76 @@ static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind)
 		l->owner = c->id;
 		only_sharer(l, c->id);
 	}
-	if (l->next_owner == c->id || l->busy_until <= c->clock)
-		l->next_owner = -1;
-	else	/* the next queued request's snoop reaches us half its latency from now */
-		l->owner_until = c->clock + vt_lat(c, &vt.cpus[l->next_owner]) / 2;
+	l->next_owner = -1;
+}
+
+/*
+ * Which queued request of @l gets the line after @holder (line.order):
+ * fifo, the oldest; far-first, the oldest from another L3 than the
+ * holder's, else the oldest; near-first, the oldest from the holder's L3,
+ * else the oldest.  No public source says in what order an interconnect
+ * serves many requests for one line, so the order is the machine file's:
+ * far-first is a home agent whose probe reaches the owning core as soon
+ * as its access completes, ahead of the requests queued inside the L3;
+ * near-first is an L3 that serves its own cores before answering the
+ * probe.  @prev: the request before the one picked, NULL if it is the
+ * first.
+ */
+static struct vt_cpu **vt_pick(struct vt_line *l, const struct vt_cpu *holder, struct vt_cpu **prev)
+{
+	bool far = vt.m->line_order == VT_ORDER_FAR_FIRST;
+	struct vt_cpu **pp, *p = NULL;
+
+	*prev = NULL;
+	if (vt.m->line_order == VT_ORDER_FIFO)
+		return &l->queue;
+	for (pp = &l->queue; *pp; p = *pp, pp = &(*pp)->next_queued)
+		if (((*pp)->l3 != holder->l3) == far) {
+			*prev = p;
+			return pp;
+		}
+	return &l->queue;
+}
+
+/*
+ * @c holds @l now: hand it to the next queued request.  One that needs no
+ * transfer any more (a reader still sharing the line) goes on at once, and
+ * the next one is granted too.
+ */
+static void vt_grant(struct vt_line *l, struct vt_cpu *c)
+{
+	while (l->queue && l->next_owner < 0) {
+		struct vt_cpu *prev, **pp = vt_pick(l, c, &prev), *w = *pp;
+
+		*pp = w->next_queued;
+		if (l->queue_tail == w)
+			l->queue_tail = prev;
+		w->queued_until = c->clock;
+		w->clock = c->clock;
+		w->queued_commit = !vt_hit(l, w, w->queued_kind);
+		if (w->queued_commit)
+			vt_book(l, w, c->clock, vt_transfer(w, vt_source(l, w, w->queued_kind)));
+		w->blocked = false;
+		heap_push(w);
+	}
+}
+
+/* @c waits in @l's queue until vt_grant(); true if a transfer was booked for it. */
+static bool vt_queue(struct vt_line *l, struct vt_cpu *c, int kind)
+{
+	vt_ps t0 = c->clock;
+
+	c->queued_kind = kind;
+	c->next_queued = NULL;
+	if (l->queue_tail)
+		l->queue_tail->next_queued = c;
+	else
+		l->queue = c;
+	l->queue_tail = c;
+	c->blocked = true;
+	vt_switch(c, heap_pop());	/* the CPU the line is in flight to is runnable */
+	vt.acc.queued_ps += c->queued_until - t0;
+	return c->queued_commit;
 }
 
 /* --- the kernel model's side ------------------------------------------------------- */
@@ -662,7 +764,8 @@ void vt_access(const volatile void *p, int kind)
 {
 	struct vt_cpu *c = vt.cur;
 	struct vt_line *l;
-	bool commit;
+	unsigned int gen;
+	enum vt_req r;
 
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
@@ -670,16 +773,23 @@ void vt_access(const volatile void *p, int kind)
 	vt_sched(c);
 	vt.acc.st.events++;
 	l = vt_line_of(p);
-	c->clock += vt_request(l, c, kind & 3, &commit);
-	if (commit) {
-		unsigned int gen = vt.lines_gen;
-
+	r = vt_request(l, c, kind & 3);
+	gen = vt.lines_gen;
+	if (r == VT_REQ_QUEUE)
+		r = vt_queue(l, c, kind & 3) ? VT_REQ_COMMIT : VT_REQ_DONE;
+	if (r == VT_REQ_COMMIT) {
 		/* Everyone earlier runs first; the data arrives now. */
 		vt_sched(c);
 		if (gen != vt.lines_gen)
 			l = vt_line_of(p);
 		vt_commit(l, c, kind & 3);
+		if (l->queue)
+			vt_grant(l, c);
 	}
+	if (gen != vt.lines_gen)
+		l = vt_line_of(p);
+	/* the instruction itself, once the line is here */
+	c->clock += (kind & 3) == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
 	c->last_line = l;
 	if ((kind & 3) != VT_READ && l->waiters)
 		vt_wake_line(l, c, kind & VT_RELEASE);
@@ -848,6 +958,13 @@ void vt_spin_lock(int *lock)
 	vt_switch(c, heap_pop());
 	/* Handed over by vt_spin_unlock(): the lock is ours, the clock set. */
 	vt.acc.lock_wait_ps += c->clock - t0;
+	if (c->queued_commit) {
+		struct vt_line *l = vt_line_of(lock);
+
+		vt_commit(l, c, VT_RMW);
+		if (l->queue)
+			vt_grant(l, c);
+	}
 }
 
 void vt_spin_unlock(int *lock)
@@ -872,17 +989,17 @@ void vt_spin_unlock(int *lock)
 		q->tail = NULL;
 		q->lock = NULL;
 	}
-	/* The waiter sees the hand-off one line transfer later, and owns the line. */
+	/*
+	 * The waiter sees the hand-off one line transfer later, and owns the
+	 * line then (vt_spin_lock() commits it), unless another request of the
+	 * line is already in flight: that one takes it from the lock's owner.
+	 */
 	l = vt_line_of(lock);
-	if (c->clock + vt_lat(c, w) > w->clock)
-		w->clock = c->clock + vt_lat(c, w);
-	l->owner = w->id;
-	only_sharer(l, w->id);
-	if (l->busy_until < w->clock)
-		l->busy_until = w->clock;
-	l->next_owner = -1;
-	vt.acc.st.transfers++;
-	vt.acc.transfer_ps += vt_lat(c, w);
+	w->queued_commit = l->next_owner < 0;
+	if (w->queued_commit)
+		vt_book(l, w, c->clock, vt_transfer(w, c));
+	else
+		w->clock = c->clock + vt_transfer(w, c);
 	vt.acc.st.lock_handoffs++;
 	w->blocked = false;
 	heap_push(w);

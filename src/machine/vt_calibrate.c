@@ -183,6 +183,8 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->cost_src[VT_C_BLOCK], VT_SRC_LEN, "measured now: one cycle a basic block, as the presets charge");
 	m->cost_ns[VT_C_PAUSE] = per_op_ns(0);
 	snprintf(m->cost_src[VT_C_PAUSE], VT_SRC_LEN, "measured now: PAUSE in a loop");
+	m->line_order = VT_ORDER_FIFO;
+	snprintf(m->line_order_src, VT_SRC_LEN, "not measured: one L3, so the order is the queue's");
 	m->syscall_ns = 0;
 	snprintf(m->syscall_src, VT_SRC_LEN, "not measured: give --syscall-ns");
 	m->calibrated = true;
@@ -201,6 +203,7 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "lat.%-11s %.1f | %s\n", vt_dist_names[d], m->lat_ns[d], m->lat_src[d]);
 	for (int k = 0; k < VT_NR_COST; k++)
 		fprintf(f, "cost.%-10s %.2f | %s\n", vt_cost_names[k], m->cost_ns[k], m->cost_src[k]);
+	fprintf(f, "line.order      %s | %s\n", vt_order_names[m->line_order], m->line_order_src);
 	if (m->syscall_src[0])
 		fprintf(f, "syscall         %.0f | %s\n", m->syscall_ns, m->syscall_src);
 }

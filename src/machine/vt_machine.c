@@ -13,6 +13,9 @@
  *	smt             1       (hardware threads per core: 1 or 2)
  *	lat.smt|l3|socket|remote  NS | SOURCE   one line transfer at that distance
  *	cost.hit|rmw|mem|block|pause NS | SOURCE
+ *	line.order      fifo|far-first|near-first | SOURCE   (optional,
+ *	                default fifo) which
+ *	                queued request of a contended line is served next
  *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE   (optional, repeatable)
@@ -93,6 +96,29 @@ static int parse_sourced(char *v, double *ns, char *src, const char **why)
 	return 0;
 }
 
+/* "fifo|far-first|near-first | SOURCE" into m->line_order. */
+static int parse_order(struct vt_machine *m, char *v, const char **why)
+{
+	char *bar = strchr(v, '|'), *word;
+	int k;
+
+	if (!bar || !*trim(bar + 1)) {
+		*why = "needs 'fifo|far-first|near-first | SOURCE' (every setting names its source)";
+		return -1;
+	}
+	*bar = '\0';
+	word = trim(v);
+	for (k = 0; k < VT_NR_ORDER && strcmp(word, vt_order_names[k]); k++)
+		;
+	if (k == VT_NR_ORDER) {
+		*why = "valid: fifo, far-first, near-first";
+		return -1;
+	}
+	m->line_order = k;
+	snprintf(m->line_order_src, VT_SRC_LEN, "%s", trim(bar + 1));
+	return 0;
+}
+
 /* "seed.EXPERIMENT.VARIANT" and "T:V T:V ... | SOURCE" into the next series. */
 static int parse_seed(struct vt_machine *m, const char *key, char *v, const char **why)
 {
@@ -160,6 +186,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		return fail(err, len, path, 0, "%s", strerror(errno));
 	memset(m, 0, sizeof(*m));
 	m->calibrated = true;
+	snprintf(m->line_order_src, VT_SRC_LEN, "the default");
 	while (fgets(buf, sizeof(buf), f)) {
 		char *line = trim(buf), *key, *val;
 		const char *why = NULL;
@@ -194,6 +221,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				m->calibrated = !strcmp(val, "yes");
 			else
 				why = "calibrated: yes or no";
+		} else if (!strcmp(key, "line.order")) {
+			parse_order(m, val, &why);
 		} else if (!strcmp(key, "syscall")) {
 			parse_sourced(val, &m->syscall_ns, m->syscall_src, &why);
 		} else if (!strncmp(key, "lat.", 4)) {
@@ -216,7 +245,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				have_cost[k] = true;
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
-			      "lat.*, cost.*, syscall, calibrated, seed.*";
+			      "lat.*, cost.*, line.order, syscall, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
