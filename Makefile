@@ -158,13 +158,14 @@ LABLIB_SRCS := $(filter-out src/lab/main.c,$(LABSRCS))
 sym = $(subst -,_,$(1))
 kobjs = $(patsubst %.c,$(BUILD)/k/$(1)/$(2)/%.o,$(KSRCS))
 
-# kernel objects: build/k/<design>/<flavour>/<path>.o
+# kernel objects: build/k/<design>/<flavour>/<path>.o; a file whose preprocessed
+# text a design does not change is compiled once per flavour (tools/kcc)
 define KERNEL_BUILD
 $(BUILD)/k/$(1)/$(2)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call msg,CC,$(1)/$(2) $$<)
-	$$(Q)$$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) $$(KCFG_$(1)) -fvisibility=hidden \
-		-DMM_KERNEL_SYM=mm_kernel_$(call sym,$(1))_$(2) -DMM_KERNEL_NAME='"$(1)"' -c $$< -o $$@
+	$$(Q)tools/kcc $(BUILD)/kcache/$(2) $$< $$@ $$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) $$(KCFG_$(1)) \
+		-fvisibility=hidden -DMM_KERNEL_SYM=mm_kernel_$(call sym,$(1))_$(2) -DMM_KERNEL_NAME='"$(1)"' 
 $(BUILD)/k/$(1)/$(2)/libmm.a: $(call kobjs,$(1),$(2))
 	$$(call msg,AR,$$@)
 	@rm -f $$@
