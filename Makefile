@@ -85,7 +85,7 @@ MUTANTS := refcount-frozen-bit-nocas filemap-no-recheck page-alloc-merge-pageblo
 	   ra-skip-slot ra-bad-ref ra-eexist-ends rmap-past-pmd rmap-past-folio rmap-notify-nr \
 	   anon-no-wrprotect anon-reuse-active anon-fork-keep-write migrate-stop-restore \
 	   mgt-entry-fork-uncounted mgt-counter-fork-uncounted mgt-counter-zap-uncounted \
-	   migrate-stop-exclusive
+	   migrate-stop-exclusive folio-lock-late-waiters
 
 KCFG_refcount-frozen-bit-nocas := $(KCFG_refcount-frozen-bit) -DCONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS
 KCFG_filemap-no-recheck      := -DCONFIG_FILEMAP_MUTANT_NO_RECHECK
@@ -106,6 +106,7 @@ KCFG_mgt-entry-fork-uncounted := $(KCFG_mgt-entry) -DCONFIG_MIGRATE_MUTANT_FORK_
 KCFG_mgt-counter-fork-uncounted := $(KCFG_mgt-counter) -DCONFIG_MIGRATE_MUTANT_FORK_UNCOUNTED
 KCFG_mgt-counter-zap-uncounted := $(KCFG_mgt-counter) -DCONFIG_MIGRATE_MUTANT_ZAP_UNCOUNTED
 KCFG_migrate-stop-exclusive  := -DCONFIG_MIGRATE_MUTANT_STOP_EXCLUSIVE
+KCFG_folio-lock-late-waiters := -DCONFIG_FILEMAP_MUTANT_LATE_WAITERS
 
 # The tests that must catch each mutant (flavour/test).
 MTESTS_refcount-frozen-bit-nocas := dbg/test_page_ref chk/check_page_ref chk/check_filemap
@@ -127,6 +128,7 @@ MTESTS_mgt-entry-fork-uncounted := dbg/test_migrate
 MTESTS_mgt-counter-fork-uncounted := dbg/test_migrate chk/check_migrate
 MTESTS_mgt-counter-zap-uncounted := dbg/test_migrate chk/check_migrate
 MTESTS_migrate-stop-exclusive := dbg/test_migrate
+MTESTS_folio-lock-late-waiters := chk/check_folio_lock
 
 # --- flavours of a build -----------------------------------------------------
 #  run   timed builds linked into mmlab (frame pointers, for perf record -g)
@@ -224,7 +226,8 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_vt test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary
+COMMON  := test_vt test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+	   check_folio_lock
 
 define TEST_BUILD
 # $(1) design, $(2) flavour, $(3) test name, $(4) directory (design or "common")

@@ -74,6 +74,17 @@ static inline void clear_bit_unlock(int nr, unsigned long *addr)
 	__atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_RELEASE);
 }
 
+/*
+ * Flip @mask's bits (set ones: this clears them) with release order and
+ * say whether PG_waiters was set, in one RMW: folio_unlock()'s way of
+ * learning whether anyone sleeps on the folio (x86: a locked xorb and its
+ * sign bit, PG_waiters being bit 7 of the byte).
+ */
+static inline bool xor_unlock_is_waiters_set(unsigned long mask, unsigned long *addr)
+{
+	return (__atomic_fetch_xor(addr, mask, __ATOMIC_RELEASE) >> PG_waiters) & 1;
+}
+
 /* Non-atomic forms, for pages nobody else can see. */
 static inline void __set_bit(int nr, unsigned long *addr)
 {
@@ -119,6 +130,12 @@ FOLIO_FLAG(mlocked, PG_mlocked)
 FOLIO_FLAG(writeback, PG_writeback)
 FOLIO_FLAG(private, PG_private)
 FOLIO_FLAG(hwpoison, PG_hwpoison)
+FOLIO_FLAG(waiters, PG_waiters)
+
+static inline bool folio_xor_flags_has_waiters(struct folio *folio, unsigned long mask)
+{
+	return xor_unlock_is_waiters_set(mask, &folio->flags);
+}
 #undef FOLIO_FLAG
 
 /*

@@ -106,17 +106,31 @@ static inline loff_t folio_pos(const struct folio *folio)
 	return (loff_t)folio->index << PAGE_SHIFT;
 }
 
-/* folio_lock: PG_locked as a sleeping lock; here waiters yield. */
-void folio_lock(struct folio *folio);
+/*
+ * folio_lock: PG_locked as a sleeping lock, as the kernel's: a waiter sets
+ * PG_waiters and queues on one of the hashed folio wait queues
+ * (mm/filemap.c), and the unlock that finds PG_waiters wakes the first.
+ */
+void __folio_lock(struct folio *folio);
+void folio_wake_bit(struct folio *folio, int bit_nr);
+bool folio_wait_queued(struct folio *folio);
+extern int sysctl_page_lock_unfairness;
 
 static inline bool folio_trylock(struct folio *folio)
 {
 	return !test_and_set_bit(PG_locked, &folio->flags);
 }
 
+static inline void folio_lock(struct folio *folio)
+{
+	if (!folio_trylock(folio))
+		__folio_lock(folio);
+}
+
 static inline void folio_unlock(struct folio *folio)
 {
-	clear_bit_unlock(PG_locked, &folio->flags);
+	if (folio_xor_flags_has_waiters(folio, BIT(PG_locked)))
+		folio_wake_bit(folio, PG_locked);
 }
 
 /* A file folio's data differs from the backing store (the flag only: no writeback here). */

@@ -41,6 +41,8 @@ void vt_cas_result(bool ok);
 	(vt_access((p), VT_HK_RMW | __vt_rel(o)), __atomic_fetch_and((p), (v), (o)))
 #define __atomic_fetch_or(p, v, o)					\
 	(vt_access((p), VT_HK_RMW | __vt_rel(o)), __atomic_fetch_or((p), (v), (o)))
+#define __atomic_fetch_xor(p, v, o)					\
+	(vt_access((p), VT_HK_RMW | __vt_rel(o)), __atomic_fetch_xor((p), (v), (o)))
 #define __atomic_add_fetch(p, v, o)					\
 	(vt_access((p), VT_HK_RMW | __vt_rel(o)), __atomic_add_fetch((p), (v), (o)))
 #define __atomic_sub_fetch(p, v, o)					\

@@ -33,11 +33,205 @@
 /* linux/uaccess.h: what a copy to user memory costs beyond the memcpy(). */
 unsigned long copy_user_loops;
 
-/* The kernel sleeps in io_schedule(); the model yields until it gets the lock. */
-void folio_lock(struct folio *folio)
+/*
+ * Sleeping on a folio's lock, as the kernel does it: waiters queue on one
+ * of PAGE_WAIT_TABLE_SIZE hashed wait queues (several folios may share
+ * one), PG_waiters tells folio_unlock() that someone may be there, and the
+ * unlock wakes the first waiter of its folio.  A waiter woken
+ * sysctl_page_lock_unfairness times without getting the lock (another CPU
+ * took it first) asks for a hand-off: the waker then takes the lock on
+ * its behalf before waking it.
+ *
+ * The model's departures: waiters are only exclusive lockers (a reader
+ * waiting for I/O sleeps in io_schedule_shared() without queueing); the
+ * queue is a singly linked FIFO, so a zeroed table is ready to use; the
+ * waker unlinks an entry before it publishes WQ_FLAG_WOKEN, so a woken
+ * waiter never needs the queue's lock again; the sleep itself is
+ * cond_resched() until WQ_FLAG_WOKEN shows (in virtual time a sleep that
+ * the waker's release store ends).
+ */
+#define PAGE_WAIT_TABLE_BITS	8
+#define PAGE_WAIT_TABLE_SIZE	(1 << PAGE_WAIT_TABLE_BITS)
+
+#define WQ_FLAG_EXCLUSIVE	0x01
+#define WQ_FLAG_WOKEN		0x02
+#define WQ_FLAG_CUSTOM		0x04
+#define WQ_FLAG_DONE		0x08
+
+struct wait_page_queue {
+	struct folio *folio;
+	int bit_nr;
+	atomic_t flags;		/* the kernel's wait->flags, read and published with order */
+	struct wait_page_queue *next;
+};
+
+/* The kernel's wait_queue_head_t: a lock and a list, 24 bytes. */
+struct folio_wait_head {
+	spinlock_t lock;
+	struct wait_page_queue *head, *tail;
+};
+
+static struct folio_wait_head folio_wait_table[PAGE_WAIT_TABLE_SIZE] __attribute__((aligned(64)));
+
+int sysctl_page_lock_unfairness = 5;
+
+static struct folio_wait_head *folio_waitqueue(struct folio *folio)
 {
-	while (!folio_trylock(folio))
-		cond_resched();
+	/* hash_ptr(): the golden-ratio multiply */
+	return &folio_wait_table[((uintptr_t)folio * 0x61C8864680B583EBull) >> (64 - PAGE_WAIT_TABLE_BITS)];
+}
+
+static void wait_queue_add_tail(struct folio_wait_head *q, struct wait_page_queue *wait)
+{
+	wait->next = NULL;
+	if (q->tail)
+		q->tail->next = wait;
+	else
+		q->head = wait;
+	q->tail = wait;
+}
+
+/* Unlink @wait, which follows @prev (NULL: it is the first). */
+static void wait_queue_del(struct folio_wait_head *q, struct wait_page_queue *prev,
+			   struct wait_page_queue *wait)
+{
+	if (prev)
+		prev->next = wait->next;
+	else
+		q->head = wait->next;
+	if (q->tail == wait)
+		q->tail = prev;
+}
+
+/*
+ * Called under q->lock for a queued waiter of @folio's @bit_nr: 1 if it
+ * was woken (for a hand-off, with the lock taken for it), -1 if the bit is
+ * taken again and the walk must stop.
+ */
+static int wake_page_function(struct folio_wait_head *q, struct wait_page_queue *prev,
+			      struct wait_page_queue *wait, struct folio *folio, int bit_nr)
+{
+	unsigned int flags = atomic_read(&wait->flags);
+
+	if (test_bit(bit_nr, &folio->flags))
+		return -1;
+	if (flags & WQ_FLAG_CUSTOM) {
+		if (test_and_set_bit(bit_nr, &folio->flags))
+			return -1;
+		flags |= WQ_FLAG_DONE;
+	}
+	wait_queue_del(q, prev, wait);
+	/* The waiter may return as soon as it sees this: @wait is not touched again. */
+	atomic_set_release(&wait->flags, flags | WQ_FLAG_WOKEN);
+	return 1;
+}
+
+void folio_wake_bit(struct folio *folio, int bit_nr)
+{
+	struct folio_wait_head *q = folio_waitqueue(folio);
+	struct wait_page_queue *wait, *prev = NULL;
+	bool page_match = false;
+
+	spin_lock(&q->lock);
+	for (wait = q->head; wait; prev = wait, wait = wait->next) {
+		if (wait->folio != folio || wait->bit_nr != bit_nr)
+			continue;
+		page_match = true;
+		if (wake_page_function(q, prev, wait, folio, bit_nr))
+			break;	/* one exclusive waiter woken, or the bit is taken */
+	}
+	/*
+	 * Nobody of this folio left (or none was there): clear PG_waiters.
+	 * A queue shared with other folios' waiters keeps it, as in the kernel.
+	 */
+	if (!q->head || !page_match)
+		folio_clear_waiters(folio);
+	spin_unlock(&q->lock);
+}
+
+/*
+ * PG_waiters goes up under the queue's lock before the waiter's last try:
+ * an unlock that comes after the try then sees it and wakes the waiter.
+ * The folio-lock-late-waiters mutant sets it only once queued, outside the
+ * lock: an unlock between the try and the mark wakes nobody, the lost
+ * wake-up tests/check_folio_lock.c must catch.
+ */
+#ifndef CONFIG_FILEMAP_MUTANT_LATE_WAITERS
+static inline void folio_mark_waiters_before_try(struct folio *folio)
+{
+	folio_set_waiters(folio);
+}
+
+static inline void folio_mark_waiters_when_queued(struct folio *folio)
+{
+}
+#else
+static inline void folio_mark_waiters_before_try(struct folio *folio)
+{
+}
+
+static inline void folio_mark_waiters_when_queued(struct folio *folio)
+{
+	folio_set_waiters(folio);
+}
+#endif
+
+static void folio_wait_bit_common(struct folio *folio, int bit_nr)
+{
+	struct folio_wait_head *q = folio_waitqueue(folio);
+	int unfairness = sysctl_page_lock_unfairness;
+	struct wait_page_queue wait = { .folio = folio, .bit_nr = bit_nr };
+	unsigned int flags;
+
+repeat:
+	flags = WQ_FLAG_EXCLUSIVE;
+	if (--unfairness < 0)
+		flags |= WQ_FLAG_CUSTOM;
+
+	spin_lock(&q->lock);
+	folio_mark_waiters_before_try(folio);
+	if (!test_and_set_bit(bit_nr, &folio->flags))
+		flags |= WQ_FLAG_WOKEN | WQ_FLAG_DONE;
+	atomic_set(&wait.flags, flags);
+	if (!(flags & WQ_FLAG_WOKEN))
+		wait_queue_add_tail(q, &wait);
+	spin_unlock(&q->lock);
+	if (!(flags & WQ_FLAG_WOKEN))
+		folio_mark_waiters_when_queued(folio);
+
+	for (;;) {
+		flags = atomic_read_acquire(&wait.flags);
+		if (!(flags & WQ_FLAG_WOKEN)) {
+			cond_resched();		/* io_schedule() */
+			continue;
+		}
+		if (flags & WQ_FLAG_DONE)
+			return;
+		/* Woken without a hand-off: the lock is anyone's. */
+		if (test_and_set_bit(bit_nr, &folio->flags))
+			goto repeat;
+		return;
+	}
+}
+
+void __folio_lock(struct folio *folio)
+{
+	folio_wait_bit_common(folio, PG_locked);
+}
+
+/*
+ * Is a waiter of @folio queued?  For tests, which call it with every
+ * thread stopped (the checker's callbacks), so without the queue's lock;
+ * the kernel has no such function.
+ */
+bool folio_wait_queued(struct folio *folio)
+{
+	struct wait_page_queue *wait;
+
+	for (wait = folio_waitqueue(folio)->head; wait; wait = wait->next)
+		if (wait->folio == folio)
+			return true;
+	return false;
 }
 
 /*
