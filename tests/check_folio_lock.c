@@ -12,10 +12,12 @@
  *  - at most one CPU is inside the lock;
  *  - no wake-up is lost: a CPU asleep while nobody holds the lock and no
  *    other CPU can run is a deadlock, which the checker reports;
- *  - at the end the lock is free, PG_waiters is clear and nobody is queued.
+ *  - at the end the lock is free, nobody is queued, and PG_waiters is clear
+ *    unless a non-exclusive waiter set it and found the lock free.
  * With sysctl_page_lock_unfairness 0 every waiter asks for a hand-off at
  * once, so the waker's test_and_set_bit on the waiter's behalf is explored
- * too.  The folio-lock-late-waiters mutant marks PG_waiters only once it
+ * too.  A CPU in folio_wait_locked() (a non-exclusive waiter) must not
+ * return while the lock stays held, and is woken with the exclusive ones.  The folio-lock-late-waiters mutant marks PG_waiters only once it
  * is queued, outside the queue's lock: the checker must find the lost
  * wake-up.
  *
@@ -44,7 +46,9 @@ static struct model {
 	struct folio *folio;
 	int inside;		/* CPUs between their folio_lock() and folio_unlock() */
 	int taken;		/* lock acquisitions */
+	int released;		/* ... and releases (counted as the holder leaves) */
 	bool queued;		/* a waiter was queued in this execution */
+	bool shared;		/* a folio_wait_locked() ran: it may leave PG_waiters set */
 } M;
 
 static unsigned long queued_schedules;
@@ -53,6 +57,9 @@ static void setup(void *arg)
 {
 	memset(&M, 0, sizeof(M));
 	M.folio = (struct folio *)arg;
+	/* A failed execution may have left them: every execution starts from the same state. */
+	folio_clear_locked(M.folio);
+	folio_clear_waiters(M.folio);
 	sysctl_page_lock_unfairness = 5;
 }
 
@@ -69,6 +76,7 @@ static void critical(void)
 	M.taken++;
 	checker_sched_point();	/* the lock is held across a step */
 	M.inside--;
+	M.released++;
 }
 
 static void locker(void *arg)
@@ -85,6 +93,19 @@ static void locker_twice(void *arg)
 	locker(arg);
 }
 
+/* folio_wait_locked(): must not return while the lock stays held throughout. */
+static void waiter(void *arg)
+{
+	int released0;
+
+	checker_sched_point();
+	M.shared = true;
+	released0 = M.released;
+	folio_wait_locked(M.folio);
+	if (M.inside && M.released == released0)
+		checker_fail("W returned from folio_wait_locked() while the lock stayed held");
+}
+
 static bool inv(void *arg, char *why, size_t len)
 {
 	if (folio_wait_queued(M.folio))
@@ -96,7 +117,13 @@ static bool fin(void *arg, char *why, size_t len)
 {
 	struct folio *folio = M.folio;
 
-	if (folio_test_locked(folio) || folio_test_waiters(folio) || folio_wait_queued(folio)) {
+	/*
+	 * A shared waiter that finds the lock free after setting PG_waiters
+	 * leaves it set with nobody queued, as in the kernel: the next unlock
+	 * clears it.  Lockers alone always leave it clear.
+	 */
+	if (folio_test_locked(folio) || (folio_test_waiters(folio) && !M.shared) ||
+	    folio_wait_queued(folio)) {
 		snprintf(why, len, "at the end the folio is%s%s%s", folio_test_locked(folio) ? " locked" : "",
 			 folio_test_waiters(folio) ? " marked PG_waiters" : "",
 			 folio_wait_queued(folio) ? " with a waiter queued" : "");
@@ -131,6 +158,14 @@ static struct checker_scenario sc_handoff = {
 	.setup = setup_handoff, .invariant = inv, .final = fin, .describe = describe, .nthreads = 2,
 	.thread = { locker_twice, locker_twice }, .thread_name = { "C0", "C1" },
 	.bound_preemptions = true, .max_preemptions = MAX_PREEMPT };
+
+static struct checker_scenario sc_shared = SCENARIO(
+	.name = "e) a CPU takes the lock twice, another waits for it to be released", .nthreads = 2,
+	.thread = { locker_twice, waiter }, .thread_name = { "C0", "W" });
+static struct checker_scenario sc_mixed = SCENARIO(
+	.name = "f) two CPUs take the lock, a third waits for it to be released", .nthreads = 3,
+	.thread = { locker, locker, waiter }, .thread_name = { "C0", "C1", "W" },
+	.bound_preemptions = true, .max_preemptions = MAX_PREEMPT);
 
 static struct checker_result res;
 
@@ -174,6 +209,8 @@ int main(void)
 		explore(&sc_twice, folio, 4);
 		explore(&sc_three, folio, 3);
 		explore(&sc_handoff, folio, 4);
+		explore(&sc_shared, folio, 2);
+		explore(&sc_mixed, folio, 2);
 	}
 	folio_put(folio);
 	mem_exit();

@@ -113,6 +113,8 @@ static inline loff_t folio_pos(const struct folio *folio)
  */
 void __folio_lock(struct folio *folio);
 void folio_wake_bit(struct folio *folio, int bit_nr);
+/* Sleep until the folio is unlocked, without taking the lock. */
+void folio_wait_locked(struct folio *folio);
 bool folio_wait_queued(struct folio *folio);
 extern int sysctl_page_lock_unfairness;
 

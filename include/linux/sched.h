@@ -23,23 +23,8 @@ static inline void cond_resched(void)
 	vt_sleep();
 }
 
-/*
- * A sleep as a non-exclusive waiter (folio_wait_locked()): the waker's
- * write ends it for every such waiter at once, as wake_up() does for
- * waiters without WQ_FLAG_EXCLUSIVE.  Virtual time: a wait any write of
- * the line ends.
- */
-static inline void io_schedule_shared(void)
-{
-	vt_wait();
-}
 #else
 static inline void cond_resched(void)
-{
-	machine_wait();
-}
-
-static inline void io_schedule_shared(void)
 {
 	machine_wait();
 }

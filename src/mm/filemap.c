@@ -42,8 +42,9 @@ unsigned long copy_user_loops;
  * took it first) asks for a hand-off: the waker then takes the lock on
  * its behalf before waking it.
  *
- * The model's departures: waiters are only exclusive lockers (a reader
- * waiting for I/O sleeps in io_schedule_shared() without queueing); the
+ * Non-exclusive waiters (folio_wait_locked(): a reader waiting for a folio
+ * under I/O) queue too, and one wake-up wakes every one of them ahead of
+ * the first exclusive waiter.  The model's departures: the
  * queue is a singly linked FIFO, so a zeroed table is ready to use; the
  * waker unlinks an entry before it publishes WQ_FLAG_WOKEN, so a woken
  * waiter never needs the queue's lock again; the sleep itself is
@@ -75,10 +76,18 @@ static struct folio_wait_head folio_wait_table[PAGE_WAIT_TABLE_SIZE] __attribute
 
 int sysctl_page_lock_unfairness = 5;
 
+/*
+ * The kernel hashes the folio's address (hash_ptr(): a golden-ratio
+ * multiply); its memmap sits at a fixed address, so that is a hash of the
+ * pfn.  The model's memmap moves with the process's layout, so it hashes
+ * the memmap address the pfn would have at 0: which folios share a queue
+ * is the same on every run (virtual time's determinism depends on it).
+ */
 static struct folio_wait_head *folio_waitqueue(struct folio *folio)
 {
-	/* hash_ptr(): the golden-ratio multiply */
-	return &folio_wait_table[((uintptr_t)folio * 0x61C8864680B583EBull) >> (64 - PAGE_WAIT_TABLE_BITS)];
+	uint64_t key = (uint64_t)folio_pfn(folio) * sizeof(struct page);
+
+	return &folio_wait_table[(key * 0x61C8864680B583EBull) >> (64 - PAGE_WAIT_TABLE_BITS)];
 }
 
 static void wait_queue_add_tail(struct folio_wait_head *q, struct wait_page_queue *wait)
@@ -104,41 +113,51 @@ static void wait_queue_del(struct folio_wait_head *q, struct wait_page_queue *pr
 }
 
 /*
- * Called under q->lock for a queued waiter of @folio's @bit_nr: 1 if it
- * was woken (for a hand-off, with the lock taken for it), -1 if the bit is
- * taken again and the walk must stop.
+ * Called under q->lock for a queued waiter of @folio's @bit_nr: 1 if an
+ * exclusive waiter was woken (for a hand-off, with the lock taken for it),
+ * 0 for a non-exclusive one (the walk goes on), -1 if the bit is taken
+ * again and the walk must stop.
  */
 static int wake_page_function(struct folio_wait_head *q, struct wait_page_queue *prev,
 			      struct wait_page_queue *wait, struct folio *folio, int bit_nr)
 {
 	unsigned int flags = atomic_read(&wait->flags);
 
-	if (test_bit(bit_nr, &folio->flags))
-		return -1;
-	if (flags & WQ_FLAG_CUSTOM) {
-		if (test_and_set_bit(bit_nr, &folio->flags))
+	if (flags & WQ_FLAG_EXCLUSIVE) {
+		if (test_bit(bit_nr, &folio->flags))
 			return -1;
-		flags |= WQ_FLAG_DONE;
+		if (flags & WQ_FLAG_CUSTOM) {
+			if (test_and_set_bit(bit_nr, &folio->flags))
+				return -1;
+			flags |= WQ_FLAG_DONE;
+		}
 	}
 	wait_queue_del(q, prev, wait);
 	/* The waiter may return as soon as it sees this: @wait is not touched again. */
 	atomic_set_release(&wait->flags, flags | WQ_FLAG_WOKEN);
-	return 1;
+	return (flags & WQ_FLAG_EXCLUSIVE) ? 1 : 0;
 }
 
 void folio_wake_bit(struct folio *folio, int bit_nr)
 {
 	struct folio_wait_head *q = folio_waitqueue(folio);
-	struct wait_page_queue *wait, *prev = NULL;
+	struct wait_page_queue *wait, *prev = NULL, *next;
 	bool page_match = false;
 
 	spin_lock(&q->lock);
-	for (wait = q->head; wait; prev = wait, wait = wait->next) {
-		if (wait->folio != folio || wait->bit_nr != bit_nr)
+	for (wait = q->head; wait; wait = next) {
+		int ret;
+
+		next = wait->next;	/* read before a wake-up lets the waiter go */
+		if (wait->folio != folio || wait->bit_nr != bit_nr) {
+			prev = wait;
 			continue;
+		}
 		page_match = true;
-		if (wake_page_function(q, prev, wait, folio, bit_nr))
+		ret = wake_page_function(q, prev, wait, folio, bit_nr);
+		if (ret)
 			break;	/* one exclusive waiter woken, or the bit is taken */
+		/* a non-exclusive waiter woken and unlinked: prev stays */
 	}
 	/*
 	 * Nobody of this folio left (or none was there): clear PG_waiters.
@@ -176,7 +195,20 @@ static inline void folio_mark_waiters_when_queued(struct folio *folio)
 }
 #endif
 
-static void folio_wait_bit_common(struct folio *folio, int bit_nr)
+enum behavior {
+	EXCLUSIVE,	/* take the bit (folio_lock()) */
+	SHARED,		/* wait until it is clear (folio_wait_locked()) */
+};
+
+/* Under q->lock: take the bit (exclusive) or see it clear (shared). */
+static bool folio_trylock_flag(struct folio *folio, int bit_nr, unsigned int flags)
+{
+	if (flags & WQ_FLAG_EXCLUSIVE)
+		return !test_and_set_bit(bit_nr, &folio->flags);
+	return !test_bit(bit_nr, &folio->flags);
+}
+
+static void folio_wait_bit_common(struct folio *folio, int bit_nr, enum behavior behavior)
 {
 	struct folio_wait_head *q = folio_waitqueue(folio);
 	int unfairness = sysctl_page_lock_unfairness;
@@ -184,13 +216,16 @@ static void folio_wait_bit_common(struct folio *folio, int bit_nr)
 	unsigned int flags;
 
 repeat:
-	flags = WQ_FLAG_EXCLUSIVE;
-	if (--unfairness < 0)
-		flags |= WQ_FLAG_CUSTOM;
+	flags = 0;
+	if (behavior == EXCLUSIVE) {
+		flags = WQ_FLAG_EXCLUSIVE;
+		if (--unfairness < 0)
+			flags |= WQ_FLAG_CUSTOM;
+	}
 
 	spin_lock(&q->lock);
 	folio_mark_waiters_before_try(folio);
-	if (!test_and_set_bit(bit_nr, &folio->flags))
+	if (folio_trylock_flag(folio, bit_nr, flags))
 		flags |= WQ_FLAG_WOKEN | WQ_FLAG_DONE;
 	atomic_set(&wait.flags, flags);
 	if (!(flags & WQ_FLAG_WOKEN))
@@ -205,7 +240,7 @@ repeat:
 			cond_resched();		/* io_schedule() */
 			continue;
 		}
-		if (flags & WQ_FLAG_DONE)
+		if (behavior != EXCLUSIVE || (flags & WQ_FLAG_DONE))
 			return;
 		/* Woken without a hand-off: the lock is anyone's. */
 		if (test_and_set_bit(bit_nr, &folio->flags))
@@ -216,7 +251,13 @@ repeat:
 
 void __folio_lock(struct folio *folio)
 {
-	folio_wait_bit_common(folio, PG_locked);
+	folio_wait_bit_common(folio, PG_locked, EXCLUSIVE);
+}
+
+void folio_wait_locked(struct folio *folio)
+{
+	if (folio_test_locked(folio))
+		folio_wait_bit_common(folio, PG_locked, SHARED);
 }
 
 /*
@@ -795,8 +836,7 @@ static bool filemap_wait_uptodate(struct folio *folio)
 {
 	if (likely(folio_test_uptodate(folio)))
 		return true;
-	while (folio_test_locked(folio))
-		io_schedule_shared();
+	folio_wait_locked(folio);
 	return folio_test_uptodate(folio);
 }
 
