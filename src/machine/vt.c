@@ -697,6 +697,14 @@ static void vt_grant(struct vt_line *l, struct vt_cpu *c)
 	}
 }
 
+/* @c's transfer of @l (access @kind) has arrived: commit it, then serve the queue. */
+static void vt_arrive(struct vt_line *l, struct vt_cpu *c, int kind)
+{
+	vt_commit(l, c, kind);
+	if (l->queue)
+		vt_grant(l, c);
+}
+
 /* @c waits in @l's queue until vt_grant(); true if a transfer was booked for it. */
 static bool vt_queue(struct vt_line *l, struct vt_cpu *c, int kind)
 {
@@ -777,17 +785,12 @@ void vt_access(const volatile void *p, int kind)
 	gen = vt.lines_gen;
 	if (r == VT_REQ_QUEUE)
 		r = vt_queue(l, c, kind & 3) ? VT_REQ_COMMIT : VT_REQ_DONE;
-	if (r == VT_REQ_COMMIT) {
-		/* Everyone earlier runs first; the data arrives now. */
-		vt_sched(c);
-		if (gen != vt.lines_gen)
-			l = vt_line_of(p);
-		vt_commit(l, c, kind & 3);
-		if (l->queue)
-			vt_grant(l, c);
-	}
-	if (gen != vt.lines_gen)
+	if (r == VT_REQ_COMMIT)
+		vt_sched(c);	/* everyone earlier runs first; the data arrives now */
+	if (gen != vt.lines_gen)	/* the table grew while others ran */
 		l = vt_line_of(p);
+	if (r == VT_REQ_COMMIT)
+		vt_arrive(l, c, kind & 3);
 	/* the instruction itself, once the line is here */
 	c->clock += (kind & 3) == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
 	c->last_line = l;
@@ -958,13 +961,8 @@ void vt_spin_lock(int *lock)
 	vt_switch(c, heap_pop());
 	/* Handed over by vt_spin_unlock(): the lock is ours, the clock set. */
 	vt.acc.lock_wait_ps += c->clock - t0;
-	if (c->queued_commit) {
-		struct vt_line *l = vt_line_of(lock);
-
-		vt_commit(l, c, VT_RMW);
-		if (l->queue)
-			vt_grant(l, c);
-	}
+	if (c->queued_commit)
+		vt_arrive(vt_line_of(lock), c, VT_RMW);
 }
 
 void vt_spin_unlock(int *lock)

@@ -13,9 +13,8 @@
  *	smt             1       (hardware threads per core: 1 or 2)
  *	lat.smt|l3|socket|remote  NS | SOURCE   one line transfer at that distance
  *	cost.hit|rmw|mem|block|pause NS | SOURCE
- *	line.order      fifo|far-first|near-first | SOURCE   (optional,
- *	                default fifo) which
- *	                queued request of a contended line is served next
+ *	line.order      fifo|far-first|near-first | SOURCE   (optional, default
+ *	                fifo) which queued request of a contended line goes next
  *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE   (optional, repeatable)

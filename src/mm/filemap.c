@@ -160,8 +160,9 @@ void folio_wake_bit(struct folio *folio, int bit_nr)
 		/* a non-exclusive waiter woken and unlinked: prev stays */
 	}
 	/*
-	 * Nobody of this folio left (or none was there): clear PG_waiters.
-	 * A queue shared with other folios' waiters keeps it, as in the kernel.
+	 * The queue is empty, or held no waiter of this folio: clear
+	 * PG_waiters.  Otherwise it stays, even if the waiters left are other
+	 * folios' (a spurious wake-up call at the next unlock), as in the kernel.
 	 */
 	if (!q->head || !page_match)
 		folio_clear_waiters(folio);
