@@ -23,7 +23,8 @@ import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert a["machine"]["name"] == "e5-2690v3-2s" and a["machine"]["cpus"] == 24, a["machine"]
 assert a["params"]["machine"] == "e5-2690v3-2s", a["params"]
-assert a["params"]["repeat"] == 1, a["params"]
+# Five repetitions by default: five interleavings (the jitter's seed is seed + repetition).
+assert a["params"]["repeat"] == 5, a["params"]
 variants = {r["variant"] for r in a["results"]}
 assert "host-pread" not in variants and "vanilla" in variants, variants
 key = lambda r: (r["variant"], r["point"]["threads"])
@@ -38,13 +39,19 @@ for k in ra:
     # Virtual time: the host's load is not measured, so nothing is flagged.
     hn = ra[k]["host_noise"]
     assert hn["flagged_samples"] == 0 and hn["steal_pct"] == 0 and hn["nivcsw"] == 0, (k, hn)
+    assert len(ra[k]["samples"]) == 5, k
+# Contended, the interleavings differ; the median is the middle one.
+for v in ("vanilla", "frozen-bit"):
+    s = ra[(v, 14)]["samples"]
+    assert len(set(s)) > 1, (v, s)
+    assert abs(ra[(v, 14)]["median"] - sorted(s)[2]) <= 1e-9 * sorted(s)[2], (v, s)
 # A CAS loop retries under contention; fetch-add never does.
 assert ra[("vanilla", 14)]["counters"]["cas_retries_per_op"] > 0
 assert ra[("frozen-bit", 14)]["counters"]["cas_retries_per_op"] == 0
 assert ra[("vanilla", 14)]["counters"]["remote_transfers_per_op"] > 0
 assert ra[("vanilla", 2)]["counters"]["remote_transfers_per_op"] == 0
 PY
-ok $? "the same numbers twice, the machine named, the why counters present and sensible"
+ok $? "the same numbers twice, five interleavings a point, the machine named, the why counters present and sensible"
 cmp -s "$tmp/a.table" "$tmp/b.table"
 ok $? "the two tables are the same"
 python3 - "$tmp/a.json" <<'PY'
@@ -207,6 +214,27 @@ rt = lambda r: r["counters"]["remote_transfers_per_op"] / r["counters"]["line_tr
 assert rt(vf) > rt(va), (rt(vf), rt(va))
 PY
 ok $? "... its JSON names the order, and more of its transfers cross the socket than fifo's at 14 threads"
+sed 's/^line.window .*/line.window 3 | a test/' machines/e5-2690v3-2s.conf >"$tmp/window.conf"
+usage_error "a line.window beyond 2" run refcount-scale --machine "$tmp/window.conf"
+grep -q '0\.\.2' "$tmp/err"
+ok $? "... and the error names the valid range"
+sed 's/^line.window .*/line.window 0.5/' machines/e5-2690v3-2s.conf >"$tmp/window.conf"
+usage_error "a line.window without its source" run refcount-scale --machine "$tmp/window.conf"
+# How long a holder keeps a contended line after the next transfer starts: fewer transfers a read.
+sed 's/^line.window .*/line.window 1 | a test/' machines/e5-2690v3-2s.conf >"$tmp/window.conf"
+"$MMLAB" run refcount-scale --machine "$tmp/window.conf" --threads 14 --variant vanilla --virtual-us 200 \
+	--json "$tmp/window.json" >/dev/null 2>&1
+ok $? "a machine file with line.window 1 runs"
+python3 - "$tmp/a.json" "$tmp/window.json" <<'PY'
+import json, sys
+a, w = (json.load(open(x)) for x in sys.argv[1:3])
+assert a["machine"]["line_window"] == 0.5 and w["machine"]["line_window"] == 1, (a["machine"], w["machine"])
+va = {r["point"]["threads"]: r for r in a["results"] if r["variant"] == "vanilla"}[14]
+vw = w["results"][0]
+tr = lambda r: r["counters"]["line_transfers_per_op"]
+assert tr(vw) < tr(va), (tr(vw), tr(va))
+PY
+ok $? "... its JSON names the window, and its readers move the line less often than at 0.5"
 usage_error "a host-only variant asked for by name" run refcount-scale --machine e5-2690v3-2s --variant host-pread
 usage_error "machines takes no argument" machines extra
 usage_error "calibrate takes no argument" calibrate extra

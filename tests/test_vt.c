@@ -47,6 +47,7 @@ static void bare_machine(struct vt_machine *m, const struct vt_machine *from)
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
 	for (int d = 0; d < VT_NR_DIST; d++)
 		m->lat_ns[d] = from ? from->lat_ns[d] : 10 * (d + 1);
+	m->line_window = VT_WINDOW_DEFAULT;
 }
 
 /* --- a line ping-ponged between two CPUs --------------------------------------- */
@@ -194,6 +195,30 @@ static void sw_thread(void *arg)
 	sw_at[1] = vt_clock_ns();
 }
 
+/*
+ * The same three CPUs with the snoop at @w of the transfer (line.window):
+ * CPU 1's writes 10 and 40 ns after its copy came hit while they come
+ * before the snoop (at @w * L after its arrival); one after it waits for
+ * 2's transfer and its own back (at 10 + 3L).
+ */
+static void test_line_window(struct vt_machine *m, double w, double l3)
+{
+	void *args[3] = { (void *)0L, (void *)1L, (void *)2L };
+	double snoop = 10 + l3 + w * l3, want[2];
+	struct vt_stats st;
+
+	want[0] = 10 + l3 + 10 < snoop ? 10 + l3 + 10 : 10 + 3 * l3;
+	want[1] = want[0] + 30 < snoop || want[0] > snoop ? want[0] + 30 : 10 + 3 * l3;
+	m->line_window = w;
+	lo_line = 0;
+	is_int(vt_run(m, 3, sw_thread, args, NULL, 0, &st), 0, "line.window %.1f: the run ends", w);
+	ok(sw_at[0] == want[0] && sw_at[1] == want[1], "line.window %.1f: CPU 1's writes done at %.0f and "
+	   "%.0f ns (want %.0f and %.0f: snoop at %.1f ns)", w, sw_at[0], sw_at[1], want[0], want[1], snoop);
+	is_int((int)st.transfers, want[1] == 10 + l3 + 40 ? 2 : 3,
+	       "line.window %.1f: transfers 0 to 1, 1 to 2, and 2 to 1 if 1 wrote after the snoop", w);
+	m->line_window = VT_WINDOW_DEFAULT;
+}
+
 static void test_line_order(const struct vt_machine *e5)
 {
 	static const char *const want[VT_NR_ORDER] = {
@@ -208,8 +233,6 @@ static void test_line_order(const struct vt_machine *e5)
 		[VT_ORDER_FAR_FIRST] = l3 + 5 * rem,
 		[VT_ORDER_NEAR_FIRST] = 5 * l3 + rem,
 	};
-	void *args[3] = { (void *)0L, (void *)1L, (void *)2L };
-	struct vt_stats st;
 
 	bare_machine(&m, e5);
 	for (int o = 0; o < VT_NR_ORDER; o++) {
@@ -224,13 +247,9 @@ static void test_line_order(const struct vt_machine *e5)
 	}
 
 	m.line_order = VT_ORDER_FIFO;
-	lo_line = 0;
-	is_int(vt_run(&m, 3, sw_thread, args, NULL, 0, &st), 0, "the snoop-window run ends");
-	ok(sw_at[0] == 10 + l3 + 10, "a write 10 ns after the line came, before the next request's snoop, "
-	   "hits (done at %.0f ns)", sw_at[0]);
-	ok(sw_at[1] == 10 + 3 * l3, "a write after the snoop waits for the line to go and come back "
-	   "(done at %.0f ns)", sw_at[1]);
-	is_int((int)st.transfers, 3, "three transfers: 0 to 1, 1 to 2, 2 to 1");
+	test_line_window(&m, VT_WINDOW_DEFAULT, l3);
+	test_line_window(&m, 0.1, l3);
+	test_line_window(&m, 1.0, l3);
 }
 
 /* --- spinlocks: FIFO hand-off in the order of arrival ----------------------------- */

@@ -61,6 +61,10 @@ enum vt_line_order {
 
 extern const char *const vt_order_names[VT_NR_ORDER];
 
+/* line.window's valid range, and what a file that does not say gets. */
+#define VT_WINDOW_MAX		2.0
+#define VT_WINDOW_DEFAULT	0.5
+
 /*
  * A seed's own measurements on the machine the file describes, for reports
  * to draw beside the model's predictions (never used by the model):
@@ -91,6 +95,13 @@ struct vt_machine {
 	double syscall_ns;		/* the rest of a pread(2) beyond the model (refcount-scale) */
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
+	/*
+	 * line.window: how long a line's holders keep using it after the
+	 * transfer to the next requester starts, as a fraction of that
+	 * transfer's latency (its snoop's arrival; 0.5: half-way).
+	 */
+	double line_window;
+	char line_window_src[VT_SRC_LEN];
 	char lat_src[VT_NR_DIST][VT_SRC_LEN];
 	char cost_src[VT_NR_COST][VT_SRC_LEN];
 	char syscall_src[VT_SRC_LEN];

@@ -175,6 +175,14 @@ struct experiment {
 
 	/* Runs on a simulated machine in virtual time with --machine (ctx->vt). */
 	bool virtual_time;
+	/*
+	 * With --machine: the default of --repeat (0: 1).  Virtual time is
+	 * deterministic, so repetitions only differ where run_one() draws a
+	 * sample's timing from a seed of its repetition (refcount-scale's
+	 * syscall jitter): their spread is how much a prediction depends on
+	 * the interleaving of the CPUs.
+	 */
+	int vt_default_repeat;
 };
 
 struct exp_ctx {

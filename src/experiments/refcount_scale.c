@@ -292,13 +292,20 @@ static void rs_sum(const struct rs_worker_arg *args, int n, struct rs_thread *to
 }
 
 /* Boot @k sized for @nr_threads and set the file up; NULL (and the kernel shut down) on failure. */
-static void *rs_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads)
+/*
+ * Repetition @rep of a point draws its syscall jitter (and the file's
+ * bytes) from seed + rep: on the host the samples stay independent draws,
+ * in virtual time, where everything else is the same, the repetitions are
+ * different interleavings of the same workload.
+ */
+static void *rs_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads, int rep)
 {
 	struct rs_ctx *rc = ctx->priv;
 	struct rs_params p = rc->params;
 	void *state;
 
 	p.nr_threads = nr_threads;
+	p.seed += (uint64_t)rep;
 	if (exp_mem_boot(ctx, k, nr_threads))
 		return NULL;
 	state = k->rs_setup(&p);
@@ -314,7 +321,7 @@ static void *rs_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int n
  * for.  @vm_events (NULL: not counted) gets the vm events the threads
  * counted, from their start to the join.
  */
-static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads,
+static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads, int rep,
 			double seconds, struct rs_thread *total, unsigned long *vm_events,
 			double *elapsed, struct sample *out)
 {
@@ -325,7 +332,7 @@ static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_t
 
 	if (!args)
 		return -1;
-	run.state = rs_boot_setup(ctx, k, nr_threads);
+	run.state = rs_boot_setup(ctx, k, nr_threads, rep);
 	if (!run.state)
 		goto out;
 	k->reset_vm_events();
@@ -362,7 +369,7 @@ static void rs_vt_thread_main(void *p)
  * reads until every one's clock has passed --virtual-us.  ops/s is the
  * reads completed over that virtual time; the counters say where it went.
  */
-static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads,
+static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads, int rep,
 		     struct sample *out)
 {
 	struct rs_ctx *rc = ctx->priv;
@@ -377,7 +384,7 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 
 	if (!args || !argv)
 		goto out;
-	run.state = rs_boot_setup(ctx, k, nr_threads);
+	run.state = rs_boot_setup(ctx, k, nr_threads, rep);
 	if (!run.state)
 		goto out;
 	for (int i = 0; i < nr_threads; i++) {
@@ -527,9 +534,9 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	int ret;
 
 	if (ctx->vt)
-		return rs_run_vt(ctx, impl->vt, nr_threads, out);
+		return rs_run_vt(ctx, impl->vt, nr_threads, rep, out);
 	if (impl->timed)
-		ret = rs_run_model(ctx, impl->timed, nr_threads, rc->seconds, &total, NULL,
+		ret = rs_run_model(ctx, impl->timed, nr_threads, rep, rc->seconds, &total, NULL,
 				   &elapsed, out);
 	else
 		ret = rs_run_host(ctx, nr_threads, rc->seconds, &total, &elapsed, &host_files);
@@ -555,7 +562,7 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		unsigned long *vm_events = exp_vm_events_alloc(impl->events);
 		double ev_elapsed;
 
-		if (!vm_events || rs_run_model(ctx, impl->events, nr_threads, rc->events_seconds,
+		if (!vm_events || rs_run_model(ctx, impl->events, nr_threads, 0, rc->events_seconds,
 					       &ev, vm_events, &ev_elapsed, out)) {
 			free(vm_events);
 			return -1;
@@ -589,7 +596,7 @@ static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc)
 			return -1;
 		if (t.ops && (!host_ns || elapsed * 1e9 / t.ops < host_ns))
 			host_ns = elapsed * 1e9 / t.ops;
-		if (rs_run_model(ctx, &mm_kernel_vanilla_run, 1, seconds, &t, NULL, &elapsed, &scratch))
+		if (rs_run_model(ctx, &mm_kernel_vanilla_run, 1, 0, seconds, &t, NULL, &elapsed, &scratch))
 			return -1;
 		if (t.ops && (!model_ns || elapsed * 1e9 / t.ops < model_ns))
 			model_ns = elapsed * 1e9 / t.ops;
@@ -632,4 +639,5 @@ const struct experiment exp_refcount_scale = {
 	.run_one = rs_run_one,
 	.finish = rs_finish,
 	.virtual_time = true,
+	.vt_default_repeat = 5,
 };

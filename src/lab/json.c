@@ -209,6 +209,7 @@ static void write_header(struct jw *w, const struct lab_results *r, const char *
 		jw_string(w, "time", "virtual");
 		if (r->cfg && r->cfg->vt) {
 			jw_string(w, "line_order", vt_order_names[r->cfg->vt->line_order]);
+			jw_number(w, "line_window", r->cfg->vt->line_window);
 			write_seed_points(w, r->cfg->vt, r->exp->name);
 		}
 	}

@@ -379,7 +379,8 @@ static int resolve_mem(struct lab_config *cfg, const struct given *g,
 /*
  * --machine: host (NULL), or a simulated machine, which only experiments
  * that run in virtual time accept.  Virtual time is deterministic, so
- * --repeat defaults to 1 there.
+ * --repeat defaults to the experiment's vt_default_repeat there (1 unless
+ * its repetitions draw different interleavings).
  */
 static int resolve_machine(struct lab_config *cfg, const struct given *g,
 			   const struct lab_machine *m, char *err, size_t len)
@@ -397,7 +398,7 @@ static int resolve_machine(struct lab_config *cfg, const struct given *g,
 	if (lab_vt_resolve(text, cfg->vt, err, len))
 		return -1;
 	if (!g->global[G_REPEAT] && !cfg->repeat_auto)
-		cfg->repeat = 1;
+		cfg->repeat = cfg->exp->vt_default_repeat > 0 ? cfg->exp->vt_default_repeat : 1;
 	/* Variants that measure the host itself have no place on a simulated machine. */
 	for (int i = 0, j = 0; i < cfg->nr_variants; i++) {
 		if (cfg->variants[i]->host_only && g->global[G_VARIANT])

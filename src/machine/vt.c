@@ -121,6 +121,7 @@ static struct {
 	const struct vt_machine *m;
 	vt_ps lat[VT_NR_DIST];
 	vt_ps cost[VT_NR_COST];
+	vt_ps window_permille;		/* line.window, in thousandths */
 	int n;
 	struct vt_cpu *cpus;
 	struct vt_cpu **heap;		/* runnable CPUs other than the running one */
@@ -597,10 +598,13 @@ static vt_ps vt_transfer(const struct vt_cpu *c, const struct vt_cpu *from)
 	return lat;
 }
 
-/* @c's transfer of @l starts at @start: the holders lose the line half-way. */
+/*
+ * @c's transfer of @l starts at @start: the holders lose the line when its
+ * snoop reaches them, line.window of the way (half-way in every preset).
+ */
 static void vt_book(struct vt_line *l, struct vt_cpu *c, vt_ps start, vt_ps lat)
 {
-	l->owner_until = start + lat / 2;
+	l->owner_until = start + lat * vt.window_permille / 1000;
 	l->next_owner = c->id;
 	c->clock = start + lat;
 }
@@ -1068,6 +1072,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
 	for (int k = 0; k < VT_NR_COST; k++)
 		vt.cost[k] = ns_to_ps(m->cost_ns[k]);
+	vt.window_permille = (vt_ps)llround(m->line_window * 1000);
 	vt.n = n + vt.nr_agents;
 	vt.cpus = calloc(vt.n, sizeof(*vt.cpus));
 	vt.heap = calloc(vt.n, sizeof(*vt.heap));

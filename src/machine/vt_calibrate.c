@@ -185,6 +185,8 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->cost_src[VT_C_PAUSE], VT_SRC_LEN, "measured now: PAUSE in a loop");
 	m->line_order = VT_ORDER_FIFO;
 	snprintf(m->line_order_src, VT_SRC_LEN, "not measured: one L3, so the order is the queue's");
+	m->line_window = VT_WINDOW_DEFAULT;
+	snprintf(m->line_window_src, VT_SRC_LEN, "not measured: the presets' half-way (docs/DESIGN.md, Virtual time)");
 	m->syscall_ns = 0;
 	snprintf(m->syscall_src, VT_SRC_LEN, "not measured: give --syscall-ns");
 	m->calibrated = true;
@@ -204,6 +206,7 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 	for (int k = 0; k < VT_NR_COST; k++)
 		fprintf(f, "cost.%-10s %.2f | %s\n", vt_cost_names[k], m->cost_ns[k], m->cost_src[k]);
 	fprintf(f, "line.order      %s | %s\n", vt_order_names[m->line_order], m->line_order_src);
+	fprintf(f, "line.window     %.2f | %s\n", m->line_window, m->line_window_src);
 	if (m->syscall_src[0])
 		fprintf(f, "syscall         %.0f | %s\n", m->syscall_ns, m->syscall_src);
 }

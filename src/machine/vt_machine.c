@@ -118,6 +118,23 @@ static int parse_order(struct vt_machine *m, char *v, const char **why)
 	return 0;
 }
 
+/* "F | SOURCE" into m->line_window, F in 0..VT_WINDOW_MAX. */
+static int parse_window(struct vt_machine *m, char *v, const char **why)
+{
+	double f;
+
+	if (parse_sourced(v, &f, m->line_window_src, why)) {
+		*why = "needs 'F | SOURCE', F a fraction of a transfer in 0..2 (every setting names its source)";
+		return -1;
+	}
+	if (f > VT_WINDOW_MAX) {
+		*why = "F is a fraction of a transfer in 0..2";
+		return -1;
+	}
+	m->line_window = f;
+	return 0;
+}
+
 /* "seed.EXPERIMENT.VARIANT" and "T:V T:V ... | SOURCE" into the next series. */
 static int parse_seed(struct vt_machine *m, const char *key, char *v, const char **why)
 {
@@ -186,6 +203,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 	memset(m, 0, sizeof(*m));
 	m->calibrated = true;
 	snprintf(m->line_order_src, VT_SRC_LEN, "the default");
+	m->line_window = VT_WINDOW_DEFAULT;
+	snprintf(m->line_window_src, VT_SRC_LEN, "the default");
 	while (fgets(buf, sizeof(buf), f)) {
 		char *line = trim(buf), *key, *val;
 		const char *why = NULL;
@@ -222,6 +241,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				why = "calibrated: yes or no";
 		} else if (!strcmp(key, "line.order")) {
 			parse_order(m, val, &why);
+		} else if (!strcmp(key, "line.window")) {
+			parse_window(m, val, &why);
 		} else if (!strcmp(key, "syscall")) {
 			parse_sourced(val, &m->syscall_ns, m->syscall_src, &why);
 		} else if (!strncmp(key, "lat.", 4)) {
@@ -244,7 +265,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				have_cost[k] = true;
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
-			      "lat.*, cost.*, line.order, syscall, calibrated, seed.*";
+			      "lat.*, cost.*, line.order, line.window, syscall, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
