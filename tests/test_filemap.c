@@ -266,6 +266,53 @@ static void test_activate_in_lru_add_batch(void)
 	address_space_destroy(&m2);
 }
 
+/*
+ * One folio on the inactive list, read again and again (seed 000's loop).
+ * Its second access queues it in this CPU's lru_activate batch, off the
+ * LRU and not yet active, where one folio stays until a drain; from then
+ * on every second access clears PG_referenced and ages the workingset
+ * clock again, as the kernel's folio_mark_accessed() does:
+ *   access   1    2         3    4         drain   5    6
+ *   flags    R    parked    R    parked    A       AR   AR
+ *   age      0    1         1    2         2       2    2
+ */
+static void test_mark_accessed_ages_workingset(void)
+{
+	static const long want_age[6] = { 0, 1, 1, 2, 2, 2 };
+	static const bool want_ref[6] = { true, false, true, false, true, true };
+	struct address_space m3;
+	struct folio *f = folio_alloc(GFP_KERNEL, 0);
+	long age0 = atomic_long_read(&node_lruvec.nonresident_age);
+
+	address_space_init(&m3);
+	if (!f || filemap_add_folio(&m3, f, 0, GFP_KERNEL)) {
+		printf("Bail out! could not add a folio\n");
+		exit(1);
+	}
+	folio_mark_uptodate(f);
+	folio_unlock(f);
+	lru_add_drain();
+	ok(folio_test_lru(f) && !folio_test_active(f) && !folio_test_referenced(f),
+	   "the folio sits on the inactive list, unreferenced");
+	for (int i = 0; i < 6; i++) {
+		if (i == 4) {
+			lru_add_drain();
+			ok(folio_test_lru(f) && folio_test_active(f), "the drain puts it on the active list");
+		}
+		folio_mark_accessed(f);
+		is_int(atomic_long_read(&node_lruvec.nonresident_age) - age0, want_age[i],
+		       "access %d: the workingset clock has aged by %ld", i + 1, want_age[i]);
+		ok(folio_test_referenced(f) == want_ref[i], "access %d: PG_referenced %s", i + 1,
+		   want_ref[i] ? "set" : "clear");
+		if (i == 1 || i == 3)
+			ok(!folio_test_lru(f) && !folio_test_active(f),
+			   "access %d: parked in the activation batch, off the LRU, not active", i + 1);
+	}
+	folio_put(f);
+	truncate_inode_pages(&m3);
+	address_space_destroy(&m3);
+}
+
 int main(void)
 {
 	struct page_alloc_report r;
@@ -280,6 +327,7 @@ int main(void)
 	test_read();
 	test_shmem_read();
 	test_activate_in_lru_add_batch();
+	test_mark_accessed_ages_workingset();
 	test_remove_mapping();
 	test_truncate_with_reader();
 #ifdef CONFIG_FILEMAP_SEQCOUNT_READ

@@ -32,6 +32,8 @@ struct lruvec {
 	spinlock_t lru_lock;
 	struct list_head lists[NR_LRU_LISTS];
 	unsigned long nr_pages[NR_LRU_LISTS];	/* under lru_lock */
+	/* Pages activated or evicted: the clock of refault distances (workingset.c). */
+	atomic_long_t nonresident_age;
 };
 
 extern struct lruvec node_lruvec;
@@ -60,6 +62,10 @@ static inline void folio_add_lru_vma(struct folio *folio, struct vm_area_struct 
 	folio_add_lru(folio);
 }
 void folio_mark_accessed(struct folio *folio);
+
+/* mm/workingset.c: a folio was activated; the lruvec's non-resident age advances. */
+void workingset_age_nonresident(struct lruvec *lruvec, unsigned long nr_pages);
+void workingset_activation(struct folio *folio);
 
 /* Move this CPU's batches, one CPU's, or every CPU's (those CPUs quiescent). */
 void lru_add_drain(void);

@@ -53,6 +53,7 @@ void lruvec_init(struct lruvec *lruvec)
 		INIT_LIST_HEAD(&lruvec->lists[lru]);
 		lruvec->nr_pages[lru] = 0;
 	}
+	atomic_long_set(&lruvec->nonresident_age, 0);
 }
 
 /* Under lru_lock; reclaim sizes its scans from these without it. */
@@ -159,7 +160,10 @@ static void __lru_cache_activate_folio(struct folio *folio)
 /*
  * The classic LRU's two-touch rule: the first access sets PG_referenced,
  * the second activates the folio and clears it.  An active, referenced
- * folio costs only the flag reads.
+ * folio costs only the flag reads.  One that waits in some CPU's
+ * activation batch is off the LRU and not yet active: every second access
+ * clears PG_referenced and ages the workingset clock again, as in the
+ * kernel, until that CPU's batch moves.
  */
 void folio_mark_accessed(struct folio *folio)
 {
@@ -173,6 +177,7 @@ void folio_mark_accessed(struct folio *folio)
 		else
 			__lru_cache_activate_folio(folio);
 		folio_clear_referenced(folio);
+		workingset_activation(folio);
 	}
 }
 
