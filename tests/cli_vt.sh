@@ -192,18 +192,25 @@ sed 's/^cost.block /cost.gap /' machines/e5-2690v3-2s.conf >"$tmp/gap.conf"
 usage_error "the old per-event cost.gap" run refcount-scale --machine "$tmp/gap.conf"
 grep -q 'cost.block' "$tmp/err"
 ok $? "... and the error names cost.block, its replacement"
-sed 's/^line.order .*/line.order lifo | a test/' machines/e5-2690v3-2s.conf >"$tmp/order.conf"
-usage_error "an unknown line.order" run refcount-scale --machine "$tmp/order.conf"
-grep -q 'fifo, far-first, near-first' "$tmp/err"
-ok $? "... and the error names the valid orders"
-sed 's/^line.order .*/line.order far-first/' machines/e5-2690v3-2s.conf >"$tmp/order.conf"
-usage_error "a line.order without its source" run refcount-scale --machine "$tmp/order.conf"
+# A machine-file setting: a bad value, and a good one without its source, exit 2 (the first
+# naming what is valid); a good one runs refcount-scale at 14 threads into $tmp/KEY.json.
+setting_checks() {
+	local key=$1 bad=$2 valid=$3 good=$4 conf="$tmp/$1.conf"
+
+	sed "s/^$key .*/$key $bad | a test/" machines/e5-2690v3-2s.conf >"$conf"
+	usage_error "a bad $key ($bad)" run refcount-scale --machine "$conf"
+	grep -q -- "$valid" "$tmp/err"
+	ok $? "... and the error names what is valid ($valid)"
+	sed "s/^$key .*/$key $good/" machines/e5-2690v3-2s.conf >"$conf"
+	usage_error "a $key without its source" run refcount-scale --machine "$conf"
+	sed "s/^$key .*/$key $good | a test/" machines/e5-2690v3-2s.conf >"$conf"
+	"$MMLAB" run refcount-scale --machine "$conf" --threads 14 --variant vanilla --virtual-us 200 \
+		--json "$tmp/$key.json" >/dev/null 2>&1
+	ok $? "a machine file with $key $good runs"
+}
 # The order a contended line serves its queue changes the socket boundary, and is recorded.
-sed 's/^line.order .*/line.order far-first | a test/' machines/e5-2690v3-2s.conf >"$tmp/order.conf"
-"$MMLAB" run refcount-scale --machine "$tmp/order.conf" --threads 14 --variant vanilla --virtual-us 200 \
-	--json "$tmp/far.json" >/dev/null 2>&1
-ok $? "a machine file with line.order far-first runs"
-python3 - "$tmp/a.json" "$tmp/far.json" <<'PY'
+setting_checks line.order lifo 'fifo, far-first, near-first' far-first
+python3 - "$tmp/a.json" "$tmp/line.order.json" <<'PY'
 import json, sys
 a, f = (json.load(open(x)) for x in sys.argv[1:3])
 assert a["machine"]["line_order"] == "fifo" and f["machine"]["line_order"] == "far-first"
@@ -214,18 +221,9 @@ rt = lambda r: r["counters"]["remote_transfers_per_op"] / r["counters"]["line_tr
 assert rt(vf) > rt(va), (rt(vf), rt(va))
 PY
 ok $? "... its JSON names the order, and more of its transfers cross the socket than fifo's at 14 threads"
-sed 's/^line.window .*/line.window 3 | a test/' machines/e5-2690v3-2s.conf >"$tmp/window.conf"
-usage_error "a line.window beyond 2" run refcount-scale --machine "$tmp/window.conf"
-grep -q '0\.\.2' "$tmp/err"
-ok $? "... and the error names the valid range"
-sed 's/^line.window .*/line.window 0.5/' machines/e5-2690v3-2s.conf >"$tmp/window.conf"
-usage_error "a line.window without its source" run refcount-scale --machine "$tmp/window.conf"
 # How long a holder keeps a contended line after the next transfer starts: fewer transfers a read.
-sed 's/^line.window .*/line.window 1 | a test/' machines/e5-2690v3-2s.conf >"$tmp/window.conf"
-"$MMLAB" run refcount-scale --machine "$tmp/window.conf" --threads 14 --variant vanilla --virtual-us 200 \
-	--json "$tmp/window.json" >/dev/null 2>&1
-ok $? "a machine file with line.window 1 runs"
-python3 - "$tmp/a.json" "$tmp/window.json" <<'PY'
+setting_checks line.window 3 '0\.\.2' 1
+python3 - "$tmp/a.json" "$tmp/line.window.json" <<'PY'
 import json, sys
 a, w = (json.load(open(x)) for x in sys.argv[1:3])
 assert a["machine"]["line_window"] == 0.5 and w["machine"]["line_window"] == 1, (a["machine"], w["machine"])
