@@ -421,6 +421,19 @@ def seed_points(run):
     return out
 
 
+def boost_interval(run, variant, point):
+    """ " [lo, hi]": the 95% interval of a boost over vanilla, in per cent, where the
+    comparison has one (virtual time's repetitions are interleavings: it says how much the
+    prediction depends on them); "" otherwise."""
+    c = run.cmp(variant, point)
+    if not c or c.get("baseline") != run.base or c.get("ci95_low") is None or c.get("ci95_high") is None:
+        return ""
+    lo, hi = (c["ci95_low"] - 1) * 100, (c["ci95_high"] - 1) * 100
+    if not run.higher:
+        lo, hi = -hi, -lo
+    return " [%+.1f, %+.1f]" % (lo, hi)
+
+
 def section_seed(run):
     """Side by side with the seed's table: the model's prediction, the seed, the error, and
     each design's boost over vanilla in both."""
@@ -441,7 +454,7 @@ def section_seed(run):
             b = run.cell(run.base, p) if run.base else None
             if v != run.base and b and run.base in seed and t in seed[run.base][1]:
                 mb, sb = change_pct(b["median"], model, run.higher), change_pct(seed[run.base][1][t], real, run.higher)
-                row += ["%+.1f" % mb, "%+.1f" % sb, "%+.1f" % (mb - sb)]
+                row += ["%+.1f%s" % (mb, boost_interval(run, v, p)), "%+.1f" % sb, "%+.1f" % (mb - sb)]
             else:
                 row += ["", "", ""]
             rows.append(row)
@@ -450,7 +463,9 @@ def section_seed(run):
     srcs = sorted({src for src, _ in seed.values()})
     return (["### Against the seed's own table (%s, virtual time)" % m.get("name", "?"), "",
              "The model's medians are predictions; the seed's numbers were measured on that "
-             "machine (%s). Boosts are over %s, in percentage points of each column." %
+             "machine (%s). Boosts are over %s, in percentage points of each column; the "
+             "model's with its 95%% interval over the repetitions (in virtual time, "
+             "interleavings)." %
              ("; ".join(srcs), run.base or "the baseline"), ""] +
             md_table(["threads", "variant", "model", "seed", "error", "model boost",
                       "seed boost", "boost error (pp)"], rows, "rlrrrrrr"))
