@@ -65,7 +65,8 @@ static const struct exp_option rs_options[] = {
 	  "model variants only); auto: host-pread's time per read at 1 thread minus the model's, measured first",
 	  { [SCALE_DEFAULT] = "auto" }, 0, 100000, "auto" },
 	{ "syscall-jitter", OPT_INT, "the rest of pread(2) varies per read, uniformly within this % of "
-	  "--syscall-ns either way (seeded: the same every run); 0: a constant delay",
+	  "--syscall-ns either way (seeded, repetition r from seed + r: the same every run, and with "
+	  "--machine each repetition another interleaving); 0: a constant delay",
 	  { [SCALE_DEFAULT] = "10" }, 0, 50 },
 	{ "copy-ns", OPT_INT, "of --syscall-ns, the part spent copying to the user buffer (copy_to_user()), "
 	  "between the read's page-cache get and put instead of after the put; a read costs the same",
@@ -291,12 +292,12 @@ static void rs_sum(const struct rs_worker_arg *args, int n, struct rs_thread *to
 	}
 }
 
-/* Boot @k sized for @nr_threads and set the file up; NULL (and the kernel shut down) on failure. */
 /*
- * Repetition @rep of a point draws its syscall jitter (and the file's
- * bytes) from seed + rep: on the host the samples stay independent draws,
- * in virtual time, where everything else is the same, the repetitions are
- * different interleavings of the same workload.
+ * Boot @k sized for @nr_threads and set the file up; NULL (and the kernel
+ * shut down) on failure.  Repetition @rep of a point draws its syscall
+ * jitter (and the file's bytes) from seed + rep: on the host the samples
+ * stay independent draws; in virtual time, where nothing else differs,
+ * the repetitions are different interleavings of the same workload.
  */
 static void *rs_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads, int rep)
 {
