@@ -541,10 +541,11 @@ static const struct vt_cpu *sharer_for(const struct vt_line *l, const struct vt_
  * time for the data, and vt_commit() changes the line's state when it
  * arrives; the memory operation itself runs then, in global time order.
  * Meanwhile the current holder keeps using its copy until the request's
- * snoop reaches it (half the transfer latency after the transfer starts):
- * a core that has just got a line makes its next few accesses to it
- * before the line can leave, as on real hardware.  A read served by a
- * shared copy does not queue (the L3 or a sharer answers in parallel).
+ * snoop reaches it (line.window of the transfer latency after the transfer
+ * starts, vt_book()): a core that has just got a line makes its next few
+ * accesses to it before the line can leave, as on real hardware.  A read
+ * served by a shared copy does not queue (the L3 or a sharer answers in
+ * parallel).
  *
  * A line serves one transfer at a time: a request that finds one in flight
  * joins the line's queue and stops; when the data arrives, the new holder

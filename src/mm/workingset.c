@@ -4,9 +4,9 @@
  * lruvec's non-resident age clock advances by the folio's pages.  Refault
  * distances (shadow entries) are not modelled; the clock is, because the
  * kernel advances it on the read path: folio_mark_accessed() activates a
- * folio on its second touch, and a folio parked in another CPU's
- * activation batch (off the LRU, so never made active) is "activated"
- * again on every second read, one atomic add on a line every reader
+ * folio on its second touch, and a folio parked in some CPU's activation
+ * batch (off the LRU, so never made active) is "activated" again on every
+ * second read, one atomic add on a line every reader
  * shares.  The model has no memcg: the kernel with memcg enabled adds once
  * for the folio's cgroup and once for each of its ancestors, the model
  * once, for the node (as with mem_cgroup_disabled()).
