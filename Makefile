@@ -138,21 +138,29 @@ MTESTS_folio-lock-late-waiters := chk/check_folio_lock
 #  chk   every atomic is a scheduling point of the interleaving checker
 #  vt    virtual time: every shim event is charged by the simulated machine
 #        (src/machine/vt.c), every basic block of plain code counted by it
-#        (trace-pc); built for VT_KERNELS only, linked into mmlab
+#        (trace-pc), every plain load, store and copy by its memory hierarchy
+#        (src/machine/vt_cache.c, through GCC's TSan instrumentation);
+#        built for VT_KERNELS only, linked into mmlab
 FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 FL_run  := -O2 $(FRAMEPTR)
 FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_DEBUG_VM_EVENTS
 FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -DCONFIG_FAIL_PAGE_ALLOC
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
-FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc
+FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc -fsanitize=thread -U__SANITIZE_THREAD__ \
+	   --param=tsan-instrument-func-entry-exit=0 -fno-builtin-memcpy -fno-builtin-memmove \
+	   -fno-builtin-memset
+# The vt objects' every load and store calls src/machine/vt_cache.c (its own
+# __tsan_* entry points, not the TSan runtime), and so do their copies:
+OCFL_vt := --redefine-sym memcpy=vt_memcpy --redefine-sym memmove=vt_memmove \
+	   --redefine-sym memset=vt_memset
 LDFL_tsan := -fsanitize=thread
 
 # Every design is built in the vt flavour too: every experiment takes --machine.
 VT_KERNELS := $(KERNELS) $(BASES)
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
-MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_machine.c src/machine/vt_calibrate.c
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_machine.c src/machine/vt_calibrate.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c,$(LABSRCS))
@@ -175,7 +183,7 @@ $(BUILD)/k/$(1)/$(2)/libmm.a: $(call kobjs,$(1),$(2))
 $(BUILD)/k/$(1)/$(2)/kernel.o: $(call kobjs,$(1),$(2))
 	$$(call msg,LD,$$@)
 	$$(Q)$$(LD) -r -o $$@.tmp $$^
-	$$(Q)$$(OBJCOPY) --localize-hidden $$@.tmp $$@
+	$$(Q)$$(OBJCOPY) --localize-hidden $$(OCFL_$(2)) $$@.tmp $$@
 	@rm -f $$@.tmp
 DEPFILES += $(patsubst %.o,%.d,$(call kobjs,$(1),$(2)))
 endef
@@ -226,7 +234,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_vt test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+COMMON  := test_vt test_vt_cache test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
 	   check_folio_lock
 
 define TEST_BUILD

@@ -48,6 +48,32 @@ enum vt_cost {
 #define VT_SRC_LEN	200
 
 /*
+ * The memory hierarchy and the core (src/machine/vt_cache.c), settings of a
+ * machine file given all together or not at all: sizes in KiB, latencies in
+ * ns (load to use), the reorder buffer in instructions, outstanding misses,
+ * the stream prefetcher's distance in lines, and what each of two busy SMT
+ * siblings keeps of its core's single-thread throughput.
+ */
+enum vt_hier_setting {
+	VT_H_L1D_SIZE, VT_H_L1D_WAYS,
+	VT_H_L2_SIZE, VT_H_L2_WAYS, VT_H_L2_LAT,
+	VT_H_L3_SIZE, VT_H_L3_WAYS, VT_H_L3_LAT,
+	VT_H_MEM_REMOTE,
+	VT_H_ROB, VT_H_MSHR, VT_H_L2MSHR, VT_H_PF_DEGREE,
+	VT_H_SMT_SHARE,
+	VT_NR_HIER,
+};
+
+struct vt_hier_key {
+	const char *name;
+	double lo, hi;
+	bool integer;
+	const char *what;
+};
+
+extern const struct vt_hier_key vt_hier_keys[VT_NR_HIER];
+
+/*
  * The order in which a contended line serves its queued requests
  * (line.order): oldest first, or first the oldest from another L3 than
  * the line's holder, or from the holder's own L3 (vt.c, vt_pick()).
@@ -106,6 +132,9 @@ struct vt_machine {
 	char cost_src[VT_NR_COST][VT_SRC_LEN];
 	char syscall_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
+	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
+	double hier_val[VT_NR_HIER];
+	char hier_src[VT_NR_HIER][VT_SRC_LEN];
 	int nr_seed;
 	struct vt_seed_series seed[VT_MAX_SEED_SERIES];
 };
@@ -152,6 +181,16 @@ struct vt_stats {
 	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
 	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
 	double code_ns;			/* time charged for plain code: its basic blocks */
+	/* The memory hierarchy (machine files with caches; hier set): demand line accesses that missed */
+	bool hier;
+	unsigned long long l1_miss;	/* ... the core's L1d */
+	unsigned long long l2_miss;	/* ... its L2 too */
+	unsigned long long l3_miss;	/* ... and its domain's L3: memory or another core */
+	unsigned long long xdomain;	/* served by a core of another L3 domain */
+	unsigned long long mem_local;	/* served by the local node's memory */
+	unsigned long long mem_remote;	/* ... by another node's */
+	unsigned long long prefetches;	/* lines the stream prefetcher brought in */
+	double mem_ns;			/* time the CPUs stalled on their own misses (after overlap) */
 };
 
 typedef void (*vt_thread_fn)(void *arg);

@@ -88,6 +88,16 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 	sample_counter(out, "lock_handoffs_per_op", st->lock_handoffs / ops);
 	sample_counter(out, "lock_wait_ns_per_op", st->lock_wait_ns / ops);
 	sample_counter(out, "poll_ns_per_op", st->poll_ns / ops);
+	if (st->hier) {
+		sample_counter(out, "l1_misses_per_op", st->l1_miss / ops);
+		sample_counter(out, "l2_misses_per_op", st->l2_miss / ops);
+		sample_counter(out, "l3_misses_per_op", st->l3_miss / ops);
+		sample_counter(out, "other_domain_per_op", st->xdomain / ops);
+		sample_counter(out, "mem_local_per_op", st->mem_local / ops);
+		sample_counter(out, "mem_remote_per_op", st->mem_remote / ops);
+		sample_counter(out, "prefetches_per_op", st->prefetches / ops);
+		sample_counter(out, "mem_stall_ns_per_op", st->mem_ns / ops);
+	}
 	/* Where the CPUs' virtual time went, in % of all of it. */
 	if (st->cpu_ns > 0) {
 		double pct = 100 / st->cpu_ns;
@@ -97,6 +107,8 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 		sample_counter(out, "share_wait_pct", (st->poll_ns + st->lock_wait_ns) * pct);
 		sample_counter(out, delay_counter, st->delay_ns * pct);
 		sample_counter(out, "share_code_pct", st->code_ns * pct);
+		if (st->hier)
+			sample_counter(out, "share_mem_pct", st->mem_ns * pct);
 	}
 }
 

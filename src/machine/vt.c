@@ -21,20 +21,9 @@
 #include <linux/smp.h>
 #include <machine/vt.h>
 
-#if !defined(__x86_64__)
-#include <ucontext.h>
-#endif
+#include "vt_int.h"
 
-typedef uint64_t vt_ps;
-
-#define VT_STACK	(256 << 10)
-#define VT_LINE_SHIFT	6
-#define VT_MASK_WORDS	(VT_MAX_CPUS / 64)
-#define VT_LINES_BITS_MIN	16	/* the line table's first size; it doubles when 3/4 full */
-#define VT_LINES_BITS_MAX	24	/* 12.6M lines (768 MiB of memory touched) a run at most */
-#define VT_MAX_LOCKQ	256
-#define VT_WAIT_MAX_PS	1000000ull	/* a spinner looks again after 1 us even if its line is quiet */
-#define VT_SLEEP_MAX_PS	50000000ull	/* a sleeper after 50 us: a wake-up the model missed */
+struct vt_state vt;
 
 const char *const vt_dist_names[VT_NR_DIST] = {
 	[VT_D_SMT] = "smt", [VT_D_L3] = "l3", [VT_D_SOCKET] = "socket", [VT_D_REMOTE] = "remote",
@@ -46,117 +35,6 @@ const char *const vt_cost_names[VT_NR_COST] = {
 	[VT_C_HIT] = "hit", [VT_C_RMW] = "rmw", [VT_C_MEM] = "mem", [VT_C_BLOCK] = "block",
 	[VT_C_PAUSE] = "pause",
 };
-
-struct vt_cpu {
-	int id;
-	vt_ps clock;
-	bool done;
-	bool blocked;			/* queued on a spinlock or a line */
-	int rcu_nesting;
-	unsigned long rcu_exits;	/* outermost rcu_read_unlock()s */
-	struct vt_cpu *next_waiter;
-	int heap_pos;			/* index in the heap while in it */
-	struct vt_line *last_line;	/* the line of its last event */
-	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
-	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
-	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
-	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
-	struct vt_cpu *next_line_waiter;
-	/* queued for a line (vt_queue()) */
-	struct vt_cpu *next_queued;
-	int queued_kind;
-	vt_ps queued_until;		/* when vt_grant() served it */
-	bool queued_commit;		/* ... with a transfer to commit */
-	vt_thread_fn fn;
-	void *arg;
-	void *stack;
-#if defined(__x86_64__)
-	void *sp;
-#else
-	ucontext_t uc;
-#endif
-	/* topology, precomputed */
-	int socket, l3, core;
-};
-
-struct vt_line {
-	uintptr_t tag;			/* line number + 1; 0: free slot */
-	int owner;			/* modified/exclusive holder, -1 none */
-	int next_owner;			/* the CPU a transfer in flight is for, -1 none */
-	vt_ps owner_until;		/* with a transfer in flight: the holders lose it then */
-	int nr_sharers;
-	struct vt_cpu *queue, *queue_tail;	/* requests waiting for the transfer in flight */
-	struct vt_cpu *waiters;		/* CPUs in vt_wait() on this line */
-	uint64_t sharers[VT_MASK_WORDS];
-};
-
-/*
- * A kthread (linux/kthread.h) of a virtual-time kernel: the block device.
- * Started before a run, it runs in the run as one more virtual CPU, an
- * agent, placed on the machine's last CPU; the run ends when the machine's
- * CPUs have, wherever the agents are waiting.
- */
-#define VT_MAX_AGENTS	4
-
-struct vt_agent {
-	int (*fn)(void *data);
-	void *data;
-	int ret;
-	bool ran;		/* its run is over */
-	bool stopped;		/* kthread_stop() was called */
-};
-
-/* The counts of a run (vt_stats' sums, in picoseconds where they are times). */
-struct vt_counts {
-	struct vt_stats st;
-	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, code_ps;
-};
-
-struct vt_lockq {
-	int *lock;
-	struct vt_cpu *head, *tail;
-};
-
-static struct {
-	const struct vt_machine *m;
-	vt_ps lat[VT_NR_DIST];
-	vt_ps cost[VT_NR_COST];
-	vt_ps window_permille;		/* line.window, in thousandths */
-	int n;
-	struct vt_cpu *cpus;
-	struct vt_cpu **heap;		/* runnable CPUs other than the running one */
-	int nheap;
-	struct vt_cpu *cur;
-	int live;
-	struct vt_line *lines;
-	unsigned int nr_lines;
-	unsigned int lines_bits;	/* the table has 1 << lines_bits slots */
-	unsigned int lines_gen;		/* bumped when the table grows: line pointers move */
-	struct vt_lockq lockq[VT_MAX_LOCKQ];
-	int *stop;
-	vt_ps stop_at;
-	struct vt_counts acc;		/* what the run's CPUs did */
-	/* Timed windows (vt_window_begin/end): what the run did inside them. */
-	int nr_windows;
-	bool window_open;
-	struct vt_counts window_start, windows;
-	vt_ps window_clock, windows_ps;
-	vt_ps stop_ps;
-	bool failed;
-#if defined(__x86_64__)
-	void *main_sp;
-#else
-	ucontext_t main_uc;
-#endif
-	int saved_cpu_number;
-	struct vt_agent agents[VT_MAX_AGENTS];	/* kthreads of the next or last run */
-	int nr_agents;
-} vt;
-
-static vt_ps ns_to_ps(double ns)
-{
-	return (vt_ps)llround(ns * 1000.0);
-}
 
 /* --- topology ------------------------------------------------------------------ */
 
@@ -318,12 +196,16 @@ void __sanitizer_cov_trace_pc(void)
 		c->blocks++;
 }
 
-/* The plain code @c ran since its clock last moved: cost.block a block. */
-static void vt_charge_code(struct vt_cpu *c)
+/*
+ * The plain code @c ran since its clock last moved: cost.block a block, more
+ * while its SMT sibling shares the core (vt_hier_code_ps()).
+ */
+void vt_charge_code(struct vt_cpu *c)
 {
-	vt_ps t = (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
+	vt_ps t = vt.h ? vt_hier_code_ps(c, c->blocks) : (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
 
 	vt.acc.st.blocks += c->blocks;
+	c->blocks_run += c->blocks;
 	c->blocks = 0;
 	c->clock += t;
 	vt.acc.code_ps += t;
@@ -466,7 +348,14 @@ static void vt_lines_grow(void)
 	vt.lines_gen++;
 }
 
-static struct vt_line *vt_line_of(const volatile void *p)
+struct vt_line *vt_line_find(uintptr_t tag)
+{
+	struct vt_line *l = vt_line_slot(vt.lines, vt.lines_bits, tag);
+
+	return l->tag ? l : NULL;
+}
+
+struct vt_line *vt_line_of(const volatile void *p)
 {
 	uintptr_t tag = ((uintptr_t)p >> VT_LINE_SHIFT) + 1;
 	struct vt_line *l = vt_line_slot(vt.lines, vt.lines_bits, tag);
@@ -481,15 +370,16 @@ static struct vt_line *vt_line_of(const volatile void *p)
 	l->tag = tag;
 	l->owner = -1;
 	l->next_owner = -1;
+	l->home = vt.cur ? vt.cur->socket : 0;
 	return l;
 }
 
-static bool is_sharer(const struct vt_line *l, int id)
+bool is_sharer(const struct vt_line *l, int id)
 {
 	return (l->sharers[id / 64] >> (id % 64)) & 1;
 }
 
-static void add_sharer(struct vt_line *l, int id)
+void add_sharer(struct vt_line *l, int id)
 {
 	if (!is_sharer(l, id)) {
 		l->sharers[id / 64] |= 1ull << (id % 64);
@@ -497,7 +387,7 @@ static void add_sharer(struct vt_line *l, int id)
 	}
 }
 
-static void only_sharer(struct vt_line *l, int id)
+void only_sharer(struct vt_line *l, int id)
 {
 	memset(l->sharers, 0, sizeof(l->sharers));
 	l->sharers[id / 64] = 1ull << (id % 64);
@@ -585,16 +475,31 @@ static const struct vt_cpu *vt_source(const struct vt_line *l, const struct vt_c
 	return NULL;
 }
 
-/* A transfer to @c from @from (NULL: memory): its latency, counted. */
-static vt_ps vt_transfer(const struct vt_cpu *c, const struct vt_cpu *from)
+/*
+ * A transfer of @l to @c from @from (NULL: from memory, or with a memory
+ * hierarchy, from wherever @c's caches have it): its latency, counted.
+ */
+static vt_ps vt_transfer(struct vt_cpu *c, const struct vt_cpu *from, struct vt_line *l)
 {
-	vt_ps lat = from ? vt_lat(c, from) : vt.cost[VT_C_MEM];
+	vt_ps lat;
 
+	if (!from && vt.h)
+		lat = vt_hier_fetch(c, l);
+	else
+		lat = from ? vt_lat(c, from) : vt.cost[VT_C_MEM];
 	if (!lat)
 		return 0;
 	vt.acc.st.transfers++;
 	if (from && from->socket != c->socket)
 		vt.acc.st.remote_transfers++;
+	if (from && vt.h && from->core != c->core) {
+		vt.acc.st.l1_miss++;
+		vt.acc.st.l2_miss++;
+		if (from->l3 != c->l3) {
+			vt.acc.st.l3_miss++;
+			vt.acc.st.xdomain++;
+		}
+	}
 	vt.acc.transfer_ps += lat;
 	return lat;
 }
@@ -616,13 +521,18 @@ static enum vt_req vt_request(struct vt_line *l, struct vt_cpu *c, int kind)
 {
 	vt_ps lat;
 
-	if (vt_hit(l, c, kind))
+	if (vt_hit(l, c, kind)) {
+		if (vt.h)
+			vt_hier_hit(c, l, kind != VT_READ);
 		return VT_REQ_DONE;
+	}
 	if (l->next_owner >= 0)
 		return VT_REQ_QUEUE;
-	lat = vt_transfer(c, vt_source(l, c, kind));
+	lat = vt_transfer(c, vt_source(l, c, kind), l);
 	if (kind == VT_READ && l->owner < 0 && l->nr_sharers) {
 		/* a shared copy answers at once, without queueing */
+		if (vt.h)
+			vt_hier_commit(c, l, false);
 		add_sharer(l, c->id);
 		c->clock += lat;
 		return VT_REQ_DONE;
@@ -638,6 +548,8 @@ static enum vt_req vt_request(struct vt_line *l, struct vt_cpu *c, int kind)
 /* @c's transfer of @l has arrived: the line's new state. */
 static void vt_commit(struct vt_line *l, struct vt_cpu *c, int kind)
 {
+	if (vt.h)
+		vt_hier_commit(c, l, kind != VT_READ);
 	if (kind == VT_READ) {
 		if (l->owner >= 0 && l->owner != c->id) {
 			add_sharer(l, l->owner);
@@ -696,7 +608,7 @@ static void vt_grant(struct vt_line *l, struct vt_cpu *c)
 		w->clock = c->clock;
 		w->queued_commit = !vt_hit(l, w, w->queued_kind);
 		if (w->queued_commit)
-			vt_book(l, w, c->clock, vt_transfer(w, vt_source(l, w, w->queued_kind)));
+			vt_book(l, w, c->clock, vt_transfer(w, vt_source(l, w, w->queued_kind), l));
 		w->blocked = false;
 		heap_push(w);
 	}
@@ -783,6 +695,8 @@ void vt_access(const volatile void *p, int kind)
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
 	vt_charge_code(c);
+	if (vt.h && (kind & 3) == VT_RMW)
+		vt_hier_serialise(c);
 	vt_sched(c);
 	vt.acc.st.events++;
 	l = vt_line_of(p);
@@ -1000,9 +914,9 @@ void vt_spin_unlock(int *lock)
 	l = vt_line_of(lock);
 	w->queued_commit = l->next_owner < 0;
 	if (w->queued_commit)
-		vt_book(l, w, c->clock, vt_transfer(w, c));
+		vt_book(l, w, c->clock, vt_transfer(w, c, l));
 	else
-		w->clock = c->clock + vt_transfer(w, c);
+		w->clock = c->clock + vt_transfer(w, c, l);
 	vt.acc.st.lock_handoffs++;
 	w->blocked = false;
 	heap_push(w);
@@ -1049,6 +963,17 @@ int vt_set_nr_cpus(int nr_cpus)
 }
 
 /* --- a run ------------------------------------------------------------------------ */
+
+/* The two hardware threads of each core of @m among the run's first @n CPUs. */
+static void vt_pair_siblings(const struct vt_machine *m, int n)
+{
+	int cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
+
+	for (int i = cores; i < n; i++) {
+		vt.cpus[i].sibling = &vt.cpus[i - cores];
+		vt.cpus[i - cores].sibling = &vt.cpus[i];
+	}
+}
 
 int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args,
 	   int *stop, double stop_ns, struct vt_stats *stats)
@@ -1120,6 +1045,12 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		if (i)
 			heap_push(c);
 	}
+	vt_pair_siblings(m, n);
+	if (vt_hier_start(m)) {
+		fprintf(stderr, "mmlab: vt: out of memory for %s's caches\n", m->name);
+		ret = -1;
+		goto out;
+	}
 	vt.live = n;
 	vt.saved_cpu_number = cpu_number;
 	vt_switch(NULL, &vt.cpus[0]);
@@ -1141,9 +1072,12 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.acc.st.poll_ns = vt.acc.poll_ps / 1000.0;
 	vt.acc.st.delay_ns = vt.acc.delay_ps / 1000.0;
 	vt.acc.st.code_ns = vt.acc.code_ps / 1000.0;
+	vt.acc.st.mem_ns = vt.acc.mem_ps / 1000.0;
+	vt.acc.st.hier = m->hier;
 	if (stats)
 		*stats = vt.acc.st;
 out:
+	vt_hier_stop();
 	for (int i = 0; i < vt.n; i++)
 		if (vt.cpus[i].stack)
 			munmap(vt.cpus[i].stack, VT_STACK);
@@ -1169,6 +1103,8 @@ static void vt_counts_add_delta(struct vt_counts *sum, const struct vt_counts *n
 	ADD(st.events); ADD(st.blocks); ADD(st.transfers); ADD(st.remote_transfers);
 	ADD(st.cas_fail); ADD(st.lock_acquires); ADD(st.lock_handoffs);
 	ADD(transfer_ps); ADD(queued_ps); ADD(lock_wait_ps); ADD(poll_ps); ADD(delay_ps); ADD(code_ps);
+	ADD(st.l1_miss); ADD(st.l2_miss); ADD(st.l3_miss); ADD(st.xdomain); ADD(st.mem_local);
+	ADD(st.mem_remote); ADD(st.prefetches); ADD(mem_ps);
 #undef ADD
 }
 

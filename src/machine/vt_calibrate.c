@@ -207,6 +207,8 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "cost.%-10s %.2f | %s\n", vt_cost_names[k], m->cost_ns[k], m->cost_src[k]);
 	fprintf(f, "line.order      %s | %s\n", vt_order_names[m->line_order], m->line_order_src);
 	fprintf(f, "line.window     %.2f | %s\n", m->line_window, m->line_window_src);
+	for (int k = 0; m->hier && k < VT_NR_HIER; k++)
+		fprintf(f, "%-15s %g | %s\n", vt_hier_keys[k].name, m->hier_val[k], m->hier_src[k]);
 	if (m->syscall_src[0])
 		fprintf(f, "syscall         %.0f | %s\n", m->syscall_ns, m->syscall_src);
 }

@@ -191,10 +191,69 @@ static int parse_seed(struct vt_machine *m, const char *key, char *v, const char
 	return 0;
 }
 
+static int hier_key(const char *key)
+{
+	for (int k = 0; k < VT_NR_HIER; k++)
+		if (!strcmp(key, vt_hier_keys[k].name))
+			return k;
+	return -1;
+}
+
+/* NULL if @v is a valid value of @hk, else why not (a static buffer). */
+static const char *hier_check(const struct vt_hier_key *hk, double v)
+{
+	static char why[160];
+
+	if (v >= hk->lo && v <= hk->hi && (!hk->integer || v == (long)v))
+		return NULL;
+	snprintf(why, sizeof(why), "%s (%s) is %s in %g..%g", hk->name, hk->what,
+		 hk->integer ? "an integer" : "a number", hk->lo, hk->hi);
+	return why;
+}
+
+/* A cache of @kib KiB and @ways ways must be a whole number of 64-byte sets. */
+static bool whole_sets(double kib, double ways)
+{
+	double lines = kib * 1024 / 64;
+
+	return lines >= ways && lines / ways == (long)(lines / ways);
+}
+
+/*
+ * The hierarchy's settings come all together (m->hier) or not at all (the
+ * coherence model alone, every other access free): 0, or -1 with @err.
+ */
+static int hier_complete(struct vt_machine *m, const bool *have, const char *path,
+			 char *err, size_t len)
+{
+	static const int sizes[][2] = {
+		{ VT_H_L1D_SIZE, VT_H_L1D_WAYS }, { VT_H_L2_SIZE, VT_H_L2_WAYS },
+		{ VT_H_L3_SIZE, VT_H_L3_WAYS },
+	};
+	int given = 0;
+
+	for (int k = 0; k < VT_NR_HIER; k++)
+		given += have[k];
+	if (!given)
+		return 0;
+	for (int k = 0; k < VT_NR_HIER; k++)
+		if (!have[k])
+			return fail(err, len, path, 0, "no '%s N | SOURCE' (%s): the memory hierarchy's "
+				    "settings come all together or not at all", vt_hier_keys[k].name,
+				    vt_hier_keys[k].what);
+	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!whole_sets(m->hier_val[sizes[i][0]], m->hier_val[sizes[i][1]]))
+			return fail(err, len, path, 0, "%s %g KiB with %s %g is not a whole number of "
+				    "64-byte sets", vt_hier_keys[sizes[i][0]].name, m->hier_val[sizes[i][0]],
+				    vt_hier_keys[sizes[i][1]].name, m->hier_val[sizes[i][1]]);
+	m->hier = true;
+	return 0;
+}
+
 int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
-	bool have_lat[VT_NR_DIST] = { 0 }, have_cost[VT_NR_COST] = { 0 };
+	bool have_lat[VT_NR_DIST] = { 0 }, have_cost[VT_NR_COST] = { 0 }, have_hier[VT_NR_HIER] = { 0 };
 	char buf[512];
 	int lineno = 0;
 
@@ -252,6 +311,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				why = "unknown latency; valid: lat.smt, lat.l3, lat.socket, lat.remote";
 			else if (!parse_sourced(val, &m->lat_ns[k], m->lat_src[k], &why))
 				have_lat[k] = true;
+		} else if ((k = hier_key(key)) >= 0) {
+			if (!parse_sourced(val, &m->hier_val[k], m->hier_src[k], &why))
+				why = hier_check(&vt_hier_keys[k], m->hier_val[k]);
+			have_hier[k] = !why;
 		} else if (!strncmp(key, "seed.", 5)) {
 			parse_seed(m, key, val, &why);
 		} else if (!strncmp(key, "cost.", 5)) {
@@ -265,7 +328,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				have_cost[k] = true;
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
-			      "lat.*, cost.*, line.order, line.window, syscall, calibrated, seed.*";
+			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
+			      "line.order, line.window, syscall, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
@@ -283,6 +347,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 	for (int k = 0; k < VT_NR_COST; k++)
 		if (!have_cost[k])
 			return fail(err, len, path, 0, "no 'cost.%s NS | SOURCE'", vt_cost_names[k]);
+	if (hier_complete(m, have_hier, path, err, len))
+		return -1;
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
 	if (m->nr_cpus > VT_MAX_CPUS)
 		return fail(err, len, path, 0, "%d CPUs, more than the %d a simulated machine may have",

@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The memory hierarchy and the core of the virtual-time machine: what a
+ * machine file with caches (the l1d.*, l2.*, l3.*, mem.remote, core.*,
+ * pf.* and smt.* settings) adds to the coherence model of vt.c.
+ *
+ * The vt flavour compiles the kernel model with GCC's ThreadSanitizer
+ * instrumentation and links it against this file instead of the TSan
+ * runtime, as the kernel's KCSAN does: every plain load and store calls
+ * __tsan_readN()/__tsan_writeN() below, and memcpy/memset/memmove are
+ * renamed to vt_memcpy() and friends in the vt objects (Makefile), so a
+ * newly ported patch gets its cache behaviour without a hook by hand.
+ *
+ * Each core has an L1d and an L2 (shared by its SMT siblings), each L3
+ * domain (a CCX, a socket's ring or mesh) an L3, and each socket its
+ * memory.  The caches are set-associative with LRU replacement; a fill goes
+ * into every level (L1 and L2 are inclusive; a line the L2 drops goes to
+ * the L3, which never drops the levels above).  vt.c's line table is the
+ * directory: a CPU is a line's sharer or owner while its core's L2 holds
+ * the line, so the coherence model stays the authority on lines other
+ * cores hold, and an access that needs another core's copy (or that must
+ * invalidate copies) is one of its events (vt_access()).  Everything else
+ * is served here: an L1 hit costs nothing beyond the basic block it is in,
+ * a miss the latency of the level that has the line.
+ *
+ * The core hides part of that latency (vt_stall()): a miss issued while an
+ * older one is outstanding, within the reorder buffer's reach and the fill
+ * buffers' count, overlaps it, unless its address comes from a pointer an
+ * outstanding miss is loading (an interval model, as in Sniper, after
+ * Karkhanis and Smith, "A first-order superscalar processor model", ISCA
+ * 2004).  An L2 stream prefetcher per core (Intel's "streamer"; AMD and Arm
+ * cores have the like) follows ascending or descending runs of lines
+ * within a 4 KiB page and keeps pf.degree lines ahead, as many in flight as
+ * core.l2mshr allows.  Two busy SMT siblings each run their plain code at
+ * smt.share of the core's single-thread speed.
+ *
+ * Not modelled (docs/DESIGN.md, "Memory hierarchy"): instruction fetch,
+ * TLBs and page walks, DRAM bandwidth and banks, a clean line served by
+ * another domain's L3 (it comes from memory here), L1 prefetchers and
+ * prefetches across pages.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vt_int.h"
+
+const struct vt_hier_key vt_hier_keys[VT_NR_HIER] = {
+	[VT_H_L1D_SIZE]	  = { "l1d.size",    1, 4096,    true,  "KiB of L1 data cache a core" },
+	[VT_H_L1D_WAYS]	  = { "l1d.ways",    1, 64,      true,  "ways of the L1d" },
+	[VT_H_L2_SIZE]	  = { "l2.size",     16, 65536,  true,  "KiB of L2 a core" },
+	[VT_H_L2_WAYS]	  = { "l2.ways",     1, 64,      true,  "ways of the L2" },
+	[VT_H_L2_LAT]	  = { "l2.lat",      0.1, 1000,  false, "ns from an L2 hit to its use" },
+	[VT_H_L3_SIZE]	  = { "l3.size",     64, 1048576, true, "KiB of L3 a domain" },
+	[VT_H_L3_WAYS]	  = { "l3.ways",     1, 64,      true,  "ways of the L3" },
+	[VT_H_L3_LAT]	  = { "l3.lat",      0.1, 1000,  false, "ns from an L3 hit to its use" },
+	[VT_H_MEM_REMOTE] = { "mem.remote",  1, 10000,   false, "ns from another socket's memory" },
+	[VT_H_ROB]	  = { "core.rob",    1, 4096,    true,  "instructions in flight" },
+	[VT_H_MSHR]	  = { "core.mshr",   1, 256,     true,  "L1d misses outstanding" },
+	[VT_H_L2MSHR]	  = { "core.l2mshr", 1, 256,     true,  "L2 misses outstanding, prefetches included" },
+	[VT_H_PF_DEGREE]  = { "pf.degree",   0, 64,      true,  "lines the stream prefetcher runs ahead" },
+	[VT_H_SMT_SHARE]  = { "smt.share",   0.05, 1,    false, "of a core's speed each of two busy siblings gets" },
+};
+
+/*
+ * Instructions per basic block of the kernel model's code, to turn
+ * core.rob into basic blocks: integer code branches about every five
+ * instructions (Hennessy and Patterson, Computer Architecture, 5th ed.,
+ * figure A.27: branches 12-20% of SPECint instructions).
+ */
+#define VT_INSNS_PER_BLOCK	5
+/*
+ * Bytes a core copies or sets a cycle once the lines are in its L1: one
+ * 32-byte store a cycle (Haswell to Ice Lake and Zen 2-4; Intel 64 and
+ * IA-32 Optimization Reference Manual, "L1 data cache" of each core).
+ */
+#define VT_COPY_BYTES_PER_CYCLE	32
+#define VT_STREAMS		16	/* Intel's streamer follows 32 streams, 16 a direction */
+#define VT_PAGE_LINES		64	/* prefetchers stay in a 4 KiB page */
+#define VT_DEP_SPAN		256	/* a miss this far past a loaded pointer uses it */
+
+struct vt_cache {
+	unsigned int sets, ways;
+	uint32_t tick;
+	uint64_t *tag;		/* line number + 1 (vt_line's tag); 0: empty */
+	uint32_t *used;		/* LRU stamp */
+	uint8_t *excl;		/* the core may write it without asking (L1, L2) */
+	vt_ps *ready;		/* when a prefetched line arrives (L2) */
+};
+
+struct vt_stream {
+	uint64_t page;		/* 4 KiB page number + 1; 0: free */
+	int last, dir, conf, ahead;
+	uint32_t used;
+};
+
+struct vt_core {
+	struct vt_cache l1, l2;
+	struct vt_stream pf[VT_STREAMS];
+	uint32_t pf_tick;
+	vt_ps pf_next;		/* when its next prefetch may issue */
+};
+
+struct vt_hier {
+	int nr_cores, nr_l3, cores;	/* cores in the run, L3 domains, cores of the machine */
+	struct vt_core *core;
+	struct vt_cache *l3;
+	vt_ps l2_ps, l3_ps, mem_ps, remote_ps;
+	unsigned long rob_blocks;
+	int mshr, l2mshr, degree;
+	vt_ps share_permille;
+};
+
+static int cache_init(struct vt_cache *k, double kib, double ways, bool core)
+{
+	k->ways = (unsigned int)ways;
+	k->sets = (unsigned int)(kib * 1024 / 64 / ways);
+	k->tag = calloc((size_t)k->sets * k->ways, sizeof(*k->tag));
+	k->used = calloc((size_t)k->sets * k->ways, sizeof(*k->used));
+	k->excl = core ? calloc((size_t)k->sets * k->ways, 1) : NULL;
+	k->ready = core ? calloc((size_t)k->sets * k->ways, sizeof(*k->ready)) : NULL;
+	return k->tag && k->used && (!core || (k->excl && k->ready)) ? 0 : -1;
+}
+
+static void cache_free(struct vt_cache *k)
+{
+	free(k->tag);
+	free(k->used);
+	free(k->excl);
+	free(k->ready);
+}
+
+/* The slot of @t in @k, or -1. */
+static int cache_find(const struct vt_cache *k, uint64_t t)
+{
+	unsigned int base = (unsigned int)(t % k->sets) * k->ways;
+
+	for (unsigned int w = 0; w < k->ways; w++)
+		if (k->tag[base + w] == t)
+			return (int)(base + w);
+	return -1;
+}
+
+static void cache_touch(struct vt_cache *k, int i)
+{
+	if (!++k->tick) {	/* the stamps wrapped: start them again, order kept roughly */
+		memset(k->used, 0, (size_t)k->sets * k->ways * sizeof(*k->used));
+		k->tick = 1;
+	}
+	k->used[i] = k->tick;
+}
+
+/* Put @t, not in @k, into its set's empty or least recently used way: *@old the tag evicted. */
+static int cache_insert(struct vt_cache *k, uint64_t t, uint64_t *old)
+{
+	unsigned int base = (unsigned int)(t % k->sets) * k->ways, v = base;
+
+	for (unsigned int w = 0; w < k->ways; w++) {
+		if (!k->tag[base + w]) {
+			v = base + w;
+			break;
+		}
+		if (k->used[base + w] < k->used[v])
+			v = base + w;
+	}
+	*old = k->tag[v];
+	k->tag[v] = t;
+	if (k->excl)
+		k->excl[v] = 0;
+	if (k->ready)
+		k->ready[v] = 0;
+	cache_touch(k, (int)v);
+	return (int)v;
+}
+
+static void cache_drop(struct vt_cache *k, uint64_t t)
+{
+	int i = cache_find(k, t);
+
+	if (i >= 0)
+		k->tag[i] = 0;
+}
+
+/* --- a run ------------------------------------------------------------------- */
+
+int vt_hier_start(const struct vt_machine *m)
+{
+	const double *v = m->hier_val;
+	struct vt_hier *h;
+
+	if (!m->hier)
+		return 0;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -1;
+	vt.h = h;
+	h->cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
+	h->nr_cores = h->cores;
+	h->nr_l3 = m->sockets * m->l3_per_socket;
+	h->core = calloc(h->nr_cores, sizeof(*h->core));
+	h->l3 = calloc(h->nr_l3, sizeof(*h->l3));
+	if (!h->core || !h->l3)
+		return -1;
+	/* Only the cores and domains the run uses get their arrays. */
+	for (int i = 0; i < vt.n; i++) {
+		struct vt_core *k = &h->core[vt.cpus[i].core];
+		struct vt_cache *l3 = &h->l3[vt.cpus[i].l3];
+
+		if (!k->l1.tag && (cache_init(&k->l1, v[VT_H_L1D_SIZE], v[VT_H_L1D_WAYS], true) ||
+				   cache_init(&k->l2, v[VT_H_L2_SIZE], v[VT_H_L2_WAYS], true)))
+			return -1;
+		if (!l3->tag && cache_init(l3, v[VT_H_L3_SIZE], v[VT_H_L3_WAYS], false))
+			return -1;
+	}
+	h->l2_ps = ns_to_ps(v[VT_H_L2_LAT]);
+	h->l3_ps = ns_to_ps(v[VT_H_L3_LAT]);
+	h->mem_ps = ns_to_ps(m->cost_ns[VT_C_MEM]);
+	h->remote_ps = ns_to_ps(v[VT_H_MEM_REMOTE]);
+	h->rob_blocks = (unsigned long)v[VT_H_ROB] / VT_INSNS_PER_BLOCK;
+	h->mshr = (int)v[VT_H_MSHR];
+	h->l2mshr = (int)v[VT_H_L2MSHR];
+	h->degree = (int)v[VT_H_PF_DEGREE];
+	h->share_permille = (vt_ps)llround(v[VT_H_SMT_SHARE] * 1000);
+	return 0;
+}
+
+void vt_hier_stop(void)
+{
+	struct vt_hier *h = vt.h;
+
+	if (!h)
+		return;
+	for (int i = 0; h->core && i < h->nr_cores; i++) {
+		cache_free(&h->core[i].l1);
+		cache_free(&h->core[i].l2);
+	}
+	for (int i = 0; h->l3 && i < h->nr_l3; i++)
+		cache_free(&h->l3[i]);
+	free(h->core);
+	free(h->l3);
+	free(h);
+	vt.h = NULL;
+}
+
+/* --- the core ------------------------------------------------------------------ */
+
+/* A sibling that is running code, not waiting or queued, takes its share of the core. */
+static bool vt_busy(const struct vt_cpu *s)
+{
+	return !s->done && !s->blocked && !s->waiting_on;
+}
+
+vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks)
+{
+	vt_ps t = (vt_ps)blocks * vt.cost[VT_C_BLOCK];
+
+	if (c->sibling && vt_busy(c->sibling))
+		t = t * 1000 / vt.h->share_permille;
+	return t;
+}
+
+/* A locked instruction drains what is in flight: nothing later overlaps what came before. */
+void vt_hier_serialise(struct vt_cpu *c)
+{
+	c->mlp.n = 0;
+}
+
+/*
+ * When the data of the latest missed load whose pointer @addr follows (lies
+ * up to VT_DEP_SPAN bytes past) arrives; 0 if none.
+ */
+static vt_ps vt_dep(const struct vt_mlp *m, uintptr_t addr)
+{
+	vt_ps done = 0;
+
+	for (int i = 0; i < VT_MLP_DEPS; i++)
+		if (addr - m->dep[i].val < VT_DEP_SPAN && m->dep[i].done > done)
+			done = m->dep[i].done;
+	return done;
+}
+
+/*
+ * @c waits for data @lat away: an interval model.  The first miss of an
+ * interval stalls the core for its whole latency (the reorder buffer fills
+ * behind it); a miss issued while it is outstanding (fewer than
+ * core.rob instructions later, fewer than core.mshr misses in flight)
+ * started back then, in its shadow, and costs only what it adds past the
+ * clock.  A miss on an address a missed load is bringing in cannot start
+ * before that load's data arrives.  Returns when the data is there.
+ */
+static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
+{
+	struct vt_mlp *m = &c->mlp;
+	unsigned long pos;
+	vt_ps dep, done;
+
+	vt_charge_code(c);
+	pos = c->blocks_run;
+	dep = vt_dep(m, addr);
+	if (m->n && pos - m->pos < vt.h->rob_blocks && m->n < vt.h->mshr) {
+		vt_ps issue = m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
+
+		if (dep > issue)
+			issue = dep;
+		done = issue + lat;
+		m->n++;
+	} else {
+		m->issue = c->clock;
+		m->pos = pos;
+		m->n = 1;
+		done = c->clock + lat;
+	}
+	if (done > c->clock) {
+		vt.acc.mem_ps += done - c->clock;
+		c->clock = done;
+	}
+	return done;
+}
+
+/* @c's load miss brought the pointer @val, there at @done. */
+static void vt_note_pointer(struct vt_cpu *c, uintptr_t val, vt_ps done)
+{
+	struct vt_mlp *m = &c->mlp;
+
+	m->dep[m->next_dep].val = val;
+	m->dep[m->next_dep].done = done;
+	m->next_dep = (m->next_dep + 1) % VT_MLP_DEPS;
+}
+
+/* --- the caches and the directory ---------------------------------------------------- */
+
+static struct vt_core *core_of(const struct vt_cpu *c)
+{
+	return &vt.h->core[c->core];
+}
+
+/* Whether CPU @id runs on core @core. */
+static bool on_core(int id, int core)
+{
+	return id >= 0 && id < vt.n && vt.cpus[id].core == core;
+}
+
+/* How many of @l's sharers are on @c's core. */
+static int own_sharers(const struct vt_line *l, const struct vt_cpu *c)
+{
+	return is_sharer(l, c->id) + (c->sibling && is_sharer(l, c->sibling->id));
+}
+
+static void drop_cpu(struct vt_line *l, int id)
+{
+	if (l->owner == id)
+		l->owner = -1;
+	if (is_sharer(l, id)) {
+		l->sharers[id / 64] &= ~(1ull << (id % 64));
+		l->nr_sharers--;
+	}
+}
+
+/*
+ * @core's L2 let line @t go: out of its L1 too, into its L3, and its CPUs
+ * are no longer the line's holders, unless the line is in the middle of a
+ * transfer or watched (the coherence model then keeps its view).
+ */
+static void core_evicted(struct vt_cpu *c, uint64_t t)
+{
+	struct vt_line *l = vt_line_find(t);
+	uint64_t old;
+
+	cache_drop(&core_of(c)->l1, t);
+	if (l && l->next_owner < 0 && !l->queue && !l->waiters) {
+		drop_cpu(l, c->id);
+		if (c->sibling)
+			drop_cpu(l, c->sibling->id);
+	}
+	if (cache_find(&vt.h->l3[c->l3], t) < 0)
+		cache_insert(&vt.h->l3[c->l3], t, &old);
+}
+
+/* @c's core gets line @t (if it has it not), writable if @excl; ready at @ready. */
+static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready)
+{
+	struct vt_core *k = core_of(c);
+	uint64_t old;
+	int i;
+
+	i = cache_find(&k->l2, t);
+	if (i < 0) {
+		i = cache_insert(&k->l2, t, &old);
+		if (old)
+			core_evicted(c, old);
+		k->l2.ready[i] = ready;
+	} else {
+		cache_touch(&k->l2, i);
+	}
+	k->l2.excl[i] = excl;
+	i = cache_find(&k->l1, t);
+	if (i < 0)
+		i = cache_insert(&k->l1, t, &old);	/* L1 victims stay in the L2 */
+	else
+		cache_touch(&k->l1, i);
+	k->l1.excl[i] = excl;
+	if (cache_find(&vt.h->l3[c->l3], t) < 0)
+		cache_insert(&vt.h->l3[c->l3], t, &old);
+}
+
+/*
+ * Where @c gets @l from when no other core has it to give: its L2, its
+ * domain's L3 or memory (the line's home socket's); the latency, counted.
+ */
+static vt_ps vt_fetch(struct vt_cpu *c, uint64_t t, int home, bool count)
+{
+	struct vt_hier *h = vt.h;
+	int i = cache_find(&core_of(c)->l2, t);
+
+	if (count)
+		vt.acc.st.l1_miss++;
+	if (i >= 0) {
+		vt_ps ready = core_of(c)->l2.ready[i];
+
+		return h->l2_ps + (ready > c->clock ? ready - c->clock : 0);
+	}
+	if (count)
+		vt.acc.st.l2_miss++;
+	if (cache_find(&h->l3[c->l3], t) >= 0)
+		return h->l3_ps;
+	if (count) {
+		vt.acc.st.l3_miss++;
+		if (home == c->socket)
+			vt.acc.st.mem_local++;
+		else
+			vt.acc.st.mem_remote++;
+	}
+	return home == c->socket ? h->mem_ps : h->remote_ps;
+}
+
+vt_ps vt_hier_fetch(struct vt_cpu *c, struct vt_line *l)
+{
+	return vt_fetch(c, l->tag, l->home, true);
+}
+
+/* A coherence hit of @c on @l: in its L1, or brought up from its L2. */
+void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write)
+{
+	struct vt_core *k = core_of(c);
+	int i = cache_find(&k->l1, l->tag);
+
+	if (i >= 0) {
+		cache_touch(&k->l1, i);
+		if (write)
+			k->l1.excl[i] = 1;
+		return;
+	}
+	c->clock += vt_fetch(c, l->tag, l->home, true);
+	core_fill(c, l->tag, write || l->owner == c->id, 0);
+}
+
+/*
+ * @c's transfer of @l has arrived (vt.c's vt_commit(), before the line's
+ * new state): a write takes the line out of every other core's caches, a
+ * read leaves the owner's copy shared; @c's core gets it.
+ */
+void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write)
+{
+	if (write) {
+		for (int w = 0; w < VT_MASK_WORDS; w++) {
+			uint64_t bits = l->sharers[w];
+
+			while (bits) {
+				int id = w * 64 + __builtin_ctzll(bits);
+
+				bits &= bits - 1;
+				if (id < vt.n && !on_core(id, c->core)) {
+					cache_drop(&vt.h->core[vt.cpus[id].core].l1, l->tag);
+					cache_drop(&vt.h->core[vt.cpus[id].core].l2, l->tag);
+				}
+			}
+		}
+		if (l->owner >= 0 && !on_core(l->owner, c->core)) {
+			cache_drop(&vt.h->core[vt.cpus[l->owner].core].l1, l->tag);
+			cache_drop(&vt.h->core[vt.cpus[l->owner].core].l2, l->tag);
+		}
+	} else if (l->owner >= 0 && !on_core(l->owner, c->core)) {
+		struct vt_core *o = &vt.h->core[vt.cpus[l->owner].core];
+		int i;
+
+		if ((i = cache_find(&o->l1, l->tag)) >= 0)
+			o->l1.excl[i] = 0;
+		if ((i = cache_find(&o->l2, l->tag)) >= 0)
+			o->l2.excl[i] = 0;
+	}
+	core_fill(c, l->tag, write, 0);
+}
+
+/* --- the stream prefetcher ------------------------------------------------------------- */
+
+/* Bring line @t into @c's L2 ahead of use, unless it is there or another core holds it. */
+static void vt_prefetch(struct vt_cpu *c, uint64_t t)
+{
+	struct vt_core *k = core_of(c);
+	struct vt_line *l;
+	vt_ps issue, lat;
+
+	if (cache_find(&k->l2, t) >= 0)
+		return;
+	l = vt_line_of((const void *)((t - 1) << VT_LINE_SHIFT));
+	if (l->next_owner >= 0 || l->queue || (l->owner >= 0 && !on_core(l->owner, c->core)))
+		return;
+	lat = vt_fetch(c, t, l->home, false);
+	issue = k->pf_next > c->clock ? k->pf_next : c->clock;
+	k->pf_next = issue + lat / vt.h->l2mshr;
+	add_sharer(l, c->id);
+	core_fill(c, t, false, issue + lat);
+	cache_drop(&k->l1, t);		/* the streamer fills the L2 */
+	vt.acc.st.prefetches++;
+}
+
+/* @c's demand access to line @t reached its L2: train the stream of its page. */
+static void vt_pf_train(struct vt_cpu *c, uint64_t t)
+{
+	struct vt_core *k = core_of(c);
+	uint64_t line = t - 1, page = line / VT_PAGE_LINES + 1;
+	int off = (int)(line % VT_PAGE_LINES), d, end;
+	struct vt_stream *s = NULL, *lru = &k->pf[0];
+
+	if (!vt.h->degree)
+		return;
+	for (int i = 0; i < VT_STREAMS; i++) {
+		if (k->pf[i].page == page)
+			s = &k->pf[i];
+		if (k->pf[i].used < lru->used)
+			lru = &k->pf[i];
+	}
+	if (!s) {
+		*lru = (struct vt_stream){ .page = page, .last = off, .ahead = off, .used = ++k->pf_tick };
+		return;
+	}
+	s->used = ++k->pf_tick;
+	d = off - s->last;
+	if (!d)
+		return;
+	if ((d == 1 || d == 2) && s->dir == 1)
+		s->conf++;
+	else if ((d == -1 || d == -2) && s->dir == -1)
+		s->conf++;
+	else {
+		s->dir = d > 0 ? 1 : -1;
+		s->conf = d >= -2 && d <= 2;
+		s->ahead = off;
+	}
+	s->last = off;
+	if (s->conf < 2)
+		return;
+	end = off + s->dir * vt.h->degree;
+	end = end < 0 ? 0 : end >= VT_PAGE_LINES ? VT_PAGE_LINES - 1 : end;
+	if ((s->ahead - off) * s->dir < 0)
+		s->ahead = off;
+	for (int x = s->ahead + s->dir; (end - x) * s->dir >= 0; x += s->dir)
+		vt_prefetch(c, (page - 1) * VT_PAGE_LINES + x + 1);
+	s->ahead = end;
+}
+
+/* --- plain loads and stores ------------------------------------------------------------ */
+
+/*
+ * Whether @c's access to @l needs the coherence model: a transfer is in
+ * flight or queued; another core owns it; a write finds copies on other
+ * cores; a read that its core and domain do not have finds one.
+ */
+static bool vt_needs_coherence(const struct vt_line *l, const struct vt_cpu *c, bool write)
+{
+	bool others;
+
+	if (l->next_owner >= 0 || l->queue)
+		return true;
+	if (l->owner >= 0 && !on_core(l->owner, c->core))
+		return true;
+	others = l->nr_sharers > own_sharers(l, c);
+	if (write)
+		return others;
+	return others && !own_sharers(l, c) && cache_find(&vt.h->l3[c->l3], l->tag) < 0;
+}
+
+/* @c's plain access to the line of @addr missed its L1 (or is a write to a shared copy). */
+static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_l1)
+{
+	struct vt_line *l = vt_line_of((const void *)addr);
+	uint64_t t = l->tag;
+	vt_ps done = 0;
+
+	if (vt_needs_coherence(l, c, write)) {
+		vt_access((const void *)addr, write ? VT_WRITE : VT_READ);
+		return 0;
+	}
+	if (!in_l1)
+		done = vt_stall(c, addr, vt_fetch(c, t, l->home, true));
+	if (write || !l->nr_sharers) {
+		l->owner = c->id;	/* a read no one else shares: exclusive */
+		only_sharer(l, c->id);
+	} else {
+		add_sharer(l, c->id);
+	}
+	core_fill(c, t, write || l->owner == c->id, 0);
+	if (!in_l1)
+		vt_pf_train(c, t);	/* may grow the line table: @l is not used after */
+	return done;
+}
+
+/* @c's plain access to the line of @addr; when a miss's data is there, 0 for a hit. */
+static inline vt_ps vt_line_access(struct vt_cpu *c, uintptr_t addr, bool write)
+{
+	struct vt_cache *l1 = &core_of(c)->l1;
+	int i = cache_find(l1, (addr >> VT_LINE_SHIFT) + 1);
+
+	if (i >= 0 && (!write || l1->excl[i])) {
+		cache_touch(l1, i);
+		return 0;
+	}
+	return vt_line_slow(c, addr, write, i >= 0);
+}
+
+static void vt_mem(const volatile void *p, unsigned long size, bool write)
+{
+	struct vt_cpu *c = vt.cur;
+	uintptr_t a = (uintptr_t)p, end;
+
+	if (!c || !vt.h || !size)
+		return;
+	end = a + size - 1;
+	for (a &= ~(uintptr_t)63; a <= end; a += 64)
+		vt_line_access(c, a, write);
+}
+
+/* Copying or setting @n bytes: the core's side, once the lines are in its L1. */
+static void vt_charge_copy(unsigned long n)
+{
+	if (vt.cur && vt.h)
+		vt.cur->blocks += n / VT_COPY_BYTES_PER_CYCLE;
+}
+
+void *vt_memcpy(void *d, const void *s, size_t n)
+{
+	vt_mem(s, n, false);
+	vt_mem(d, n, true);
+	vt_charge_copy(n);
+	return memcpy(d, s, n);
+}
+
+void *vt_memmove(void *d, const void *s, size_t n)
+{
+	vt_mem(s, n, false);
+	vt_mem(d, n, true);
+	vt_charge_copy(n);
+	return memmove(d, s, n);
+}
+
+void *vt_memset(void *d, int v, size_t n)
+{
+	vt_mem(d, n, true);
+	vt_charge_copy(n);
+	return memset(d, v, n);
+}
+
+/*
+ * The instrumentation's entry points.  Only the vt flavour's kernel
+ * objects call them; the TSan flavour links the real runtime, so they are
+ * not defined where this file is itself built with -fsanitize=thread.
+ */
+#if !defined(__SANITIZE_THREAD__)
+void __tsan_init(void)
+{
+}
+
+void __tsan_func_entry(void *pc)
+{
+}
+
+void __tsan_func_exit(void)
+{
+}
+
+void __tsan_read1(void *p) { vt_mem(p, 1, false); }
+void __tsan_read2(void *p) { vt_mem(p, 2, false); }
+void __tsan_read4(void *p) { vt_mem(p, 4, false); }
+void __tsan_read16(void *p) { vt_mem(p, 16, false); }
+void __tsan_write1(void *p) { vt_mem(p, 1, true); }
+void __tsan_write2(void *p) { vt_mem(p, 2, true); }
+void __tsan_write4(void *p) { vt_mem(p, 4, true); }
+void __tsan_write8(void *p) { vt_mem(p, 8, true); }
+void __tsan_write16(void *p) { vt_mem(p, 16, true); }
+void __tsan_unaligned_read2(void *p) { vt_mem(p, 2, false); }
+void __tsan_unaligned_read4(void *p) { vt_mem(p, 4, false); }
+void __tsan_unaligned_read8(void *p) { vt_mem(p, 8, false); }
+void __tsan_unaligned_read16(void *p) { vt_mem(p, 16, false); }
+void __tsan_unaligned_write2(void *p) { vt_mem(p, 2, true); }
+void __tsan_unaligned_write4(void *p) { vt_mem(p, 4, true); }
+void __tsan_unaligned_write8(void *p) { vt_mem(p, 8, true); }
+void __tsan_unaligned_write16(void *p) { vt_mem(p, 16, true); }
+void __tsan_read_range(void *p, unsigned long n) { vt_mem(p, n, false); }
+void __tsan_write_range(void *p, unsigned long n) { vt_mem(p, n, true); }
+
+/* An 8-byte load: what it loads may be a pointer the next miss follows. */
+void __tsan_read8(void *p)
+{
+	struct vt_cpu *c = vt.cur;
+	uintptr_t a = (uintptr_t)p;
+	vt_ps done;
+
+	if (!c || !vt.h)
+		return;
+	if ((a & 63) > 56) {
+		vt_mem(p, 8, false);
+		return;
+	}
+	done = vt_line_access(c, a, false);
+	if (done)
+		vt_note_pointer(c, *(const uintptr_t *)p, done);
+}
+
+/*
+ * The atomics: vt_hooks.h has already reported each to the coherence
+ * model (vt_access()); here the operation is only done.  Virtual CPUs run
+ * one at a time on one host thread, so every order is sequential.
+ */
+#define VT_TSAN_ATOMICS(bits, type)							\
+type __tsan_atomic##bits##_load(const volatile type *a, int mo)				\
+{ return __atomic_load_n(a, __ATOMIC_SEQ_CST); }					\
+void __tsan_atomic##bits##_store(volatile type *a, type v, int mo)			\
+{ __atomic_store_n(a, v, __ATOMIC_SEQ_CST); }						\
+type __tsan_atomic##bits##_exchange(volatile type *a, type v, int mo)			\
+{ return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }					\
+type __tsan_atomic##bits##_fetch_add(volatile type *a, type v, int mo)			\
+{ return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }					\
+type __tsan_atomic##bits##_fetch_sub(volatile type *a, type v, int mo)			\
+{ return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }					\
+type __tsan_atomic##bits##_fetch_and(volatile type *a, type v, int mo)			\
+{ return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }					\
+type __tsan_atomic##bits##_fetch_or(volatile type *a, type v, int mo)			\
+{ return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }					\
+type __tsan_atomic##bits##_fetch_xor(volatile type *a, type v, int mo)			\
+{ return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }					\
+type __tsan_atomic##bits##_fetch_nand(volatile type *a, type v, int mo)			\
+{ return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); }					\
+int __tsan_atomic##bits##_compare_exchange_strong(volatile type *a, type *e, type v,	\
+						  int mo, int fmo)			\
+{ return __atomic_compare_exchange_n(a, e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); } \
+int __tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *e, type v,	\
+						int mo, int fmo)			\
+{ return __atomic_compare_exchange_n(a, e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); } \
+type __tsan_atomic##bits##_compare_exchange_val(volatile type *a, type e, type v,	\
+						int mo, int fmo)			\
+{ __atomic_compare_exchange_n(a, &e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return e; }
+
+VT_TSAN_ATOMICS(8, unsigned char)
+VT_TSAN_ATOMICS(16, unsigned short)
+VT_TSAN_ATOMICS(32, unsigned int)
+VT_TSAN_ATOMICS(64, unsigned long long)
+
+void __tsan_atomic_thread_fence(int mo)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void __tsan_atomic_signal_fence(int mo)
+{
+}
+#endif /* !__SANITIZE_THREAD__ */

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The virtual-time machine's insides, shared by its parts: the scheduler
+ * and coherence model (vt.c) and the memory hierarchy (vt_cache.c).  Not
+ * for the kernel model or the runner: they see include/machine/vt.h.
+ */
+#ifndef MACHINE_VT_INT_H
+#define MACHINE_VT_INT_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <machine/vt.h>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+typedef uint64_t vt_ps;
+
+#define VT_STACK	(256 << 10)
+#define VT_LINE_SHIFT	6
+#define VT_MASK_WORDS	(VT_MAX_CPUS / 64)
+#define VT_LINES_BITS_MIN	16	/* the line table's first size; it doubles when 3/4 full */
+#define VT_LINES_BITS_MAX	24	/* 12.6M lines (768 MiB of memory touched) a run at most */
+#define VT_MAX_LOCKQ	256
+#define VT_WAIT_MAX_PS	1000000ull	/* a spinner looks again after 1 us even if its line is quiet */
+#define VT_SLEEP_MAX_PS	50000000ull	/* a sleeper after 50 us: a wake-up the model missed */
+
+
+/*
+ * The misses a CPU has in flight under its oldest one (vt_cache.c,
+ * vt_stall()): when that one was issued, at which basic block, how many
+ * there are; and the pointers its last 8-byte load misses brought in, so a
+ * miss on what one points to waits for it.
+ */
+#define VT_MLP_DEPS	4
+
+struct vt_mlp {
+	vt_ps issue;
+	unsigned long pos;
+	int n;
+	int next_dep;
+	struct { uintptr_t val; vt_ps done; } dep[VT_MLP_DEPS];
+};
+
+struct vt_cpu {
+	int id;
+	vt_ps clock;
+	bool done;
+	bool blocked;			/* queued on a spinlock or a line */
+	int rcu_nesting;
+	unsigned long rcu_exits;	/* outermost rcu_read_unlock()s */
+	struct vt_cpu *next_waiter;
+	int heap_pos;			/* index in the heap while in it */
+	struct vt_line *last_line;	/* the line of its last event */
+	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
+	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
+	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
+	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
+	struct vt_cpu *next_line_waiter;
+	/* queued for a line (vt_queue()) */
+	struct vt_cpu *next_queued;
+	int queued_kind;
+	vt_ps queued_until;		/* when vt_grant() served it */
+	bool queued_commit;		/* ... with a transfer to commit */
+	vt_thread_fn fn;
+	void *arg;
+	void *stack;
+#if defined(__x86_64__)
+	void *sp;
+#else
+	ucontext_t uc;
+#endif
+	/* topology, precomputed */
+	int socket, l3, core;
+	struct vt_cpu *sibling;		/* the other hardware thread of its core in the run */
+	/* the core model (vt_cache.c) */
+	unsigned long blocks_run;	/* basic blocks charged so far: where it is in its code */
+	struct vt_mlp mlp;
+};
+
+struct vt_line {
+	uintptr_t tag;			/* line number + 1; 0: free slot */
+	int owner;			/* modified/exclusive holder, -1 none */
+	int next_owner;			/* the CPU a transfer in flight is for, -1 none */
+	vt_ps owner_until;		/* with a transfer in flight: the holders lose it then */
+	int nr_sharers;
+	int home;			/* the socket whose memory holds it: its first toucher's */
+	struct vt_cpu *queue, *queue_tail;	/* requests waiting for the transfer in flight */
+	struct vt_cpu *waiters;		/* CPUs in vt_wait() on this line */
+	uint64_t sharers[VT_MASK_WORDS];
+};
+
+/*
+ * A kthread (linux/kthread.h) of a virtual-time kernel: the block device.
+ * Started before a run, it runs in the run as one more virtual CPU, an
+ * agent, placed on the machine's last CPU; the run ends when the machine's
+ * CPUs have, wherever the agents are waiting.
+ */
+#define VT_MAX_AGENTS	4
+
+struct vt_agent {
+	int (*fn)(void *data);
+	void *data;
+	int ret;
+	bool ran;		/* its run is over */
+	bool stopped;		/* kthread_stop() was called */
+};
+
+/* The counts of a run (vt_stats' sums, in picoseconds where they are times). */
+struct vt_counts {
+	struct vt_stats st;
+	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, code_ps, mem_ps;
+};
+
+struct vt_hier;
+
+struct vt_lockq {
+	int *lock;
+	struct vt_cpu *head, *tail;
+};
+
+struct vt_state {
+	const struct vt_machine *m;
+	vt_ps lat[VT_NR_DIST];
+	vt_ps cost[VT_NR_COST];
+	vt_ps window_permille;		/* line.window, in thousandths */
+	int n;
+	struct vt_cpu *cpus;
+	struct vt_cpu **heap;		/* runnable CPUs other than the running one */
+	int nheap;
+	struct vt_cpu *cur;
+	int live;
+	struct vt_line *lines;
+	unsigned int nr_lines;
+	unsigned int lines_bits;	/* the table has 1 << lines_bits slots */
+	unsigned int lines_gen;		/* bumped when the table grows: line pointers move */
+	struct vt_lockq lockq[VT_MAX_LOCKQ];
+	int *stop;
+	vt_ps stop_at;
+	struct vt_counts acc;		/* what the run's CPUs did */
+	/* Timed windows (vt_window_begin/end): what the run did inside them. */
+	int nr_windows;
+	bool window_open;
+	struct vt_counts window_start, windows;
+	vt_ps window_clock, windows_ps;
+	vt_ps stop_ps;
+	bool failed;
+#if defined(__x86_64__)
+	void *main_sp;
+#else
+	ucontext_t main_uc;
+#endif
+	int saved_cpu_number;
+	struct vt_agent agents[VT_MAX_AGENTS];	/* kthreads of the next or last run */
+	int nr_agents;
+	struct vt_hier *h;		/* the machine's caches and cores; NULL: a file without them */
+};
+
+extern struct vt_state vt;
+
+static inline vt_ps ns_to_ps(double ns)
+{
+	return (vt_ps)llround(ns * 1000.0);
+}
+
+/* vt.c */
+struct vt_line *vt_line_of(const volatile void *p);
+struct vt_line *vt_line_find(uintptr_t tag);
+bool is_sharer(const struct vt_line *l, int id);
+void add_sharer(struct vt_line *l, int id);
+void only_sharer(struct vt_line *l, int id);
+void vt_charge_code(struct vt_cpu *c);
+
+/* vt_cache.c: the hierarchy's side of a run and of the coherence model */
+int vt_hier_start(const struct vt_machine *m);
+void vt_hier_stop(void);
+vt_ps vt_hier_fetch(struct vt_cpu *c, struct vt_line *l);
+void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write);
+void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write);
+void vt_hier_serialise(struct vt_cpu *c);
+vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks);
+
+#endif

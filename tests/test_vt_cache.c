@@ -1,0 +1,438 @@
+/*
+ * The virtual-time machine's memory hierarchy (src/machine/vt_cache.c) on
+ * its own: the scenarios call the entry points the vt flavour's TSan
+ * instrumentation calls (__tsan_read8() and friends, vt_memcpy()), on a
+ * small machine whose every level is easy to overflow:
+ *
+ *   socket 0                                   socket 1
+ *   +-------- L3 domain 0 -------+ +-- 1 --+   +-- 2 --+ +-- 3 --+
+ *   | core 0        core 1       | | 2   3 |   | 4   5 | | 6   7 |
+ *   | CPU 0, 8      CPU 1, 9     | | ...   |   |  ...  | |  ...  |
+ *   | L1 4K/4w L2 32K/8w  each   | |       |   |       | |       |
+ *   +--- L3 256K/8w -------------+ +-------+   +-------+ +-------+
+ *
+ *   latencies: L2 5 ns, L3 20 ns, memory 100 ns (200 from socket 1's),
+ *   core to core: SMT 2, same L3 30, same socket 60, other socket 120.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <machine/vt.h>
+#include "tap.h"
+
+void __tsan_read8(void *p);
+void __tsan_write8(void *p);
+void __tsan_read4(void *p);
+void __sanitizer_cov_trace_pc(void);
+void *vt_memcpy(void *d, const void *s, size_t n);
+
+#define L1_KIB	4
+#define L2_KIB	32
+#define L3_KIB	256
+#define LAT_L2	5.0
+#define LAT_L3	20.0
+#define LAT_MEM	100.0
+
+static struct vt_machine mach;
+
+static void small_machine(struct vt_machine *m, double degree, double share)
+{
+	static const double v[VT_NR_HIER] = {
+		[VT_H_L1D_SIZE] = L1_KIB, [VT_H_L1D_WAYS] = 4, [VT_H_L2_SIZE] = L2_KIB,
+		[VT_H_L2_WAYS] = 8, [VT_H_L2_LAT] = LAT_L2, [VT_H_L3_SIZE] = L3_KIB,
+		[VT_H_L3_WAYS] = 8, [VT_H_L3_LAT] = LAT_L3, [VT_H_MEM_REMOTE] = 2 * LAT_MEM,
+		[VT_H_ROB] = 200, [VT_H_MSHR] = 10, [VT_H_L2MSHR] = 20,
+	};
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "small");
+	m->sockets = 2;
+	m->l3_per_socket = 2;
+	m->cores_per_l3 = 2;
+	m->smt = 2;
+	m->nr_cpus = 16;
+	m->lat_ns[VT_D_SMT] = 2;
+	m->lat_ns[VT_D_L3] = 30;
+	m->lat_ns[VT_D_SOCKET] = 60;
+	m->lat_ns[VT_D_REMOTE] = 120;
+	m->cost_ns[VT_C_MEM] = LAT_MEM;
+	m->cost_ns[VT_C_BLOCK] = 1;
+	m->line_window = VT_WINDOW_DEFAULT;
+	m->hier = true;
+	memcpy(m->hier_val, v, sizeof(v));
+	m->hier_val[VT_H_PF_DEGREE] = degree;
+	m->hier_val[VT_H_SMT_SHARE] = share;
+}
+
+static char *arena;		/* 4 MiB, 4 KiB aligned: every scenario's memory */
+#define ARENA	(4 << 20)
+
+static void (*run_fn)(void *);
+
+static void run_tramp(void *arg)
+{
+	if (arg)
+		run_fn(arg);
+}
+
+/* A run where CPU @cpu does @fn and the CPUs below it nothing; its end time. */
+static double run_on(int cpu, void (*fn)(void *), struct vt_stats *st)
+{
+	static void *args[VT_MAX_CPUS];
+
+	run_fn = fn;
+	for (int i = 0; i <= cpu; i++)
+		args[i] = i == cpu ? (void *)1L : NULL;
+	if (vt_run(&mach, cpu + 1, run_tramp, args, NULL, 0, st))
+		return -1;
+	return st->end_ns;
+}
+
+/* --- one CPU: a dependent chase over a working set ----------------------------------- */
+
+static size_t chase_bytes;
+static int chase_laps;
+static double lap_ns;
+
+/*
+ * A pointer chase through every line of the first @chase_bytes of the
+ * arena in a shuffled order, each line's first word pointing to the next:
+ * every load depends on the one before, so no miss overlaps another.
+ */
+static void chase_build(size_t bytes, size_t stride)
+{
+	size_t n = bytes / stride;
+	size_t *order = malloc(n * sizeof(*order));
+	unsigned int r = 12345;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j;
+
+		r = r * 1103515245 + 12345;
+		j = (r >> 8) % (i + 1);
+		size_t t = order[i]; order[i] = order[j]; order[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		*(char **)(arena + order[i] * stride) = arena + order[(i + 1) % n] * stride;
+	free(order);
+	chase_bytes = bytes;
+}
+
+static void chase(void *arg)
+{
+	size_t n = chase_bytes / 64;
+	char *p = arena;
+	double t0 = 0;
+
+	for (int lap = 0; lap < chase_laps; lap++) {
+		if (lap == chase_laps - 1)
+			t0 = vt_clock_ns();
+		for (size_t i = 0; i < n; i++) {
+			__tsan_read8(p);
+			p = *(char **)p;
+		}
+	}
+	lap_ns = (vt_clock_ns() - t0) / n;
+}
+
+static double chase_ns(size_t bytes)
+{
+	struct vt_stats st;
+
+	chase_build(bytes, 64);
+	chase_laps = 3;
+	run_on(0, chase, &st);
+	return lap_ns;
+}
+
+static void test_levels(void)
+{
+	small_machine(&mach, 0, 1);
+	/* A working set that fits a level hits there, lap after lap. */
+	ok(chase_ns(L1_KIB * 1024 / 2) == 0, "half the L1: every load hits it (%.2f ns a load)",
+	   chase_ns(L1_KIB * 1024 / 2));
+	ok(chase_ns(L1_KIB * 1024) == 0, "the whole L1: every load hits it (%.2f ns)",
+	   chase_ns(L1_KIB * 1024));
+	double l2 = chase_ns(L1_KIB * 1024 * 2);
+	ok(l2 > 0.5 * LAT_L2 && l2 <= LAT_L2, "twice the L1: served by the L2, %.2f ns a load (l2.lat %.0f)",
+	   l2, LAT_L2);
+	l2 = chase_ns(L2_KIB * 1024);
+	ok(l2 > 0.9 * LAT_L2 && l2 <= LAT_L2, "the whole L2: %.2f ns a load, the L2's latency", l2);
+	double l3 = chase_ns(L2_KIB * 1024 * 2);
+	ok(l3 > 0.5 * LAT_L3 && l3 <= LAT_L3, "twice the L2: served by the L3, %.2f ns a load (l3.lat %.0f)",
+	   l3, LAT_L3);
+	l3 = chase_ns(L3_KIB * 1024);
+	ok(l3 > 0.9 * LAT_L3 && l3 <= LAT_L3, "the whole L3: %.2f ns a load, the L3's latency", l3);
+	double mem = chase_ns(L3_KIB * 1024 * 4);
+	ok(mem > 0.7 * LAT_MEM && mem <= LAT_MEM, "four times the L3: from memory, %.2f ns a load (cost.mem %.0f)",
+	   mem, LAT_MEM);
+}
+
+/* --- the prefetcher and overlapping misses -------------------------------------------- */
+
+static size_t walk_stride, walk_n;
+static bool walk_dependent;
+
+/* A cold walk of @walk_n lines @walk_stride apart: a chase, or independent loads. */
+static void walk(void *arg)
+{
+	double t0 = vt_clock_ns();
+	char *p = arena;
+
+	for (size_t i = 0; i < walk_n; i++) {
+		char *q = arena + (i + 1) * walk_stride;
+
+		if (walk_dependent) {
+			__tsan_read8(p);
+			p = *(char **)p;
+		} else {
+			__tsan_read4(arena + i * walk_stride);
+			__sanitizer_cov_trace_pc();
+		}
+		(void)q;
+	}
+	lap_ns = (vt_clock_ns() - t0) / walk_n;
+}
+
+static double walk_ns(size_t stride, bool dependent, double degree, struct vt_stats *st)
+{
+	small_machine(&mach, degree, 1);
+	walk_stride = stride;
+	walk_n = 256;
+	walk_dependent = dependent;
+	for (size_t i = 0; i < walk_n; i++)
+		*(char **)(arena + i * stride) = arena + (i + 1) * stride;
+	run_on(0, walk, st);
+	return lap_ns;
+}
+
+static void test_prefetch(void)
+{
+	struct vt_stats st;
+	double seq, far;
+
+	seq = walk_ns(64, true, 8, &st);
+	ok(seq < 0.35 * LAT_MEM, "a chase through consecutive lines is prefetched: %.1f ns a line", seq);
+	ok(st.prefetches > 200, "... the streamer brought %llu of its 256 lines", st.prefetches);
+	seq = walk_ns(128, true, 8, &st);
+	ok(seq < 0.5 * LAT_MEM, "every other line: still a stream, %.1f ns a line", seq);
+	far = walk_ns(64 * 3, true, 8, &st);
+	ok(far > 0.9 * LAT_MEM && st.prefetches == 0,
+	   "a stride of three lines defeats it: %.1f ns a line, %llu prefetches", far, st.prefetches);
+	far = walk_ns(4096 + 64, true, 8, &st);
+	ok(far > 0.9 * LAT_MEM && st.prefetches == 0,
+	   "a stride of a page and a line defeats it: %.1f ns a line, %llu prefetches", far, st.prefetches);
+	seq = walk_ns(64, true, 0, &st);
+	ok(seq > 0.9 * LAT_MEM && st.prefetches == 0, "pf.degree 0: no prefetcher, %.1f ns a line", seq);
+	/* Independent misses overlap, up to core.mshr at a time. */
+	far = walk_ns(4096 + 64, false, 0, &st);
+	ok(far < 0.15 * LAT_MEM && far > LAT_MEM / 10 * 0.9,
+	   "independent misses overlap ten at a time: %.1f ns a line (dependent: %.0f)", far, LAT_MEM);
+	ok(st.l3_miss == 256 && st.mem_local == 256, "... each missed to memory (%llu, %llu)",
+	   st.l3_miss, st.mem_local);
+}
+
+/* --- SMT siblings share a core ------------------------------------------------------------- */
+
+static char *own_line[VT_MAX_CPUS];
+
+/* 100 rounds of 100 basic blocks, each round ending in an event (a scheduling point). */
+static void spin_code(void *arg)
+{
+	long cpu = (long)arg - 1;
+
+	if (cpu < 0)
+		return;
+	for (int r = 0; r < 100; r++) {
+		for (int i = 0; i < 100; i++)
+			__sanitizer_cov_trace_pc();
+		vt_access(own_line[cpu], VT_READ);
+	}
+}
+
+/* CPUs @a and @b each run 10000 blocks at 1 ns, after a first touch of 100 ns: when they end. */
+static double code_end(int a, int b, double share)
+{
+	static void *args[VT_MAX_CPUS];
+	struct vt_stats st;
+
+	small_machine(&mach, 0, share);
+	for (int i = 0; i < VT_MAX_CPUS; i++) {
+		args[i] = NULL;
+		own_line[i] = arena + (1 << 21) + 4096 * i;
+	}
+	args[a] = (void *)(long)(a + 1);
+	args[b] = (void *)(long)(b + 1);
+	if (vt_run(&mach, (a > b ? a : b) + 1, spin_code, args, NULL, 0, &st))
+		return -1;
+	return st.end_ns;
+}
+
+static void near(double got, double want, const char *what)
+{
+	ok(got >= want * 0.99 && got <= want * 1.01, "%s: %.0f ns (want %.0f)", what, got, want);
+}
+
+static void test_smt(void)
+{
+	ok(vt_distance(&(struct vt_machine){ .sockets = 2, .l3_per_socket = 2, .cores_per_l3 = 2,
+					   .smt = 2 }, 0, 8) == VT_D_SMT, "CPUs 0 and 8 are one core's two threads");
+	near(code_end(0, 1, 0.5), 100 + 10000, "two cores each run their 10000 blocks at full speed");
+	near(code_end(0, 8, 0.5), 100 + 20000, "two busy siblings at smt.share 0.5 take twice as long");
+	near(code_end(0, 8, 0.8), 100 + 12500, "... at smt.share 0.8, 1/0.8 as long");
+	near(code_end(0, 8, 1), 100 + 10000, "... at smt.share 1, no longer");
+	near(code_end(0, 9, 0.5), 100 + 10000, "CPUs 0 and 9 are on two cores: full speed");
+}
+
+/* --- lines other cores hold ------------------------------------------------------------------ */
+
+static char *line_x;
+static double read_ns;
+
+static void writer_then_reader(void *arg)
+{
+	long role = (long)arg;
+	double t0;
+
+	if (role == 1) {
+		__tsan_write8(line_x);
+	} else if (role == 2) {
+		vt_delay_ns(1000);
+		t0 = vt_clock_ns();
+		__tsan_read8(line_x);
+		read_ns = vt_clock_ns() - t0;
+	}
+}
+
+/* CPU @w writes a line, then CPU @r reads it: what the read costs. */
+static double handoff(int w, int r)
+{
+	static void *args[VT_MAX_CPUS];
+	struct vt_stats st;
+	int n = (w > r ? w : r) + 1;
+
+	small_machine(&mach, 0, 1);
+	for (int i = 0; i < n; i++)
+		args[i] = NULL;
+	args[w] = (void *)1L;
+	args[r] = (void *)2L;
+	line_x = arena + 64 * 1000;
+	if (vt_run(&mach, n, writer_then_reader, args, NULL, 0, &st))
+		return -1;
+	return read_ns;
+}
+
+/* CPU 0 writes a line then streams through more than its L2; CPU 1 reads the line. */
+static void evict_then_read(void *arg)
+{
+	long role = (long)arg;
+
+	if (role == 1) {
+		__tsan_write8(line_x);
+		for (size_t a = 0; a < 2 * L2_KIB * 1024; a += 64)
+			__tsan_read4(arena + (1 << 20) + a);
+	} else if (role == 2) {
+		double t0;
+
+		vt_delay_ns(1000000);
+		t0 = vt_clock_ns();
+		__tsan_read8(line_x);
+		read_ns = vt_clock_ns() - t0;
+	}
+}
+
+static void test_sharing(void)
+{
+	static void *args[VT_MAX_CPUS];
+	struct vt_stats st;
+
+	is_int((int)handoff(0, 8), 0, "a line the sibling wrote: in their core's L1, a hit");
+	is_int((int)handoff(0, 1), 30, "a line a core of the same L3 wrote: lat.l3 (30 ns)");
+	is_int((int)handoff(0, 2), 60, "a line a core of another L3 domain wrote: lat.socket (60 ns)");
+	is_int((int)handoff(0, 4), 120, "a line a core of the other socket wrote: lat.remote (120 ns)");
+	/* Once the writer's L2 has let it go, the L3 serves it. */
+	small_machine(&mach, 0, 1);
+	line_x = arena + 64 * 1000;
+	args[0] = (void *)1L;
+	args[1] = (void *)2L;
+	vt_run(&mach, 2, evict_then_read, args, NULL, 0, &st);
+	is_int((int)read_ns, (int)LAT_L3, "a line the writer's L2 evicted: from the L3 (l3.lat 20 ns)");
+}
+
+/* A write to a line three other CPUs read invalidates every copy. */
+static void readers_then_writer(void *arg)
+{
+	long role = (long)arg;
+	double t0;
+
+	if (role == 1) {
+		__tsan_read8(line_x);
+		vt_delay_ns(2000);
+		/*
+		 * Plain hits are no scheduling points: an event lets the CPUs
+		 * behind in virtual time (the writer) run first.
+		 */
+		vt_access(arena + (3 << 20), VT_READ);
+		t0 = vt_clock_ns();
+		__tsan_read8(line_x);	/* the writer has it now */
+		read_ns = vt_clock_ns() - t0;
+	} else if (role == 2) {
+		__tsan_read8(line_x);
+	} else if (role == 3) {
+		vt_delay_ns(1000);
+		__tsan_write8(line_x);
+	}
+}
+
+static void test_invalidate(void)
+{
+	static void *args[VT_MAX_CPUS];
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	line_x = arena + 64 * 2000;
+	for (int i = 0; i < 5; i++)
+		args[i] = (void *)2L;
+	args[0] = (void *)1L;
+	args[4] = (void *)3L;
+	vt_run(&mach, 5, readers_then_writer, args, NULL, 0, &st);
+	is_int((int)read_ns, 120, "a reader whose copy a write on the other socket took: lat.remote again");
+	ok(st.transfers >= 2, "the write and the re-read each moved the line (%llu transfers)", st.transfers);
+}
+
+/* --- copies -------------------------------------------------------------------------------- */
+
+static void copy_page(void *arg)
+{
+	vt_memcpy(arena + (2 << 20), arena + (3 << 20), 4096);
+}
+
+static void test_copy(void)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	run_on(0, copy_page, &st);
+	is_int((int)st.l1_miss, 128, "a 4 KiB memcpy misses on its 64 source and 64 destination lines");
+	is_int((int)st.mem_local, 128, "... all of them from memory");
+	ok(memcmp(arena + (2 << 20), arena + (3 << 20), 4096) == 0, "... and copies the bytes");
+	ok(st.end_ns >= 128 / 10 * LAT_MEM && st.end_ns < 64 * LAT_MEM,
+	   "... ten misses at a time: %.0f ns", st.end_ns);
+}
+
+int main(void)
+{
+	plan_no_plan();
+	arena = aligned_alloc(4096, ARENA);
+	memset(arena, 0x5a, ARENA);
+	test_levels();
+	test_prefetch();
+	test_smt();
+	test_sharing();
+	test_invalidate();
+	test_copy();
+	return done_testing();
+}
