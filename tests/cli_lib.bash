@@ -20,6 +20,18 @@ usage_error() {
 	ok $? "$what: exit 2 with one line ($(head -c 160 "$tmp/err" | tr -d '\n'))"
 }
 
+# usage_error_says PATTERN DESCRIPTION ARGS...: as usage_error, and the line matches the
+# extended regex PATTERN; bounded in time (20 s) and memory (4 GB of address space), so that
+# an input that blocks or never ends fails the test rather than hang it or exhaust the host.
+usage_error_says() {
+	local pat=$1 what=$2; shift 2
+	(ulimit -v 4000000; timeout 20 "$MMLAB" "$@") </dev/null >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mmlab: ' "$tmp/err" &&
+		grep -qE "$pat" "$tmp/err"
+	ok $? "$what: exit 2 with one line saying /$pat/ (exit $rc: $(head -c 200 "$tmp/err" | tr -d '\n'))"
+}
+
 done_testing() {
 	echo "1..$n"
 	[ $failed -eq 0 ]

@@ -56,6 +56,51 @@ ok $? "a missing shard: exit 1, one line ($(cat "$tmp/err"))"
 "$MMLAB" merge "$tmp/x.json" "$tmp/s0.json" "$tmp/s0.json" "$tmp/s1.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q 'overlap' "$tmp/err"
 ok $? "a shard given twice: exit 1, overlapping points"
+cp "$tmp/s0.json" "$tmp/s0copy.json"
+"$MMLAB" merge "$tmp/x.json" "$tmp/s0.json" "$tmp/s1.json" "$tmp/s0copy.json" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "s0.json' and '.*s0copy.json' are both shard 0/2: their points overlap" "$tmp/err" && [ ! -s "$tmp/out" ]
+ok $? "a copy of a shard: exit 1, both named, overlapping points ($(cat "$tmp/err"))"
+# a shard that repeats another shard's points: shard 0 carrying a result of point 1 (shard 1's)
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+s0, s1 = (json.load(open(f"{t}/s{i}.json")) for i in (0, 1))
+s0["results"].append(s1["results"][0])
+json.dump(s0, open(f"{t}/s0-foreign.json", "w"))
+s0 = json.load(open(f"{t}/s0.json"))
+s0["results"].append(s0["results"][0])
+json.dump(s0, open(f"{t}/s0-twice.json", "w"))
+PY
+"$MMLAB" merge "$tmp/x.json" "$tmp/s0-foreign.json" "$tmp/s1.json" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "s0-foreign.json' is shard 0/2 but has point {\"threads\": 2}" "$tmp/err" && [ ! -s "$tmp/out" ]
+ok $? "a shard that repeats another shard's point: exit 1, named ($(cat "$tmp/err"))"
+"$MMLAB" merge "$tmp/x.json" "$tmp/s1.json" "$tmp/s0-foreign.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "s0-foreign.json' is shard 0/2 but has point {\"threads\": 2}" "$tmp/err"
+ok $? "the same, given after the shard whose point it repeats ($(cat "$tmp/err"))"
+"$MMLAB" merge "$tmp/x.json" "$tmp/s0-twice.json" "$tmp/s1.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "s0-twice.json': vanilla at {\"threads\": 1} in ops_per_sec twice" "$tmp/err"
+ok $? "a shard that repeats one of its own results: exit 1, named ($(cat "$tmp/err"))"
+[ ! -e "$tmp/x.json" ]
+ok $? "no refused merge wrote OUT"
+# merged comparisons: the interval oriented like the ratio (candidate/vanilla), from the samples
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+for i in (0, 1):
+    d = json.load(open(f"{t}/s{i}.json"))
+    for r in d["results"]:
+        r["samples"] = [(100.0 if r["variant"] == "vanilla" else 200.0) + k for k in range(len(r["samples"]))]
+    json.dump(d, open(f"{t}/syn{i}.json", "w"))
+PY
+"$MMLAB" merge "$tmp/syn.json" "$tmp/syn0.json" "$tmp/syn1.json" >/dev/null 2>&1 &&
+python3 - "$tmp/syn.json" <<'PY'
+import json, sys
+cs = [c for c in json.load(open(sys.argv[1]))["comparisons"] if c["variant"] == "frozen-bit"]
+assert len(cs) == 3, cs
+for c in cs:
+    assert 1.9 < c["ratio"] < 2.1 and 1.9 < c["ci95_low"] <= c["ratio"] <= c["ci95_high"] < 2.1, c
+PY
+ok $? "merge: frozen-bit at twice vanilla's samples gives a ratio and an interval about 2"
 "$MMLAB" run refcount-scale --scale tiny --threads 1,2,3 --variant vanilla,frozen-bit --repeat 5 \
 	--shard 1/2 --seed 9 --json "$tmp/other.json" >/dev/null 2>&1
 "$MMLAB" merge "$tmp/x.json" "$tmp/s0.json" "$tmp/other.json" >/dev/null 2>"$tmp/err"

@@ -257,6 +257,29 @@ static bool file_exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
+/* A --json file from an earlier run: a run that fails must leave it whole. */
+static void put_old(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs("{\"old\": true}\n", f);
+		fclose(f);
+	}
+}
+
+static bool is_old(const char *path)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+	fclose(f);
+	return !strcmp(buf, "{\"old\": true}\n");
+}
+
 /* lab_run() on the synthetic experiment with @args; returns the exit status. */
 static int run(const struct experiment *exp, const char *const *args, struct capture *c)
 {
@@ -366,9 +389,11 @@ static void test_broken_runs(void)
 	const char *no_base[] = { "--variant", "fast,slow", "--json", json_path, NULL };
 	struct capture c;
 
+	put_old(json_path);
 	is_int(run(&synth_higher, abort_args, &c), 1, "run_one() failing exits 1");
 	ok(has(c.errs, "mmlab: synth: fast could not run at #n 1, rep 1\n"), "and says where");
-	ok(!file_exists(json_path), "no JSON of a run that could not finish");
+	ok(is_old(json_path), "no JSON of a run that could not finish: the earlier file left whole");
+	unlink(json_path);
 	ok(synth_finished == 1, "finish() called after a sample could not run");
 	cap_free(&c);
 
@@ -535,6 +560,7 @@ static void test_multi_metric(void)
 	cap_free(&c);
 
 	multi_mode = MULTI_FORGET;
+	unlink(json_path);
 	is_int(run(&synth_multi, args, &c), 1, "a sample without a declared metric exits 1");
 	if (!ok(one_error_line(c.errs + (strstr(c.errs, "mmlab: ") - c.errs)) &&
 		has(c.errs, "mmlab: synth-multi: internal error: vanilla at #n 1, rep 1: no value of metric 'hit_ratio'\n"),
@@ -550,6 +576,7 @@ static void test_multi_metric(void)
 	cap_free(&c);
 	multi_mode = MULTI_OK;
 
+	unlink(json_path);
 	is_int(run(&synth_twice, args, &c), 1, "a metric declared twice exits 1");
 	ok(has(c.errs, "mmlab: synth-twice: internal error: metric 'lat_p50_us' declared twice\n") &&
 	   !file_exists(json_path), "naming it, before any sample, no JSON");

@@ -20,6 +20,7 @@ import math
 import os
 import statistics
 import sys
+import tempfile
 
 import matplotlib
 
@@ -588,8 +589,40 @@ def plot(run, path):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        write_whole(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+    finally:
+        plt.close(fig)
+
+
+def write_whole(path, write):
+    """write(tmp) to a temporary name beside path, then rename it into place: a reader sees
+    the old file or the whole new one, never a part (docs/INTERFACE.md, "Files")."""
+    d, base = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + base + ".", dir=d or ".")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~current_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def run_id(outdir):
+    """The run id of results/<run-id>/, also while tools/run-all.sh writes it as
+    results/.<run-id>.partial/."""
+    name = os.path.basename(os.path.normpath(outdir))
+    if name.startswith(".") and name.endswith(".partial"):
+        name = name[1:-len(".partial")]
+    return name
 
 
 # --- main --------------------------------------------------------------------------------
@@ -610,7 +643,7 @@ def main(argv):
             print("report: skipping %s: %s" % (name, e), file=sys.stderr)
             failed += 1
 
-    lines = ["# mmlab results: %s" % os.path.basename(os.path.normpath(outdir)), ""]
+    lines = ["# mmlab results: %s" % run_id(outdir), ""]
     if runs:
         lines += md_table(["experiment", "seed", "checks"],
                           [("[%s](#%s)" % (r.name, r.name), "`%s`" % r.d.get("seed", ""),
@@ -627,8 +660,10 @@ def main(argv):
             print("report: no plot for %s: %s" % (run.name, e), file=sys.stderr)
             png, failed = None, failed + 1
         lines += section(run, png)
-    with open(os.path.join(outdir, "report.md"), "w") as f:
-        f.write("\n".join(lines).rstrip() + "\n")
+    def write_report(tmp):
+        with open(tmp, "w") as f:
+            f.write("\n".join(lines).rstrip() + "\n")
+    write_whole(os.path.join(outdir, "report.md"), write_report)
     print("report: %s" % os.path.join(outdir, "report.md"))
     return 1 if failed else 0
 

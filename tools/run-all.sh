@@ -8,21 +8,30 @@
 # and ends with the `mmlab compare` command against the previous run, if any.
 # Every experiment runs even if one fails; the exit status is non-zero if
 # any experiment or the report failed.
+#
+# The run is written under results/.<run-id>.partial/ and renamed to
+# results/<run-id>/ when it is complete, so a results/<run-id>/ directory is
+# always a whole run; an interrupted one stays in its .partial directory,
+# which `mmlab compare` suggestions and reports do not pick up.
+# Environment: MMLAB, PYTHON (the binary and interpreter), MMLAB_RESULTS (the
+# results directory, default results).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 2
 
 MMLAB=${MMLAB:-build/mmlab}
 PYTHON=${PYTHON:-build/venv/bin/python}
+RESULTS=${MMLAB_RESULTS:-results}
 
 id=$(date -u +%Y%m%d-%H%M%S)
-dir=results/$id
 # two runs in the same second: wait for the next one rather than mix them
-while ! mkdir -p results || ! mkdir "$dir" 2>/dev/null; do
+while ! mkdir -p "$RESULTS" || [ -e "$RESULTS/$id" ] || ! mkdir "$RESULTS/.$id.partial" 2>/dev/null; do
 	sleep 1
 	id=$(date -u +%Y%m%d-%H%M%S)
-	dir=results/$id
 done
+final=$RESULTS/$id
+dir=$RESULTS/.$id.partial
+trap 'echo "run-all: interrupted; the partial run is in $dir/" >&2; exit 130' INT TERM HUP
 
 if ! names=$("$MMLAB" list | awk '{ print $1 }') || [ -z "$names" ]; then
 	echo "run-all: '$MMLAB list' gave no experiments" >&2
@@ -56,10 +65,16 @@ if ! "$PYTHON" tools/report.py "$dir"; then
 	failed+=("tools/report.py")
 fi
 
+trap - INT TERM HUP
+if ! mv -T "$dir" "$final"; then
+	echo "run-all: cannot rename $dir to $final; the run is in $dir/" >&2
+	exit 1
+fi
+dir=$final
 echo "results: $dir/ (report: $dir/report.md)"
 # the newest earlier run (run ids sort by time) with a result of its own
 prev=
-for d in results/*/; do
+for d in "$RESULTS"/*/; do
 	d=${d%/}
 	[ "$d" \< "$dir" ] && compgen -G "$d/*.json" >/dev/null && prev=$d
 done

@@ -24,7 +24,10 @@ struct json {
 
 /* Parses @len bytes; NULL and one line in @err on any error. */
 struct json *json_parse(const char *text, size_t len, char *err, size_t errlen);
-/* The whole file @path; the error names the file. */
+/*
+ * The whole file @path: a regular file of at most LAB_MAX_INPUT bytes
+ * (mmlab/files.h); the error names the file.
+ */
 struct json *json_read_file(const char *path, char *err, size_t errlen);
 void json_free(struct json *j);
 

@@ -355,8 +355,12 @@ int lab_json_write(FILE *f, const struct lab_results *r, const char *git);
 
 /* --- comparing and merging result files (compare.c, merge.c) ------------------ */
 
-/* `mmlab compare A B`: files or results/<run-id>/ directories; the exit status. */
-int lab_compare(const char *a, const char *b, FILE *out, FILE *err);
+/*
+ * `mmlab compare [--force] A B`: files or results/<run-id>/ directories;
+ * the exit status.  Runs whose params differ (other than the repetitions,
+ * the variants and a point's axis) are refused unless @force.
+ */
+int lab_compare(const char *a, const char *b, bool force, FILE *out, FILE *err);
 /* `mmlab merge OUT SHARD...`: the exit status (2 usage or unreadable, 1 inconsistent). */
 int lab_merge(const char *out_path, int nr, char **shards,
 	      const struct experiment *const *exps, FILE *out, FILE *err);

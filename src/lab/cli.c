@@ -6,7 +6,7 @@
 
 #include <mmlab/lab.h>
 
-#define COMMANDS	"list, machines, calibrate, run NAME [options], compare A B, merge OUT SHARD..., --help"
+#define COMMANDS	"list, machines, calibrate, run NAME [options], compare [--force] A B, merge OUT SHARD..., --help"
 
 static void names_of(char *buf, size_t len, const struct experiment *const *exps)
 {
@@ -49,7 +49,8 @@ static void usage(FILE *f, const struct experiment *const *exps)
 		   "       mmlab run NAME [options]    run one, print its table\n"
 		   "       mmlab run NAME --help       its variants and options\n"
 		   "       mmlab compare A B           two runs side by side, A the baseline: two JSON\n"
-		   "                                   result files, or two results/<run-id>/ directories\n"
+		   "                                   result files, or two results/<run-id>/ directories;\n"
+		   "                                   --force pairs runs whose parameters differ\n"
 		   "       mmlab merge OUT SHARD...    merge the JSON of mmlab run --shard I/N into OUT\n\n"
 		   "options of every experiment: --variant LIST|all, --scale tiny|default|full,\n"
 		   "  --repeat R|auto[:SECONDS], --ci-target PCT, --shard I/N, --seed S, --json FILE,\n"
@@ -95,6 +96,33 @@ static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
 	return status;
 }
 
+/* `compare [--force] A B`, --force anywhere. */
+static int cmd_compare(int argc, char **argv, FILE *out, FILE *err)
+{
+	const char *files[2];
+	bool force = false;
+	int i, n = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--force")) {
+			force = true;
+		} else if (!strncmp(argv[i], "--", 2)) {
+			fprintf(err, "mmlab: compare: unknown option '%s'; valid: --force\n", argv[i]);
+			return 2;
+		} else if (n < 2) {
+			files[n++] = argv[i];
+		} else {
+			n++;
+		}
+	}
+	if (n != 2) {
+		fprintf(err, "mmlab: compare: takes 2 arguments (A B: result files or "
+			"results/<run-id>/ directories; --force besides), got %d\n", n);
+		return 2;
+	}
+	return lab_compare(files[0], files[1], force, out, err);
+}
+
 static bool is_help(const char *arg)
 {
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
@@ -135,14 +163,8 @@ int lab_main(int argc, char **argv, const struct experiment *const *exps,
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2, exps, out, err);
-	if (!strcmp(argv[1], "compare")) {
-		if (argc != 4) {
-			fprintf(err, "mmlab: compare: takes 2 arguments (A B: result files or "
-				"results/<run-id>/ directories), got %d\n", argc - 2);
-			return 2;
-		}
-		return lab_compare(argv[2], argv[3], out, err);
-	}
+	if (!strcmp(argv[1], "compare"))
+		return cmd_compare(argc - 2, argv + 2, out, err);
 	if (!strcmp(argv[1], "merge")) {
 		if (argc < 4) {
 			fprintf(err, "mmlab: merge: takes OUT.json and at least 1 shard file, got %d "

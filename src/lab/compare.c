@@ -129,14 +129,107 @@ static const char *git_of(const struct result_file *f)
 	return g ? g->text : "unknown";
 }
 
+/*
+ * Conditions of a run: the members of "machine" and "params".  A param
+ * that shapes the cells (a measurement setting, the simulated machine)
+ * must be equal for the cells to pair; the repetitions, the variant list
+ * and a param that is a point's axis (threads) need not: cells pair by
+ * variant and point.
+ */
+static bool pairs_anyway(const struct result_file *f, const char *key)
+{
+	const struct json *r;
+
+	if (!strcmp(key, "repeat") || !strcmp(key, "repeat_auto") || !strcmp(key, "variant"))
+		return true;
+	for (r = f->results->child; r; r = r->next)
+		if (json_get(json_get(r, "point"), key))
+			return true;
+	return false;
+}
+
+/* "value" of @j for a message: its JSON text, shortened; "(none)" when absent. */
+static void value_text(const struct json *j, char *buf, size_t len)
+{
+	if (!j) {
+		snprintf(buf, len, "(none)");
+		return;
+	}
+	json_compact(j, false, buf, len);
+	if (strlen(buf) >= len - 1 && len > 4)
+		strcpy(buf + len - 4, "...");
+}
+
+struct conditions {
+	int nr;			/* differences of any kind */
+	int nr_params;		/* of params that keep cells from pairing */
+	char refused[LAB_ERR_LEN / 2];	/* those, "key A vs B; ..." for the one-line error */
+};
+
+/*
+ * The members of object @what ("machine", "params") that differ between A
+ * and B, in A's order then B's; each one a line on @out when @out.
+ */
+static void diff_object(const struct result_file *fa, const struct result_file *fb,
+			const char *what, struct conditions *c, FILE *out)
+{
+	const struct json *oa = json_get(fa->root, what), *ob = json_get(fb->root, what), *x;
+	const struct json *sides[2] = { oa, ob };
+	char va[72], vb[72];
+	int side;
+
+	for (side = 0; side < 2; side++)
+		for (x = sides[side] && sides[side]->type == JSON_OBJECT ? sides[side]->child : NULL;
+		     x; x = x->next) {
+			const struct json *xa = json_get(oa, x->key), *xb = json_get(ob, x->key);
+			bool cells = !strcmp(what, "params") &&
+				     !pairs_anyway(fa, x->key) && !pairs_anyway(fb, x->key);
+			size_t used = strlen(c->refused);
+
+			if ((side && xa) || (xa && xb && json_equal(xa, xb)))
+				continue;	/* named from A's side, or equal */
+			value_text(xa, va, sizeof(va));
+			value_text(xb, vb, sizeof(vb));
+			if (!strcmp(what, "machine") && !strcmp(x->key, "time") && (!xa || !xb))
+				snprintf(xa ? vb : va, sizeof(va), "\"host\"");	/* absent on the host */
+			c->nr++;
+			if (out)
+				fprintf(out, "  %s.%s: A %s, B %s%s\n", what, x->key, va, vb,
+					cells ? "  (cells paired only by --force)" : "");
+			if (!cells)
+				continue;
+			c->nr_params++;
+			if (used < sizeof(c->refused) - 1)
+				snprintf(c->refused + used, sizeof(c->refused) - used, "%s%s %s vs %s",
+					 used ? "; " : "", x->key, va, vb);
+		}
+}
+
+/* Counts the differences of conditions; with @out, names each. */
+static void conditions(const struct result_file *fa, const struct result_file *fb,
+		       struct conditions *c, FILE *out)
+{
+	memset(c, 0, sizeof(*c));
+	diff_object(fa, fb, "machine", c, NULL);
+	diff_object(fa, fb, "params", c, NULL);
+	if (!out || !c->nr)
+		return;
+	fprintf(out, "conditions differ (%d):\n", c->nr);
+	memset(c, 0, sizeof(*c));
+	diff_object(fa, fb, "machine", c, out);
+	diff_object(fa, fb, "params", c, out);
+}
+
 /* Metric by metric, in the order A first names them. */
 static int compare_pair(const struct result_file *fa, const struct result_file *fb, FILE *out)
 {
 	const struct json *a, *seen;
 	int rows = 0, only_a, only_b;
+	struct conditions c;
 
 	fprintf(out, "compare %s\n  A: %s (git %s)\n  B: %s (git %s)\n", fa->experiment, fa->path,
 		git_of(fa), fb->path, git_of(fb));
+	conditions(fa, fb, &c, out);
 	for (a = fa->results->child; a; a = a->next) {
 		const char *metric = json_get(a, "metric")->text;
 
@@ -158,10 +251,15 @@ static int compare_pair(const struct result_file *fa, const struct result_file *
 	return rows;
 }
 
-static int compare_files(const char *pa, const char *pb, FILE *out, FILE *err)
+/*
+ * One pair of files: with @out NULL only the checks (both readable
+ * results of one experiment whose cells may pair), else the comparison.
+ */
+static int compare_files(const char *pa, const char *pb, bool force, FILE *out, FILE *err)
 {
 	struct result_file fa, fb;
 	char msg[LAB_ERR_LEN];
+	struct conditions c;
 	int status = 2;
 
 	if (result_file_load(&fa, pa, msg, sizeof(msg))) {
@@ -173,9 +271,16 @@ static int compare_files(const char *pa, const char *pb, FILE *out, FILE *err)
 		result_file_free(&fa);
 		return 2;
 	}
+	conditions(&fa, &fb, &c, NULL);
 	if (strcmp(fa.experiment, fb.experiment))
 		fprintf(err, "mmlab: compare: '%s' is %s but '%s' is %s; compare runs of the same experiment\n",
 			pa, fa.experiment, pb, fb.experiment);
+	else if (c.nr_params && !force)
+		fprintf(err, "mmlab: compare: '%s' and '%s' ran with different parameters (%s): "
+			"their cells measure different things; --force pairs them anyway\n",
+			pa, pb, c.refused);
+	else if (!out)
+		status = 0;
 	else if (!compare_pair(&fa, &fb, out))
 		fprintf(err, "mmlab: compare: '%s' and '%s' have no variant, point and metric in common\n",
 			pa, pb);
@@ -193,34 +298,41 @@ static int is_json_name(const struct dirent *d)
 	return n > 5 && !strcmp(d->d_name + n - 5, ".json");
 }
 
+/* Anything by that name: one that is not a regular file is refused when read. */
 static bool exists(const char *path)
 {
 	struct stat st;
 
-	return !stat(path, &st) && S_ISREG(st.st_mode);
+	return !stat(path, &st);
 }
 
-/* Two results/<run-id>/ directories: the experiments' files paired by name. */
-static int compare_dirs(const char *da, const char *db, FILE *out, FILE *err)
+/*
+ * Two results/<run-id>/ directories: the experiments' files paired by
+ * name, every pair checked before the first is printed.
+ */
+static int compare_dirs(const char *da, const char *db, bool force, FILE *out, FILE *err)
 {
 	struct dirent **names;
 	char pa[4096], pb[4096];
-	int n = scandir(da, &names, is_json_name, alphasort), i, pairs = 0, status = 0;
+	int n = scandir(da, &names, is_json_name, alphasort), i, pass, pairs = 0, status = 0;
 
 	if (n < 0) {
 		fprintf(err, "mmlab: compare: cannot read directory '%s': %s\n", da, strerror(errno));
 		return 2;
 	}
-	for (i = 0; i < n; i++) {
-		snprintf(pa, sizeof(pa), "%s/%s", da, names[i]->d_name);
-		snprintf(pb, sizeof(pb), "%s/%s", db, names[i]->d_name);
-		if (!status && exists(pb)) {
-			if (pairs++)
+	for (pass = 0; pass < 2 && !status; pass++)
+		for (i = 0, pairs = 0; i < n && !status; i++) {
+			snprintf(pa, sizeof(pa), "%s/%s", da, names[i]->d_name);
+			snprintf(pb, sizeof(pb), "%s/%s", db, names[i]->d_name);
+			if (!exists(pb))
+				continue;
+			if (pass && pairs)
 				fprintf(out, "\n");
-			status = compare_files(pa, pb, out, err);
+			pairs++;
+			status = compare_files(pa, pb, force, pass ? out : NULL, err);
 		}
+	for (i = 0; i < n; i++)
 		free(names[i]);
-	}
 	free(names);
 	if (!status && !pairs) {
 		fprintf(err, "mmlab: compare: '%s' and '%s' have no result file (NAME.json) in common\n",
@@ -230,7 +342,7 @@ static int compare_dirs(const char *da, const char *db, FILE *out, FILE *err)
 	return status;
 }
 
-int lab_compare(const char *a, const char *b, FILE *out, FILE *err)
+int lab_compare(const char *a, const char *b, bool force, FILE *out, FILE *err)
 {
 	struct stat sa, sb;
 
@@ -245,6 +357,6 @@ int lab_compare(const char *a, const char *b, FILE *out, FILE *err)
 		return 2;
 	}
 	if (S_ISDIR(sa.st_mode))
-		return compare_dirs(a, b, out, err);
-	return compare_files(a, b, out, err);
+		return compare_dirs(a, b, force, out, err);
+	return compare_files(a, b, force, out, err);
 }

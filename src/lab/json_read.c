@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mmlab/files.h>
 #include <mmlab/json_read.h>
 
 struct parser {
@@ -378,37 +379,12 @@ struct json *json_parse(const char *text, size_t len, char *err, size_t errlen)
 
 struct json *json_read_file(const char *path, char *err, size_t errlen)
 {
-	char why[200], *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	char why[200], *buf;
+	size_t len;
 	struct json *j;
-	FILE *f = fopen(path, "r");
 
-	if (!f) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	if (lab_read_file(path, &buf, &len, err, errlen))
 		return NULL;
-	}
-	do {
-		if (len == cap) {
-			char *more = realloc(buf, cap = cap ? 2 * cap : 65536);
-
-			if (!more) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "'%s': out of memory", path);
-				return NULL;
-			}
-			buf = more;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n);
-	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
 	j = json_parse(buf, len, why, sizeof(why));
 	if (!j)
 		snprintf(err, errlen, "'%s' is not valid JSON: %s", path, why);

@@ -9,12 +9,12 @@
  * shard; 1 when the shards do not fit together (another experiment or
  * params, a point in two shards or in none) or a shard's checks failed.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <mmlab/files.h>
 #include <mmlab/lab.h>
 #include <mmlab/result_file.h>
 
@@ -293,17 +293,34 @@ static void take_header(struct merge *m)
 	m->r.params = m->files[0].params;
 }
 
+/* OUT whole or not at all: a temporary name beside it, then renamed into place. */
 static int write_out(struct merge *m, const char *path)
 {
 	const struct json *g = json_get_type(json_get(m->files[0].root, "mmlab"), "git", JSON_STRING);
-	FILE *f = fopen(path, "w");
+	char msg[LAB_ERR_LEN];
+	struct lab_out o;
 	int ret;
 
-	if (!f)
-		return merr(m, 2, "cannot write '%s': %s", path, strerror(errno));
-	ret = lab_json_write(f, &m->r, g ? g->text : "unknown");
-	if (fclose(f) || ret)
-		return merr(m, 1, "writing '%s' failed", path);
+	if (lab_out_open(&o, path, msg, sizeof(msg)))
+		return merr(m, 2, "%s", msg);
+	ret = lab_json_write(o.f, &m->r, g ? g->text : "unknown");
+	if (lab_out_commit(&o, !ret, msg, sizeof(msg)))
+		return merr(m, 1, "%s", msg);
+	return 0;
+}
+
+/* Before anything is read or printed: OUT can be written and is not a shard. */
+static int check_out(struct merge *m, const char *out_path, char **shards)
+{
+	char msg[LAB_ERR_LEN];
+	int i;
+
+	for (i = 0; i < m->nr; i++)
+		if (!strcmp(out_path, shards[i]) || lab_same_file(out_path, shards[i]))
+			return merr(m, 2, "OUT '%s' is also shard %d ('%s'): merging would overwrite "
+				    "it; give a new file as OUT", out_path, i + 1, shards[i]);
+	if (lab_out_check(out_path, msg, sizeof(msg)))
+		return merr(m, 2, "OUT: %s", msg);
 	return 0;
 }
 
@@ -335,7 +352,9 @@ int lab_merge(const char *out_path, int nr, char **shards,
 	m.files = calloc(nr + 1, sizeof(*m.files));
 	if (!m.files)
 		return merr(&m, 1, "out of memory");
-	status = load(&m, shards, exps);
+	status = check_out(&m, out_path, shards);
+	if (!status)
+		status = load(&m, shards, exps);
 	if (!status)
 		status = merge_run(&m, out_path, out);
 	for (i = 0; i < nr; i++)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <machine/vt.h>
+#include <mmlab/files.h>
 #include <mmlab/lab.h>
 
 /* The points of shard I of N: index % N == I, every variant of a point together. */
@@ -458,28 +459,24 @@ void lab_results_analyze(struct lab_results *r)
 			}
 }
 
-static FILE *open_json(const struct lab_config *cfg, FILE *err)
+/* The result, whole or not at all (temporary name, then rename). */
+static int write_json(const char *path, const struct lab_results *r, FILE *err)
 {
-	FILE *f = fopen(cfg->json_path, "w");
-
-	if (!f)
-		fprintf(err, "mmlab: --json: cannot write '%s': %s\n", cfg->json_path,
-			strerror(errno));
-	return f;
-}
-
-static int write_json(FILE *json, const struct lab_results *r, FILE *err)
-{
-	char git[64];
+	char git[64], msg[LAB_ERR_LEN];
+	struct lab_out o;
 	int ret;
 
 	lab_git_rev(git, sizeof(git));
-	ret = lab_json_write(json, r, git);
-	if (fclose(json))
-		ret = -1;
-	if (ret)
-		fprintf(err, "mmlab: --json: writing '%s' failed\n", r->cfg->json_path);
-	return ret;
+	if (lab_out_open(&o, path, msg, sizeof(msg))) {
+		fprintf(err, "mmlab: --json: %s\n", msg);
+		return -1;
+	}
+	ret = lab_json_write(o.f, r, git);
+	if (lab_out_commit(&o, !ret, msg, sizeof(msg))) {
+		fprintf(err, "mmlab: --json: %s\n", msg);
+		return -1;
+	}
+	return 0;
 }
 
 static void init_ctx(struct exp_ctx *ctx, const struct lab_config *cfg)
@@ -492,14 +489,6 @@ static void init_ctx(struct exp_ctx *ctx, const struct lab_config *cfg)
 	ctx->values = cfg->values;
 	ctx->mem_bytes = cfg->mem_bytes;
 	ctx->vt = cfg->vt;
-}
-
-static void discard_json(FILE *json, const struct lab_config *cfg)
-{
-	if (!json)
-		return;
-	fclose(json);
-	unlink(cfg->json_path);
 }
 
 /* The experiment's declaration of its metrics: names present and distinct. */
@@ -532,10 +521,10 @@ static int check_metrics(const struct experiment *exp, FILE *err)
 
 /*
  * The samples after prepare(); the table and JSON only if every sample
- * ran.  Consumes @json: written and closed, or removed.
+ * ran, the JSON (--json) renamed into place whole.
  */
 static int measure(const struct lab_config *cfg, const struct lab_machine *m,
-		   struct exp_ctx *ctx, FILE *json, FILE *out, FILE *err)
+		   struct exp_ctx *ctx, FILE *out, FILE *err)
 {
 	const struct experiment *exp = cfg->exp;
 	struct lab_results r;
@@ -544,11 +533,9 @@ static int measure(const struct lab_config *cfg, const struct lab_machine *m,
 	if (ctx->nr_points < 1 || ctx->nr_points > MAX_POINTS) {
 		fprintf(err, "mmlab: %s: internal error: prepare() made %d points (valid 1..%d)\n",
 			exp->name, ctx->nr_points, MAX_POINTS);
-		discard_json(json, cfg);
 		return 1;
 	}
 	if (check_metrics(exp, err)) {
-		discard_json(json, cfg);
 		return 1;
 	}
 	if (results_init(&r, cfg, ctx, m)) {
@@ -565,9 +552,8 @@ static int measure(const struct lab_config *cfg, const struct lab_machine *m,
 	lab_results_analyze(&r);
 	lab_table_print(out, &r);
 	fflush(out);
-	if (json && write_json(json, &r, err))
+	if (cfg->json_path && write_json(cfg->json_path, &r, err))
 		status = 1;
-	json = NULL;
 	if (r.nr_failed) {
 		fprintf(err, "mmlab: %s: %s", exp->name, r.failure);
 		if (r.nr_failed > 1)
@@ -576,7 +562,6 @@ static int measure(const struct lab_config *cfg, const struct lab_machine *m,
 		status = 1;
 	}
 out:
-	discard_json(json, cfg);
 	lab_noise_close(&r.probe);
 	lab_results_free(&r);
 	return status;
@@ -587,7 +572,7 @@ int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
 {
 	const struct experiment *exp = cfg->exp;
 	struct exp_ctx *ctx = malloc(sizeof(*ctx));
-	FILE *json = NULL;
+	char msg[LAB_ERR_LEN];
 	int status;
 
 	if (!ctx) {
@@ -595,17 +580,18 @@ int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
 		return 1;
 	}
 	init_ctx(ctx, cfg);
-	if (cfg->json_path && !(json = open_json(cfg, err))) {
+	/* before the run: a path that cannot be written is bad usage */
+	if (cfg->json_path && lab_out_check(cfg->json_path, msg, sizeof(msg))) {
+		fprintf(err, "mmlab: --json: %s\n", msg);
 		free(ctx);
 		return 2;
 	}
 	/* prepare() printed why it refused, and cleaned up after itself */
 	if (exp->prepare && exp->prepare(ctx)) {
-		discard_json(json, cfg);
 		free(ctx);
 		return 2;
 	}
-	status = measure(cfg, m, ctx, json, out, err);
+	status = measure(cfg, m, ctx, out, err);
 	if (exp->finish)
 		exp->finish(ctx);
 	free(ctx);
