@@ -1593,6 +1593,322 @@ static void test_iteration(void)
 	checks_passed("iteration");
 }
 
+/* --- an xa_state in an error state ----------------------------------------------- */
+
+/*
+ * Every xas_* operation first looks whether @xas holds an error and then
+ * does nothing: it returns NULL (an entry), false or 0, keeps the error
+ * and the index, creates no node and changes nothing in the array.  Each
+ * operation of the table runs from each state below, for -EEXIST and
+ * -ENOMEM, against a tree, an empty array and no array at all.  Not here:
+ * xas_nomem() (it consumes -ENOMEM: below), the state setters (xas_set,
+ * xas_reset, xas_set_order, xas_set_err: they replace the error, as in the
+ * kernel), xas_advance() (moves the index, keeps the error, as in the
+ * kernel), and xas_get_order() / xas_reload(), which need a walked
+ * xa_state (the kernel reads the node without looking).
+ */
+struct err_op {
+	const char *name;
+	void *(*call)(struct xa_state *xas);
+	bool reads_xa;		/* looks at xas->xa even in an error state, as the kernel does */
+};
+
+static void *op_load(struct xa_state *xas) { return xas_load(xas); }
+static void *op_store(struct xa_state *xas) { return xas_store(xas, P(7)); }
+static void *op_store_value(struct xa_state *xas) { return xas_store(xas, xa_mk_value(7)); }
+static void *op_erase(struct xa_state *xas) { return xas_store(xas, NULL); }
+static void *op_find(struct xa_state *xas) { return xas_find(xas, ULONG_MAX); }
+static void *op_find_marked(struct xa_state *xas) { return xas_find_marked(xas, ULONG_MAX, XA_MARK_0); }
+static void *op_find_conflict(struct xa_state *xas) { return xas_find_conflict(xas); }
+static void *op_next_entry(struct xa_state *xas) { return xas_next_entry(xas, ULONG_MAX); }
+static void *op_next_marked(struct xa_state *xas) { return xas_next_marked(xas, ULONG_MAX, XA_MARK_0); }
+static void *op_next(struct xa_state *xas) { return xas_next(xas); }
+static void *op_prev(struct xa_state *xas) { return xas_prev(xas); }
+static void *op_get_mark(struct xa_state *xas) { return (void *)(long)xas_get_mark(xas, XA_MARK_0); }
+static void *op_retry(struct xa_state *xas) { return (void *)(long)xas_retry(xas, NULL); }
+
+static void *op_create_range(struct xa_state *xas)
+{
+	xas_create_range(xas);
+	return NULL;
+}
+
+static void *op_set_mark(struct xa_state *xas)
+{
+	xas_set_mark(xas, XA_MARK_1);
+	return NULL;
+}
+
+static void *op_clear_mark(struct xa_state *xas)
+{
+	xas_clear_mark(xas, XA_MARK_0);
+	return NULL;
+}
+
+static void *op_init_marks(struct xa_state *xas)
+{
+	xas_init_marks(xas);
+	return NULL;
+}
+
+static void *op_pause(struct xa_state *xas)
+{
+	xas_pause(xas);
+	return NULL;
+}
+
+static void *op_destroy(struct xa_state *xas)
+{
+	xas_destroy(xas);
+	return NULL;
+}
+
+static void *op_split(struct xa_state *xas)
+{
+	xas_split(xas, P(8), 3);
+	return NULL;
+}
+
+/* Needs a node for the old order-6 entry: would allocate one. */
+static void *op_split_alloc(struct xa_state *xas)
+{
+	xas_split_alloc(xas, P(8), 6, GFP_KERNEL);
+	return xas->xa_alloc;
+}
+
+static void *op_try_split(struct xa_state *xas)
+{
+	xas_try_split(xas, P(8), 6);
+	return xas->xa_alloc;
+}
+
+/* Loops: how many times the body ran. */
+static void *op_for_each(struct xa_state *xas)
+{
+	long n = 0;
+	void *entry;
+
+	xas_for_each(xas, entry, ULONG_MAX)
+		n++;
+	return (void *)n;
+}
+
+static void *op_for_each_marked(struct xa_state *xas)
+{
+	long n = 0;
+	void *entry;
+
+	xas_for_each_marked(xas, entry, ULONG_MAX, XA_MARK_0)
+		n++;
+	return (void *)n;
+}
+
+static void *op_for_each_conflict(struct xa_state *xas)
+{
+	long n = 0;
+	void *entry;
+
+	xas_for_each_conflict(xas, entry)
+		n++;
+	return (void *)n;
+}
+
+static const struct err_op err_ops[] = {
+	{ "xas_load", op_load, false },
+	{ "xas_store", op_store, false },
+	{ "xas_store of a value", op_store_value, false },
+	{ "xas_store(NULL)", op_erase, false },
+	{ "xas_create_range", op_create_range, false },
+	{ "xas_find", op_find, false },
+	{ "xas_find_marked", op_find_marked, false },
+	{ "xas_find_conflict", op_find_conflict, false },
+	{ "xas_next_entry", op_next_entry, false },
+	{ "xas_next_marked", op_next_marked, false },
+	{ "xas_next", op_next, false },
+	{ "xas_prev", op_prev, false },
+	{ "xas_get_mark", op_get_mark, false },
+	{ "xas_set_mark", op_set_mark, false },
+	{ "xas_clear_mark", op_clear_mark, false },
+	{ "xas_init_marks", op_init_marks, true },
+	{ "xas_pause", op_pause, false },
+	{ "xas_retry(NULL)", op_retry, false },
+	{ "xas_destroy", op_destroy, false },
+	{ "xas_split", op_split, false },
+	{ "xas_split_alloc", op_split_alloc, false },
+	{ "xas_try_split", op_try_split, false },
+	{ "xas_for_each", op_for_each, false },
+	{ "xas_for_each_marked", op_for_each_marked, false },
+	{ "xas_for_each_conflict", op_for_each_conflict, false },
+};
+
+/* The states: single indices at and around node boundaries, and ranges. */
+static const struct { unsigned long index; unsigned int order; } err_states[] = {
+	{ 0, 0 }, { 1, 0 }, { 63, 0 }, { 64, 0 }, { 65, 0 }, { 4095, 0 }, { 4096, 0 },
+	{ 4097, 0 }, { ULONG_MAX, 0 }, { 0, 3 }, { 128, 3 }, { 64, 6 }, { 0, 12 },
+};
+
+/* Everything the tree holds, node addresses included; NULL for no array. */
+static char *xa_snapshot(struct xarray *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!x)
+		return NULL;
+	f = open_memstream(&buf, &len);
+	__xa_dump(f, x);
+	fclose(f);
+	return buf;
+}
+
+/* Run @op from one error state of @x; false (and why in @why) if it broke the rule. */
+static bool err_op_keeps(struct xarray *x, const struct err_op *op, unsigned long index,
+			 unsigned int order, int err, char *why, size_t len)
+{
+	struct xa_state xas = __XA_STATE(x, 0, 0, 0);
+	char *before = xa_snapshot(x), *after;
+	long nodes = atomic_long_read(&xa_nodes_allocated);
+	unsigned long want_index;
+	unsigned char want_shift, want_sibs;
+	void *ret;
+	bool kept;
+
+	xas_set_order(&xas, index, order);
+	xas_set_err(&xas, err);
+	want_index = xas.xa_index;
+	want_shift = xas.xa_shift;
+	want_sibs = xas.xa_sibs;
+	if (x)
+		xas_lock(&xas);
+	ret = op->call(&xas);
+	if (x)
+		xas_unlock(&xas);
+	after = xa_snapshot(x);
+	kept = xas_error(&xas) == err;
+	snprintf(why, len, "%s at %#lx order %u, error %d: returned %p, error %d, index %#lx, %ld new nodes%s",
+		 op->name, index, order, err, ret, xas_error(&xas), xas.xa_index,
+		 atomic_long_read(&xa_nodes_allocated) - nodes,
+		 before && strcmp(before, after) ? ", the tree changed" : "");
+	kept &= !ret && xas.xa_index == want_index && xas.xa_shift == want_shift &&
+		xas.xa_sibs == want_sibs && !xas.xa_alloc &&
+		atomic_long_read(&xa_nodes_allocated) == nodes &&
+		(!before || !strcmp(before, after));
+	xas_destroy(&xas);
+	free(before);
+	free(after);
+	return kept;
+}
+
+/* The tree below, an empty array and no array. */
+static bool err_op_keeps_all(const struct err_op *op, int err, struct xarray *empty,
+			     char *why, size_t len)
+{
+	struct xarray *arrays[] = { &xa, empty, NULL };
+
+	for (size_t a = 0; a < ARRAY_SIZE(arrays); a++) {
+		if (!arrays[a] && op->reads_xa)
+			continue;
+		for (size_t s = 0; s < ARRAY_SIZE(err_states); s++)
+			if (!err_op_keeps(arrays[a], op, err_states[s].index, err_states[s].order,
+					  err, why, len))
+				return false;
+	}
+	return true;
+}
+
+static void test_error_state(void)
+{
+	static const int errs[] = { -EEXIST, -ENOMEM };
+	struct xarray empty;
+	char why[300];
+	long nodes;
+
+	/*
+	 * head: node shift 12
+	 *   slot 0: node shift 6
+	 *     slot 0: leaf 0..63       0: P(0) [0]   1: value 1   63: P(63)
+	 *     slot 1: leaf 64..127     64: P(64)   65: value 65 [1]
+	 *     slot 2: leaf 128..191    128..135: P(128), order 3 [0]
+	 *   slot 1: node shift 6
+	 *     slot 0: leaf 4096..4159  4096: P(96)
+	 * ([m]: mark m)
+	 */
+	xa_init(&empty);
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	xa_store(&xa, 1, xa_mk_value(1), GFP_KERNEL);
+	xa_store(&xa, 63, P(63), GFP_KERNEL);
+	xa_store(&xa, 64, P(64), GFP_KERNEL);
+	xa_store(&xa, 65, xa_mk_value(65), GFP_KERNEL);
+	store_order(128, 3, P(128));
+	xa_store(&xa, 4096, P(96), GFP_KERNEL);
+	xa_set_mark(&xa, 0, XA_MARK_0);
+	xa_set_mark(&xa, 65, XA_MARK_1);
+	xa_set_mark(&xa, 128, XA_MARK_0);
+	check("error-state setup");
+	is_int(root_shift(), 12, "the tree has three levels");
+
+	{
+		XA_STATE_ORDER(xas, &empty, 64, 6);
+
+		nodes = atomic_long_read(&xa_nodes_allocated);
+		xas_set_err(&xas, -EEXIST);
+		xas_lock(&xas);
+		xas_create_range(&xas);
+		xas_unlock(&xas);
+		ok(xas_error(&xas) == -EEXIST && xa_empty(&empty) &&
+		   atomic_long_read(&xa_nodes_allocated) == nodes,
+		   "xas_create_range keeps -EEXIST and creates no node in an empty array");
+	}
+
+	for (size_t e = 0; e < ARRAY_SIZE(errs); e++) {
+		for (size_t i = 0; i < ARRAY_SIZE(err_ops); i++) {
+			bool kept = err_op_keeps_all(&err_ops[i], errs[e], &empty, why, sizeof(why));
+
+			ok(kept, "%s keeps error %d: returns NULL / false / 0, index kept, nothing created or changed",
+			   err_ops[i].name, errs[e]);
+			if (!kept)
+				diag("%s", why);
+		}
+	}
+
+	{
+		struct xa_state xas = __XA_STATE(NULL, 0, 0, 0);
+
+		xas_set_err(&xas, -EEXIST);
+		xas_create_range(&xas);
+		is_int(xas_error(&xas), -EEXIST, "xas_create_range keeps -EEXIST (no array: it looks at none)");
+	}
+	{
+		XA_STATE(xas, &xa, 64);
+
+		nodes = atomic_long_read(&xa_nodes_allocated);
+		xas_set_err(&xas, -EEXIST);
+		ok(!xas_nomem(&xas, GFP_KERNEL) && xas_error(&xas) == -EEXIST && !xas.xa_alloc &&
+		   atomic_long_read(&xa_nodes_allocated) == nodes,
+		   "xas_nomem: another error is kept, nothing allocated, no retry");
+		xas_set_err(&xas, -ENOMEM);
+		ok(xas_nomem(&xas, GFP_KERNEL) && xas.xa_node == XAS_RESTART && xas.xa_alloc,
+		   "xas_nomem consumes -ENOMEM: a node set aside, the state restarts");
+		xas_destroy(&xas);
+		xas_set_err(&xas, -EEXIST);
+		xas_advance(&xas, 65);
+		ok(xas_error(&xas) == -EEXIST && xas.xa_index == 65,
+		   "xas_advance moves the index and keeps the error (as the kernel's)");
+		xas_set(&xas, 66);
+		ok(!xas_error(&xas) && xas.xa_node == XAS_RESTART, "xas_set replaces the error");
+		xas_set_err(&xas, -ENOMEM);
+		xas_reset(&xas);
+		ok(!xas_error(&xas) && xas.xa_node == XAS_RESTART, "so does xas_reset");
+	}
+
+	check("error states");
+	ok(xa_empty(&empty), "the empty array is still empty");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("error states");
+}
+
 /* --- nodes are freed after a grace period -------------------------------------- */
 
 static int eraser_done;
@@ -1785,6 +2101,7 @@ int main(void)
 	test_update();
 	test_extract_dump();
 	test_iteration();
+	test_error_state();
 	test_rcu_free();
 	test_mutants();
 	is_int(vm_warn_count, 0, "no debug check fired");

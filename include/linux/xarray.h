@@ -668,7 +668,8 @@ void xa_delete_node(struct xa_node *node, xa_update_node_t update);
 /*
  * Make every slot of the range a multi-index @xas covers exist down to
  * single indices, and leave @xas set for single-index stores at the start
- * of the range (nodes stay empty until stored to).  Error in @xas.
+ * of the range (nodes stay empty until stored to).  Error in @xas.  Like
+ * every xas_* operation, does nothing if @xas already holds an error.
  */
 void xas_create_range(struct xa_state *xas);
 

@@ -1548,6 +1548,9 @@ void xas_create_range(struct xa_state *xas)
 	unsigned long last = index + xas_size(xas) - 1;
 	unsigned long chunk = last & ~XA_CHUNK_MASK;
 
+	if (xas_error(xas))
+		return;
+
 	/*
 	 * One leaf per XA_CHUNK_SIZE indices, from the last down to the
 	 * first, so that @xas ends up in the first one.  A leaf is reached
@@ -1684,6 +1687,10 @@ static void split_fill(struct xa_node *node, struct xarray *xa, void *entry, uns
 void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order, gfp_t gfp)
 {
 	unsigned int nr = 1U << (order % XA_CHUNK_SHIFT);
+
+	/* Nothing in an error state (the kernel allocates here even then). */
+	if (xas_error(xas))
+		return;
 
 	/* Across two levels or more: the kernel does not either. */
 	if (VM_WARN_ON((unsigned int)xas->xa_shift + 2 * XA_CHUNK_SHIFT <= order))
