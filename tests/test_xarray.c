@@ -1593,6 +1593,610 @@ static void test_iteration(void)
 	checks_passed("iteration");
 }
 
+/* --- an xa_state in an error state ----------------------------------------------- */
+
+/*
+ * Every xas_* operation first looks whether @xas holds an error and then
+ * does nothing: it returns NULL (an entry), false or 0, keeps the error
+ * and the index, creates no node and changes nothing in the array.  Each
+ * operation of the table runs from each state below, for -EEXIST and
+ * -ENOMEM, against a tree, an empty array and no array at all.  Not here:
+ * xas_nomem() (it consumes -ENOMEM: below), the state setters (xas_set,
+ * xas_reset, xas_set_order, xas_set_err: they replace the error, as in the
+ * kernel), xas_advance() (moves the index, keeps the error, as in the
+ * kernel), and xas_get_order() / xas_reload(), which need a walked
+ * xa_state (the kernel reads the node without looking).
+ */
+struct err_op {
+	const char *name;
+	void *(*call)(struct xa_state *xas);
+	bool reads_xa;		/* looks at xas->xa even in an error state, as the kernel does */
+};
+
+static void *op_load(struct xa_state *xas) { return xas_load(xas); }
+static void *op_store(struct xa_state *xas) { return xas_store(xas, P(7)); }
+static void *op_store_value(struct xa_state *xas) { return xas_store(xas, xa_mk_value(7)); }
+static void *op_erase(struct xa_state *xas) { return xas_store(xas, NULL); }
+static void *op_find(struct xa_state *xas) { return xas_find(xas, ULONG_MAX); }
+static void *op_find_marked(struct xa_state *xas) { return xas_find_marked(xas, ULONG_MAX, XA_MARK_0); }
+static void *op_find_conflict(struct xa_state *xas) { return xas_find_conflict(xas); }
+static void *op_next_entry(struct xa_state *xas) { return xas_next_entry(xas, ULONG_MAX); }
+static void *op_next_marked(struct xa_state *xas) { return xas_next_marked(xas, ULONG_MAX, XA_MARK_0); }
+static void *op_next(struct xa_state *xas) { return xas_next(xas); }
+static void *op_prev(struct xa_state *xas) { return xas_prev(xas); }
+static void *op_get_mark(struct xa_state *xas) { return (void *)(long)xas_get_mark(xas, XA_MARK_0); }
+static void *op_retry(struct xa_state *xas) { return (void *)(long)xas_retry(xas, NULL); }
+
+static void *op_create_range(struct xa_state *xas)
+{
+	xas_create_range(xas);
+	return NULL;
+}
+
+static void *op_set_mark(struct xa_state *xas)
+{
+	xas_set_mark(xas, XA_MARK_1);
+	return NULL;
+}
+
+static void *op_clear_mark(struct xa_state *xas)
+{
+	xas_clear_mark(xas, XA_MARK_0);
+	return NULL;
+}
+
+static void *op_init_marks(struct xa_state *xas)
+{
+	xas_init_marks(xas);
+	return NULL;
+}
+
+static void *op_pause(struct xa_state *xas)
+{
+	xas_pause(xas);
+	return NULL;
+}
+
+static void *op_destroy(struct xa_state *xas)
+{
+	xas_destroy(xas);
+	return NULL;
+}
+
+static void *op_split(struct xa_state *xas)
+{
+	xas_split(xas, P(8), 3);
+	return NULL;
+}
+
+/* Needs a node for the old order-6 entry: would allocate one. */
+static void *op_split_alloc(struct xa_state *xas)
+{
+	xas_split_alloc(xas, P(8), 6, GFP_KERNEL);
+	return xas->xa_alloc;
+}
+
+static void *op_try_split(struct xa_state *xas)
+{
+	xas_try_split(xas, P(8), 6);
+	return xas->xa_alloc;
+}
+
+/* Loops: how many times the body ran. */
+static void *op_for_each(struct xa_state *xas)
+{
+	long n = 0;
+	void *entry;
+
+	xas_for_each(xas, entry, ULONG_MAX)
+		n++;
+	return (void *)n;
+}
+
+static void *op_for_each_marked(struct xa_state *xas)
+{
+	long n = 0;
+	void *entry;
+
+	xas_for_each_marked(xas, entry, ULONG_MAX, XA_MARK_0)
+		n++;
+	return (void *)n;
+}
+
+static void *op_for_each_conflict(struct xa_state *xas)
+{
+	long n = 0;
+	void *entry;
+
+	xas_for_each_conflict(xas, entry)
+		n++;
+	return (void *)n;
+}
+
+static const struct err_op err_ops[] = {
+	{ "xas_load", op_load, false },
+	{ "xas_store", op_store, false },
+	{ "xas_store of a value", op_store_value, false },
+	{ "xas_store(NULL)", op_erase, false },
+	{ "xas_create_range", op_create_range, false },
+	{ "xas_find", op_find, false },
+	{ "xas_find_marked", op_find_marked, false },
+	{ "xas_find_conflict", op_find_conflict, false },
+	{ "xas_next_entry", op_next_entry, false },
+	{ "xas_next_marked", op_next_marked, false },
+	{ "xas_next", op_next, false },
+	{ "xas_prev", op_prev, false },
+	{ "xas_get_mark", op_get_mark, false },
+	{ "xas_set_mark", op_set_mark, false },
+	{ "xas_clear_mark", op_clear_mark, false },
+	{ "xas_init_marks", op_init_marks, true },
+	{ "xas_pause", op_pause, false },
+	{ "xas_retry(NULL)", op_retry, false },
+	{ "xas_destroy", op_destroy, false },
+	{ "xas_split", op_split, false },
+	{ "xas_split_alloc", op_split_alloc, false },
+	{ "xas_try_split", op_try_split, false },
+	{ "xas_for_each", op_for_each, false },
+	{ "xas_for_each_marked", op_for_each_marked, false },
+	{ "xas_for_each_conflict", op_for_each_conflict, false },
+};
+
+/* The states: single indices at and around node boundaries, and ranges. */
+static const struct { unsigned long index; unsigned int order; } err_states[] = {
+	{ 0, 0 }, { 1, 0 }, { 63, 0 }, { 64, 0 }, { 65, 0 }, { 4095, 0 }, { 4096, 0 },
+	{ 4097, 0 }, { ULONG_MAX, 0 }, { 0, 3 }, { 128, 3 }, { 64, 6 }, { 0, 12 },
+};
+
+/* Everything the tree holds, node addresses included; NULL for no array. */
+static char *xa_snapshot(struct xarray *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!x)
+		return NULL;
+	f = open_memstream(&buf, &len);
+	__xa_dump(f, x);
+	fclose(f);
+	return buf;
+}
+
+/* Run @op from one error state of @x; false (and why in @why) if it broke the rule. */
+static bool err_op_keeps(struct xarray *x, const struct err_op *op, unsigned long index,
+			 unsigned int order, int err, char *why, size_t len)
+{
+	struct xa_state xas = __XA_STATE(x, 0, 0, 0);
+	char *before = xa_snapshot(x), *after;
+	long nodes = atomic_long_read(&xa_nodes_allocated);
+	unsigned long want_index;
+	unsigned char want_shift, want_sibs;
+	void *ret;
+	bool kept;
+
+	xas_set_order(&xas, index, order);
+	xas_set_err(&xas, err);
+	want_index = xas.xa_index;
+	want_shift = xas.xa_shift;
+	want_sibs = xas.xa_sibs;
+	if (x)
+		xas_lock(&xas);
+	ret = op->call(&xas);
+	if (x)
+		xas_unlock(&xas);
+	after = xa_snapshot(x);
+	kept = xas_error(&xas) == err;
+	snprintf(why, len, "%s at %#lx order %u, error %d: returned %p, error %d, index %#lx, %ld new nodes%s",
+		 op->name, index, order, err, ret, xas_error(&xas), xas.xa_index,
+		 atomic_long_read(&xa_nodes_allocated) - nodes,
+		 before && strcmp(before, after) ? ", the tree changed" : "");
+	kept &= !ret && xas.xa_index == want_index && xas.xa_shift == want_shift &&
+		xas.xa_sibs == want_sibs && !xas.xa_alloc &&
+		atomic_long_read(&xa_nodes_allocated) == nodes &&
+		(!before || !strcmp(before, after));
+	xas_destroy(&xas);
+	free(before);
+	free(after);
+	return kept;
+}
+
+/* The tree below, an empty array and no array. */
+static bool err_op_keeps_all(const struct err_op *op, int err, struct xarray *empty,
+			     char *why, size_t len)
+{
+	struct xarray *arrays[] = { &xa, empty, NULL };
+
+	for (size_t a = 0; a < ARRAY_SIZE(arrays); a++) {
+		if (!arrays[a] && op->reads_xa)
+			continue;
+		for (size_t s = 0; s < ARRAY_SIZE(err_states); s++)
+			if (!err_op_keeps(arrays[a], op, err_states[s].index, err_states[s].order,
+					  err, why, len))
+				return false;
+	}
+	return true;
+}
+
+static void test_error_state(void)
+{
+	static const int errs[] = { -EEXIST, -ENOMEM };
+	struct xarray empty;
+	char why[300];
+	long nodes;
+
+	/*
+	 * head: node shift 12
+	 *   slot 0: node shift 6
+	 *     slot 0: leaf 0..63       0: P(0) [0]   1: value 1   63: P(63)
+	 *     slot 1: leaf 64..127     64: P(64)   65: value 65 [1]
+	 *     slot 2: leaf 128..191    128..135: P(128), order 3 [0]
+	 *   slot 1: node shift 6
+	 *     slot 0: leaf 4096..4159  4096: P(96)
+	 * ([m]: mark m)
+	 */
+	xa_init(&empty);
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	xa_store(&xa, 1, xa_mk_value(1), GFP_KERNEL);
+	xa_store(&xa, 63, P(63), GFP_KERNEL);
+	xa_store(&xa, 64, P(64), GFP_KERNEL);
+	xa_store(&xa, 65, xa_mk_value(65), GFP_KERNEL);
+	store_order(128, 3, P(128));
+	xa_store(&xa, 4096, P(96), GFP_KERNEL);
+	xa_set_mark(&xa, 0, XA_MARK_0);
+	xa_set_mark(&xa, 65, XA_MARK_1);
+	xa_set_mark(&xa, 128, XA_MARK_0);
+	check("error-state setup");
+	is_int(root_shift(), 12, "the tree has three levels");
+
+	{
+		XA_STATE_ORDER(xas, &empty, 64, 6);
+
+		nodes = atomic_long_read(&xa_nodes_allocated);
+		xas_set_err(&xas, -EEXIST);
+		xas_lock(&xas);
+		xas_create_range(&xas);
+		xas_unlock(&xas);
+		ok(xas_error(&xas) == -EEXIST && xa_empty(&empty) &&
+		   atomic_long_read(&xa_nodes_allocated) == nodes,
+		   "xas_create_range keeps -EEXIST and creates no node in an empty array");
+	}
+
+	for (size_t e = 0; e < ARRAY_SIZE(errs); e++) {
+		for (size_t i = 0; i < ARRAY_SIZE(err_ops); i++) {
+			bool kept = err_op_keeps_all(&err_ops[i], errs[e], &empty, why, sizeof(why));
+
+			ok(kept, "%s keeps error %d: returns NULL / false / 0, index kept, nothing created or changed",
+			   err_ops[i].name, errs[e]);
+			if (!kept)
+				diag("%s", why);
+		}
+	}
+
+	{
+		struct xa_state xas = __XA_STATE(NULL, 0, 0, 0);
+
+		xas_set_err(&xas, -EEXIST);
+		xas_create_range(&xas);
+		is_int(xas_error(&xas), -EEXIST, "xas_create_range keeps -EEXIST (no array: it looks at none)");
+	}
+	{
+		XA_STATE(xas, &xa, 64);
+
+		nodes = atomic_long_read(&xa_nodes_allocated);
+		xas_set_err(&xas, -EEXIST);
+		ok(!xas_nomem(&xas, GFP_KERNEL) && xas_error(&xas) == -EEXIST && !xas.xa_alloc &&
+		   atomic_long_read(&xa_nodes_allocated) == nodes,
+		   "xas_nomem: another error is kept, nothing allocated, no retry");
+		xas_set_err(&xas, -ENOMEM);
+		ok(xas_nomem(&xas, GFP_KERNEL) && xas.xa_node == XAS_RESTART && xas.xa_alloc,
+		   "xas_nomem consumes -ENOMEM: a node set aside, the state restarts");
+		xas_destroy(&xas);
+		xas_set_err(&xas, -EEXIST);
+		xas_advance(&xas, 65);
+		ok(xas_error(&xas) == -EEXIST && xas.xa_index == 65,
+		   "xas_advance moves the index and keeps the error (as the kernel's)");
+		xas_set(&xas, 66);
+		ok(!xas_error(&xas) && xas.xa_node == XAS_RESTART, "xas_set replaces the error");
+		xas_set_err(&xas, -ENOMEM);
+		xas_reset(&xas);
+		ok(!xas_error(&xas) && xas.xa_node == XAS_RESTART, "so does xas_reset");
+	}
+
+	check("error states");
+	ok(xa_empty(&empty), "the empty array is still empty");
+	xa_destroy(&xa);
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("error states");
+}
+
+/* --- 2-byte-aligned pointers ------------------------------------------------------ */
+
+/*
+ * Since v5.0 a pointer that is only 2-byte aligned may be stored in a
+ * single slot, though its low bits 10 are those of an internal entry: a
+ * walk stops at a leaf (shift 0), so nothing in a leaf is a node.  Such a
+ * pointer at index 0 alone keeps a leaf of its own (the head would take it
+ * for a node).  The entries here are name + at: at % 4 == 2 looks like an
+ * internal entry (I), odd like a value (V), at % 4 == 0 is a plain
+ * pointer (P).
+ */
+/* Room for what a walk that took an entry for a node would read. */
+static char align_name[1024] __attribute__((aligned(8)));
+
+#define ALIGN_NAME(at)	((void *)(align_name + (at)))
+
+static const struct { unsigned long index; unsigned int at; } align_map[] = {
+	{ 0, 2 }, { 1, 1 }, { 2, 6 }, { 3, 3 }, { 4, 4 }, { 5, 5 }, { 6, 10 }, { 7, 7 },
+	{ 62, 34 }, { 63, 14 }, { 64, 18 }, { 65, 9 }, { 66, 20 },
+	{ 4094, 28 }, { 4095, 22 }, { 4096, 26 }, { 4098, 13 },
+};
+#define NR_ALIGN	ARRAY_SIZE(align_map)
+
+static bool align_internal(size_t i)
+{
+	return align_map[i].at % 4 == 2;
+}
+
+/* Each stored index loads its entry, its bytes the string's; the neighbours NULL. */
+static bool align_loads_ok(void)
+{
+	static const unsigned long gaps[] = { 8, 61, 67, 127, 128, 4093, 4097, 4099, 8192 };
+
+	for (size_t i = 0; i < NR_ALIGN; i++) {
+		char *entry = xa_load(&xa, align_map[i].index);
+
+		if (entry != ALIGN_NAME(align_map[i].at) || *entry != align_name[align_map[i].at])
+			return false;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(gaps); i++)
+		if (xa_load(&xa, gaps[i]))
+			return false;
+	return true;
+}
+
+/* xa_for_each (or _marked with @internal_only: the I entries) finds exactly the map. */
+static bool align_iterates_ok(bool internal_only)
+{
+	unsigned long index;
+	size_t i = 0;
+	void *entry;
+
+	if (internal_only) {
+		xa_for_each_marked(&xa, index, entry, XA_MARK_1) {
+			while (i < NR_ALIGN && !align_internal(i))
+				i++;
+			if (i == NR_ALIGN || index != align_map[i].index ||
+			    entry != ALIGN_NAME(align_map[i].at))
+				return false;
+			i++;
+		}
+		while (i < NR_ALIGN && !align_internal(i))
+			i++;
+	} else {
+		xa_for_each(&xa, index, entry) {
+			if (i == NR_ALIGN || index != align_map[i].index ||
+			    entry != ALIGN_NAME(align_map[i].at))
+				return false;
+			i++;
+		}
+	}
+	return i == NR_ALIGN;
+}
+
+/* xas_for_each under RCU finds exactly the map. */
+static bool align_xas_iterates_ok(void)
+{
+	XA_STATE(xas, &xa, 0);
+	size_t i = 0;
+	void *entry;
+
+	rcu_read_lock();
+	xas_for_each(&xas, entry, ULONG_MAX) {
+		if (i == NR_ALIGN || xas.xa_index != align_map[i].index ||
+		    entry != ALIGN_NAME(align_map[i].at))
+			break;
+		i++;
+	}
+	rcu_read_unlock();
+	return i == NR_ALIGN;
+}
+
+/* xas_next from @first to @last, or xas_prev from @last to @first, against the map. */
+static bool align_steps_ok(unsigned long first, unsigned long last, bool forward)
+{
+	XA_STATE(xas, &xa, forward ? first : last);
+	bool good = true;
+	void *entry;
+
+	rcu_read_lock();
+	entry = xas_load(&xas);
+	for (;;) {
+		void *want = NULL;
+
+		for (size_t i = 0; i < NR_ALIGN; i++)
+			if (align_map[i].index == xas.xa_index)
+				want = ALIGN_NAME(align_map[i].at);
+		good &= entry == want;
+		if (xas.xa_index == (forward ? last : first))
+			break;
+		entry = forward ? xas_next(&xas) : xas_prev(&xas);
+	}
+	rcu_read_unlock();
+	return good;
+}
+
+/* xas_for_each_conflict over indices 0..63 finds the map's entries there. */
+static bool align_conflicts_ok(void)
+{
+	XA_STATE_ORDER(xas, &xa, 0, 6);
+	size_t i = 0;
+	void *entry;
+
+	xas_lock(&xas);
+	xas_for_each_conflict(&xas, entry) {
+		if (align_map[i].index > 63 || entry != ALIGN_NAME(align_map[i].at))
+			break;
+		i++;
+	}
+	xas_unlock(&xas);
+	return i == 10 && align_map[i].index > 63;
+}
+
+static struct xa_node *align_node(struct xa_node *node, unsigned int offset)
+{
+	void *entry = node->slots[offset];
+
+	return xa_is_node(entry) ? xa_to_node(entry) : NULL;
+}
+
+/* Index 0 alone, each kind of pointer: stored, iterated, erased. */
+static void test_align_index0(void)
+{
+	bool alone = true, erased = true, marked = true, reserved = true;
+	unsigned long index;
+	void *entry;
+
+	for (unsigned int at = 0; at < 8; at++) {
+		void *found = NULL;
+
+		alone &= xa_store(&xa, 0, ALIGN_NAME(at), GFP_KERNEL) == NULL;
+		alone &= xa_load(&xa, 0) == ALIGN_NAME(at) && xa_load(&xa, 1) == NULL;
+		if (at % 4 == 2)
+			alone &= root_shift() == 0 && xa_to_node(xa.xa_head)->count == 1;
+		else
+			alone &= xa.xa_head == ALIGN_NAME(at);
+		xa_for_each(&xa, index, entry)
+			found = index == 0 ? entry : NULL;
+		alone &= found == ALIGN_NAME(at);
+		check("index 0 alone");
+		erased &= xa_erase(&xa, 0) == ALIGN_NAME(at) && xa_empty(&xa);
+	}
+	ok(alone, "index 0 alone: name + 0..7 each load back and iterate; a 10-pointer keeps a leaf, the others the head");
+	ok(erased, "index 0 alone: erase returns it and empties the array");
+
+	for (unsigned int at = 0; at < 8; at++) {
+		reserved &= xa_reserve(&xa, 0, GFP_KERNEL) == 0;
+		reserved &= xa_store(&xa, 0, ALIGN_NAME(at), GFP_KERNEL) == NULL;
+		reserved &= xa_load(&xa, 0) == ALIGN_NAME(at);
+		/* The reservation's leaf stays: a store over it changes no count (the kernel's too). */
+		check_untidy("index 0 after a reservation");
+		reserved &= xa_erase(&xa, 0) == ALIGN_NAME(at) && xa_empty(&xa);
+	}
+	ok(reserved, "index 0 alone: stored over a reservation, then erased");
+
+	for (unsigned int at = 0; at < 8; at++) {
+		xa_store(&xa, 0, ALIGN_NAME(at), GFP_KERNEL);
+		xa_set_mark(&xa, 0, XA_MARK_0);
+		marked &= xa_get_mark(&xa, 0, XA_MARK_0);
+		index = 0;
+		marked &= xa_find(&xa, &index, ULONG_MAX, XA_MARK_0) == ALIGN_NAME(at);
+		check("index 0 marked");
+		marked &= xa_erase(&xa, 0) == ALIGN_NAME(at) && !xa_marked(&xa, XA_MARK_0);
+	}
+	ok(marked && xa_empty(&xa), "index 0 alone: marked, found by mark, erased with its mark");
+	is_int(live_nodes(), 0, "every node freed");
+}
+
+static void test_align(void)
+{
+	struct xa_node *root, *mid0, *mid1, *leaf0, *leaf1, *leaf63, *leaf64;
+	char saved[sizeof(align_name)];
+	char *buf = NULL;
+	size_t len = 0;
+	bool dumped, marks = true, shrunk = true;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(align_name); i++)
+		align_name[i] = (char)(0x40 + i % 64);
+	memcpy(saved, align_name, sizeof(saved));
+	test_align_index0();
+
+	for (size_t i = 0; i < NR_ALIGN; i++)
+		xa_store(&xa, align_map[i].index, ALIGN_NAME(align_map[i].at), GFP_KERNEL);
+	check("2-byte-aligned pointers stored");
+	/*
+	 * head: node shift 12, count 2
+	 *   slot 0: node shift 6, count 3
+	 *     slot 0: leaf 0..63, count 10, 4 values
+	 *       0:I2 1:V1 2:I6 3:V3 4:P4 5:V5 6:I10 7:V7 ... 62:I34 63:I14
+	 *     slot 1: leaf 64..127, count 3, 1 value
+	 *       64:I18 65:V9 66:P20
+	 *     slot 63: leaf 4032..4095, count 2
+	 *       4094:I28 4095:I22
+	 *   slot 1: node shift 6, count 1
+	 *     slot 0: leaf 4096..4159, count 2, 1 value
+	 *       4096:I26 4098:V13
+	 * (K<at>: the entry name + at, of kind K)
+	 */
+	root = xa_to_node(xa.xa_head);
+	mid0 = align_node(root, 0);
+	mid1 = align_node(root, 1);
+	leaf0 = mid0 ? align_node(mid0, 0) : NULL;
+	leaf1 = mid0 ? align_node(mid0, 1) : NULL;
+	leaf63 = mid0 ? align_node(mid0, 63) : NULL;
+	leaf64 = mid1 ? align_node(mid1, 0) : NULL;
+	ok(root_shift() == 12 && root->count == 2 && mid0 && mid0->count == 3 && mid1 &&
+	   mid1->count == 1 && leaf0 && leaf0->count == 10 && leaf0->nr_values == 4 && leaf1 &&
+	   leaf1->count == 3 && leaf1->nr_values == 1 && leaf63 && leaf63->count == 2 &&
+	   leaf63->nr_values == 0 && leaf64 && leaf64->count == 2 && leaf64->nr_values == 1,
+	   "the tree is as drawn");
+	ok(leaf0 && leaf0->slots[2] == ALIGN_NAME(6) && leaf1 && leaf1->slots[0] == ALIGN_NAME(18) &&
+	   leaf64 && leaf64->slots[0] == ALIGN_NAME(26), "the leaves hold the pointers themselves");
+	ok(align_loads_ok(), "each index loads its pointer, byte for byte; the neighbours load NULL");
+	ok(align_iterates_ok(false), "xa_for_each finds every pointer once, in index order");
+	ok(align_xas_iterates_ok(), "so does xas_for_each");
+	ok(align_steps_ok(60, 68, true) && align_steps_ok(4092, 4100, true),
+	   "xas_next steps over them and across leaf and level boundaries");
+	ok(align_steps_ok(60, 68, false) && align_steps_ok(4092, 4100, false),
+	   "xas_prev steps back over them likewise");
+	ok(align_conflicts_ok(), "xas_for_each_conflict over 0..63 finds the ten entries of the leaf");
+	is_int(xa_insert(&xa, 2, P(2), GFP_KERNEL), -EBUSY, "xa_insert at an I entry: -EBUSY");
+	ok(xa_store(&xa, 2, ALIGN_NAME(30), GFP_KERNEL) == ALIGN_NAME(6) &&
+	   xa_store(&xa, 2, ALIGN_NAME(6), GFP_KERNEL) == ALIGN_NAME(30),
+	   "a store over an I entry returns it");
+	check("2-byte-aligned pointers replaced");
+
+	for (size_t i = 0; i < NR_ALIGN; i++)
+		if (align_internal(i))
+			xa_set_mark(&xa, align_map[i].index, XA_MARK_1);
+	check("I entries marked");
+	for (size_t i = 0; i < NR_ALIGN; i++)
+		if (xa_get_mark(&xa, align_map[i].index, XA_MARK_1) != align_internal(i))
+			marks = false;
+	ok(marks, "xa_get_mark: the I entries marked, the others not");
+	ok(align_iterates_ok(true), "xa_for_each_marked finds the I entries once, in index order");
+
+	f = open_memstream(&buf, &len);
+	__xa_dump(f, &xa);
+	fclose(f);
+	dumped = buf != NULL;
+	for (size_t i = 0; i < NR_ALIGN && buf; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "%#lx-%#lx: %s %p", align_map[i].index, align_map[i].index,
+			 align_map[i].at & 1 ? "value" : "pointer", ALIGN_NAME(align_map[i].at));
+		if (!(align_map[i].at & 1) && !strstr(buf, line))
+			dumped = false;
+	}
+	free(buf);
+	ok(dumped, "xa_dump shows each even one as a pointer in its leaf");
+
+	/* Erase from the top down to index 0 alone: the tree shrinks to its leaf. */
+	for (size_t i = NR_ALIGN; i-- > 1;) {
+		shrunk &= xa_erase(&xa, align_map[i].index) == ALIGN_NAME(align_map[i].at);
+		shrunk &= xa_load(&xa, 0) == ALIGN_NAME(2);
+		check("2-byte-aligned pointers erased");
+	}
+	ok(shrunk, "erase returns each one; index 0 keeps loading its I entry");
+	ok(root_shift() == 0 && xa_to_node(xa.xa_head)->count == 1 &&
+	   xa_to_node(xa.xa_head)->slots[0] == ALIGN_NAME(2) && xa_get_mark(&xa, 0, XA_MARK_1),
+	   "the tree shrank to one leaf holding it at slot 0, still marked");
+	ok(xa_erase(&xa, 0) == ALIGN_NAME(2) && xa_empty(&xa), "erasing it empties the array");
+	ok(!memcmp(align_name, saved, sizeof(saved)), "nothing was written into the string");
+	is_int(live_nodes(), 0, "every node freed");
+	checks_passed("2-byte-aligned pointers");
+}
+
 /* --- nodes are freed after a grace period -------------------------------------- */
 
 static int eraser_done;
@@ -1785,6 +2389,8 @@ int main(void)
 	test_update();
 	test_extract_dump();
 	test_iteration();
+	test_error_state();
+	test_align();
 	test_rcu_free();
 	test_mutants();
 	is_int(vm_warn_count, 0, "no debug check fired");

@@ -14,7 +14,9 @@
  * Entry encoding (bottom two bits): 00 a pointer, x1 a value entry,
  * 10 an internal entry: a node pointer (above 4096), a sibling entry
  * (0..62: "see slot N of this node"), the retry entry (256), the zero
- * entry (257), or an error (-4095..-1, only in an xa_state).
+ * entry (257), or an error (-4095..-1, only in an xa_state).  In a leaf
+ * (shift 0) nothing is a node: there a 10 above 4096 is a pointer that is
+ * only 2-byte aligned, which a single slot may hold (since v5.0).
  */
 #ifndef _LINUX_XARRAY_H
 #define _LINUX_XARRAY_H
@@ -668,7 +670,8 @@ void xa_delete_node(struct xa_node *node, xa_update_node_t update);
 /*
  * Make every slot of the range a multi-index @xas covers exist down to
  * single indices, and leave @xas set for single-index stores at the start
- * of the range (nodes stay empty until stored to).  Error in @xas.
+ * of the range (nodes stay empty until stored to).  Error in @xas.  Like
+ * every xas_* operation, does nothing if @xas already holds an error.
  */
 void xas_create_range(struct xa_state *xas);
 

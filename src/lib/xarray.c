@@ -139,6 +139,16 @@ static void *set_bounds(struct xa_state *xas)
 }
 
 /*
+ * Does @entry, read from a slot of @node (NULL: the head), lead to a node?
+ * Not in a leaf: there an entry whose low bits are 10 is a 2-byte-aligned
+ * pointer, which a single slot may hold (since v5.0).
+ */
+static bool xa_slot_is_node(const struct xa_node *node, const void *entry)
+{
+	return xa_is_node(entry) && (!node || node->shift);
+}
+
+/*
  * Start a walk: from where @xas is if it is valid, nowhere if it is in an
  * error state, out of bounds if the index is beyond what the tree holds;
  * otherwise at the head (xa_node NULL), returning the head entry.
@@ -198,6 +208,8 @@ void *xas_load(struct xa_state *xas)
 		if (xas->xa_shift > node->shift)
 			break;
 		entry = xas_descend(xas, node);
+		if (node->shift == 0)
+			break;
 	}
 	return entry;
 }
@@ -448,6 +460,8 @@ static void xas_shrink(struct xa_state *xas)
 			break;
 		if (!xa_is_node(entry) && node->shift)
 			break;
+		if (xa_is_node(entry) && !node->shift)
+			break;	/* a 2-byte-aligned pointer: the head would be a node */
 		if (xa_is_zero(entry) && xa_zero_busy(xa))
 			entry = NULL;	/* index 0 of an ALLOC1 array is busy anyway */
 		xas->xa_node = XAS_BOUNDS;
@@ -908,7 +922,7 @@ void *__xas_prev(struct xa_state *xas)
 
 	for (;;) {
 		entry = xa_entry(xas->xa, xas->xa_node, xas->xa_offset);
-		if (!xa_is_node(entry))
+		if (!xa_slot_is_node(xas->xa_node, entry))
 			return entry;
 		xas->xa_node = xa_to_node(entry);
 		xas_set_offset(xas);
@@ -938,7 +952,7 @@ void *__xas_next(struct xa_state *xas)
 
 	for (;;) {
 		entry = xa_entry(xas->xa, xas->xa_node, xas->xa_offset);
-		if (!xa_is_node(entry))
+		if (!xa_slot_is_node(xas->xa_node, entry))
 			return entry;
 		xas->xa_node = xa_to_node(entry);
 		xas_set_offset(xas);
@@ -982,7 +996,7 @@ void *xas_find(struct xa_state *xas, unsigned long max)
 		}
 
 		entry = xa_entry(xas->xa, xas->xa_node, xas->xa_offset);
-		if (xa_is_node(entry)) {
+		if (xa_slot_is_node(xas->xa_node, entry)) {
 			xas->xa_node = xa_to_node(entry);
 			xas->xa_offset = 0;
 			continue;
@@ -1083,7 +1097,7 @@ void *xas_find_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark)
 			advance = true;
 			continue;
 		}
-		if (!xa_is_node(entry))
+		if (!xa_slot_is_node(xas->xa_node, entry))
 			return entry;
 		xas->xa_node = xa_to_node(entry);
 		xas_set_offset(xas);
@@ -1116,7 +1130,7 @@ void *xas_find_conflict(struct xa_state *xas)
 		curr = xas_start(xas);
 		if (!curr)
 			return NULL;
-		while (xa_is_node(curr))
+		while (xa_slot_is_node(xas->xa_node, curr))
 			curr = xas_descend(xas, xa_to_node(curr));
 		if (curr)
 			return curr;
@@ -1139,7 +1153,7 @@ void *xas_find_conflict(struct xa_state *xas)
 		curr = xa_entry_locked(xas->xa, xas->xa_node, ++xas->xa_offset);
 		if (xa_is_sibling(curr))
 			continue;
-		while (xa_is_node(curr)) {
+		while (xa_slot_is_node(xas->xa_node, curr)) {
 			xas->xa_node = xa_to_node(curr);
 			xas->xa_offset = 0;
 			curr = xa_entry_locked(xas->xa, xas->xa_node, 0);
@@ -1447,7 +1461,7 @@ bool xa_get_mark(struct xarray *xa, unsigned long index, xa_mark_t mark)
 	rcu_read_lock();
 	entry = xas_start(&xas);
 	while (xas_get_mark(&xas, mark)) {
-		if (!xa_is_node(entry)) {
+		if (!xa_slot_is_node(xas.xa_node, entry)) {
 			marked = true;
 			break;
 		}
@@ -1547,6 +1561,9 @@ void xas_create_range(struct xa_state *xas)
 	unsigned char sibs = xas->xa_sibs;
 	unsigned long last = index + xas_size(xas) - 1;
 	unsigned long chunk = last & ~XA_CHUNK_MASK;
+
+	if (xas_error(xas))
+		return;
 
 	/*
 	 * One leaf per XA_CHUNK_SIZE indices, from the last down to the
@@ -1684,6 +1701,10 @@ static void split_fill(struct xa_node *node, struct xarray *xa, void *entry, uns
 void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order, gfp_t gfp)
 {
 	unsigned int nr = 1U << (order % XA_CHUNK_SHIFT);
+
+	/* Nothing in an error state (the kernel allocates here even then). */
+	if (xas_error(xas))
+		return;
 
 	/* Across two levels or more: the kernel does not either. */
 	if (VM_WARN_ON((unsigned int)xas->xa_shift + 2 * XA_CHUNK_SHIFT <= order))
@@ -1850,31 +1871,10 @@ unsigned int xa_extract(struct xarray *xa, void **dst, unsigned long start, unsi
 	return i;
 }
 
-static void xa_dump_entry(FILE *f, const void *entry, unsigned long index, unsigned int shift,
-			  int depth);
-
-static void xa_dump_node(FILE *f, const struct xa_node *node, unsigned long index, int depth)
-{
-	fprintf(f, "%*snode %p index %#lx shift %u count %u values %u offset %u parent %p marks %#lx %#lx %#lx\n",
-		depth * 2, "", (void *)node, index, node->shift, node->count, node->nr_values,
-		node->offset, (void *)node->parent, node->marks[0][0], node->marks[1][0],
-		node->marks[2][0]);
-	for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
-		const void *entry = node->slots[i];
-
-		if (entry)
-			xa_dump_entry(f, entry, index + ((unsigned long)i << node->shift),
-				      node->shift, depth + 1);
-	}
-}
-
+/* Not a node: a leaf's 2-byte-aligned pointer prints as a pointer. */
 static void xa_dump_entry(FILE *f, const void *entry, unsigned long index, unsigned int shift,
 			  int depth)
 {
-	if (xa_is_node(entry)) {
-		xa_dump_node(f, xa_to_node(entry), index, depth);
-		return;
-	}
 	fprintf(f, "%*s%#lx-%#lx: ", depth * 2, "", index,
 		index + (shift < BITS_PER_LONG ? (1UL << shift) - 1 : 0));
 	if (xa_is_value(entry))
@@ -1885,10 +1885,27 @@ static void xa_dump_entry(FILE *f, const void *entry, unsigned long index, unsig
 		fprintf(f, "retry\n");
 	else if (xa_is_sibling(entry))
 		fprintf(f, "sibling of slot %lu\n", xa_to_sibling(entry));
-	else if (xa_is_internal(entry))
+	else if (xa_is_internal(entry) && !xa_is_node(entry))
 		fprintf(f, "internal %#lx\n", (unsigned long)entry);
 	else
 		fprintf(f, "pointer %p\n", entry);
+}
+
+static void xa_dump_node(FILE *f, const struct xa_node *node, unsigned long index, int depth)
+{
+	fprintf(f, "%*snode %p index %#lx shift %u count %u values %u offset %u parent %p marks %#lx %#lx %#lx\n",
+		depth * 2, "", (void *)node, index, node->shift, node->count, node->nr_values,
+		node->offset, (void *)node->parent, node->marks[0][0], node->marks[1][0],
+		node->marks[2][0]);
+	for (unsigned int i = 0; i < XA_CHUNK_SIZE; i++) {
+		const void *entry = node->slots[i];
+		unsigned long at = index + ((unsigned long)i << node->shift);
+
+		if (xa_slot_is_node(node, entry))
+			xa_dump_node(f, xa_to_node(entry), at, depth + 1);
+		else if (entry)
+			xa_dump_entry(f, entry, at, node->shift, depth + 1);
+	}
 }
 
 /* Under xa_lock, or on a tree no one is changing. */
@@ -1899,7 +1916,9 @@ void __xa_dump(FILE *f, const struct xarray *xa)
 	fprintf(f, "xarray %p head %p flags %#x marks %d %d %d\n", (const void *)xa, head,
 		xa->xa_flags, xa_marked(xa, XA_MARK_0), xa_marked(xa, XA_MARK_1),
 		xa_marked(xa, XA_MARK_2));
-	if (head)
+	if (xa_is_node(head))
+		xa_dump_node(f, xa_to_node(head), 0, 1);
+	else if (head)
 		xa_dump_entry(f, head, 0, 0, 1);
 }
 
@@ -1932,9 +1951,14 @@ xa_check_fail(struct xa_check_state *cs, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* A leaf entry (not a node, not a sibling) that may sit in a slot. */
-static bool xa_check_leaf_entry(const void *entry)
+/*
+ * A leaf entry (not a node, not a sibling) that may sit in a slot of
+ * @node (NULL: the head); in a leaf, a 2-byte-aligned pointer.
+ */
+static bool xa_check_leaf_entry(const struct xa_node *node, const void *entry)
 {
+	if (node && !node->shift && xa_is_node(entry))
+		return true;
 	return !xa_is_internal(entry) || xa_is_zero(entry);
 }
 
@@ -2006,18 +2030,15 @@ static int xa_check_slots(struct xa_check_state *cs, struct xa_node *node, unsig
 		}
 		value = xa_is_value(entry);
 		nr_values += value;
-		if (xa_is_node(entry)) {
+		if (xa_slot_is_node(node, entry)) {
 			bool marked[XA_MAX_MARKS];
 
-			if (!node->shift)
-				return xa_check_fail(cs, "node %p (index %#lx): a leaf node holds a node at slot %u",
-						     (void *)node, base, i);
 			if (xa_check_node(cs, xa_to_node(entry), node, i, index,
 					  node->shift - XA_CHUNK_SHIFT, marked))
 				return cs->err;
 			for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++)
 				child_marked[m][i] = marked[m];
-		} else if (!xa_check_leaf_entry(entry)) {
+		} else if (!xa_check_leaf_entry(node, entry)) {
 			return xa_check_fail(cs, "node %p (index %#lx shift %u): slot %u holds internal entry %#lx",
 					     (void *)node, base, node->shift, i, (unsigned long)entry);
 		}
@@ -2057,10 +2078,10 @@ static int xa_check_marks(struct xa_check_state *cs, struct xa_node *node, unsig
 			bool bit = node_get_mark(node, i, m);
 
 			if (free_mark) {
-				if (bit && entry && !xa_is_node(entry))
+				if (bit && entry && !xa_slot_is_node(node, entry))
 					return xa_check_fail(cs, "node %p (index %#lx shift %u): free mark set on used slot %u",
 							     (void *)node, base, node->shift, i);
-				if (xa_is_node(entry) && bit && !child_marked[m][i])
+				if (xa_slot_is_node(node, entry) && bit && !child_marked[m][i])
 					return xa_check_fail(cs, "node %p (index %#lx shift %u): free mark set on slot %u, but the child below has no free slot",
 							     (void *)node, base, node->shift, i);
 				continue;
@@ -2069,7 +2090,7 @@ static int xa_check_marks(struct xa_check_state *cs, struct xa_node *node, unsig
 				return xa_check_fail(cs, "node %p (index %#lx shift %u): mark %u set on %s slot %u",
 						     (void *)node, base, node->shift, m,
 						     entry ? "sibling" : "empty", i);
-			if (xa_is_node(entry) && bit != child_marked[m][i])
+			if (xa_slot_is_node(node, entry) && bit != child_marked[m][i])
 				return xa_check_fail(cs, "node %p (index %#lx shift %u): mark %u %s on slot %u, but the child below %s it",
 						     (void *)node, base, node->shift, m,
 						     bit ? "set" : "clear", i,
@@ -2117,7 +2138,7 @@ int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len)
 	if (len)
 		msg[0] = '\0';
 	if (!xa_is_node(head)) {
-		if (head && !xa_check_leaf_entry(head))
+		if (head && !xa_check_leaf_entry(NULL, head))
 			return xa_check_fail(&cs, "head holds internal entry %#lx", (unsigned long)head);
 		for (xa_mark_t m = 0; m < XA_MAX_MARKS; m++)
 			if (!head && xa_marked(xa, m) && !xa_check_free_mark(&cs, m))
@@ -2133,9 +2154,9 @@ int __xa_check(struct xarray *xa, unsigned int flags, char *msg, size_t len)
 
 		if (xa_check_node(&cs, root, NULL, 0, 0, root->shift, marked))
 			return cs.err;
-		/* A zero entry at 0 has a leaf of its own (xas_create()). */
+		/* A zero entry or a 2-byte-aligned pointer at 0 keeps a leaf (xas_create()). */
 		if (!(flags & XA_CHECK_UNTIDY) && root->count == 1 && first &&
-		    (xa_is_node(first) || (!root->shift && !xa_is_zero(first))))
+		    (root->shift ? xa_is_node(first) : !xa_is_zero(first) && !xa_is_node(first)))
 			return xa_check_fail(&cs, "head node %p (shift %u) holds only slot 0: the tree should have shrunk",
 					     (void *)root, root->shift);
 	}
