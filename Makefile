@@ -147,7 +147,7 @@ FL_ev   := -O2 $(FRAMEPTR) -DCONFIG_DEBUG_VM_EVENTS
 FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -DCONFIG_FAIL_PAGE_ALLOC
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
-FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc -fsanitize=thread -U__SANITIZE_THREAD__ \
+FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__ \
 	   --param=tsan-instrument-func-entry-exit=0 -fno-builtin-memcpy -fno-builtin-memmove \
 	   -fno-builtin-memset
 # The vt objects' every load and store calls src/machine/vt_cache.c (its own

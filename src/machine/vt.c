@@ -299,79 +299,135 @@ static unsigned int vt_line_hash(uintptr_t tag, unsigned int bits)
 	return (unsigned int)((tag * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
 
-static struct vt_line *vt_line_slot(struct vt_line *lines, unsigned int bits, uintptr_t tag)
+/*
+ * The line table: 1 << bits slots of struct vt_line, and beside them their
+ * tags alone, which a lookup probes (eight to a host cache line).
+ */
+static struct vt_line *vt_line_slot(struct vt_line *lines, const uintptr_t *tags, unsigned int bits,
+				    uintptr_t tag)
 {
 	unsigned int h = vt_line_hash(tag, bits);
 
-	while (lines[h].tag && lines[h].tag != tag)
+	while (tags[h] && tags[h] != tag)
 		h = (h + 1) & ((1u << bits) - 1);
 	return &lines[h];
 }
 
+static size_t vt_lines_bytes(unsigned int bits)
+{
+	return (sizeof(struct vt_line) + sizeof(uintptr_t)) << bits;
+}
+
+/* A zeroed table of 1 << @bits slots (its tags after the lines), or NULL. */
 static struct vt_line *vt_lines_map(unsigned int bits)
 {
-	void *p = mmap(NULL, sizeof(struct vt_line) << bits, PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, vt_lines_bytes(bits), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
 
+static uintptr_t *vt_lines_tags(struct vt_line *lines, unsigned int bits)
+{
+	return (uintptr_t *)(lines + (1u << bits));
+}
+
 /*
- * Double the line table.  Lines move: the CPUs' pointers to theirs are
+ * Rehash the line table into 1 << @bits slots, leaving out the lines no
+ * cache holds any more.  Lines move: the CPUs' pointers to theirs are
  * redone here, and a caller holding one across a switch looks it up again
  * when lines_gen has changed.
  */
-static void vt_lines_grow(void)
+static void vt_lines_rehash(unsigned int bits)
 {
-	unsigned int bits = vt.lines_bits + 1;
 	struct vt_line *old = vt.lines, *lines;
+	uintptr_t *tags;
 
 	if (bits > VT_LINES_BITS_MAX || !(lines = vt_lines_map(bits))) {
-		fprintf(stderr, "mmlab: vt: more than %u cache lines touched in one run\n",
-			(1u << vt.lines_bits) / 4 * 3);
+		fprintf(stderr, "mmlab: vt: more than %u cache lines held at once in one run\n",
+			(1u << VT_LINES_BITS_MAX) / 2);
 		abort();
 	}
-	for (unsigned int i = 0; i < 1u << vt.lines_bits; i++)
-		if (old[i].tag)
-			*vt_line_slot(lines, bits, old[i].tag) = old[i];
+	tags = vt_lines_tags(lines, bits);
+	for (unsigned int i = 0; i < 1u << vt.lines_bits; i++) {
+		if (old[i].tag && old[i].tag != VT_TAG_GONE) {
+			struct vt_line *l = vt_line_slot(lines, tags, bits, old[i].tag);
+
+			*l = old[i];
+			tags[l - lines] = l->tag;
+		}
+	}
 	for (int i = 0; i < vt.n; i++) {
 		struct vt_cpu *c = &vt.cpus[i];
 
 		if (c->last_line)
-			c->last_line = vt_line_slot(lines, bits, c->last_line->tag);
+			c->last_line = c->last_line->tag == VT_TAG_GONE ? NULL :
+				       vt_line_slot(lines, tags, bits, c->last_line->tag);
 		if (c->waiting_on)
-			c->waiting_on = vt_line_slot(lines, bits, c->waiting_on->tag);
+			c->waiting_on = vt_line_slot(lines, tags, bits, c->waiting_on->tag);
 	}
-	munmap(old, sizeof(struct vt_line) << vt.lines_bits);
+	munmap(old, vt_lines_bytes(vt.lines_bits));
 	vt.lines = lines;
+	vt.tags = tags;
+	vt.nr_lines -= vt.nr_gone;
+	vt.nr_gone = 0;
 	vt.lines_bits = bits;
 	vt.lines_gen++;
 }
 
 struct vt_line *vt_line_find(uintptr_t tag)
 {
-	struct vt_line *l = vt_line_slot(vt.lines, vt.lines_bits, tag);
+	struct vt_line *l = vt_line_slot(vt.lines, vt.tags, vt.lines_bits, tag);
 
 	return l->tag ? l : NULL;
 }
 
+/*
+ * The line of @p, made if new (in a slot a forgotten line left, if one is
+ * on the way).  The table is rehashed when half its slots are taken: to
+ * twice the size, or to the same size when most of those are forgotten.
+ */
 struct vt_line *vt_line_of(const volatile void *p)
 {
 	uintptr_t tag = ((uintptr_t)p >> VT_LINE_SHIFT) + 1;
-	struct vt_line *l = vt_line_slot(vt.lines, vt.lines_bits, tag);
+	unsigned int mask = (1u << vt.lines_bits) - 1, h = vt_line_hash(tag, vt.lines_bits);
+	const uintptr_t *tags = vt.tags;
+	struct vt_line *l;
+	long gone = -1;
 
-	if (l->tag)
-		return l;
-	if (vt.nr_lines + 1 > (1u << vt.lines_bits) / 4 * 3) {
-		vt_lines_grow();
-		l = vt_line_slot(vt.lines, vt.lines_bits, tag);
+	for (; tags[h]; h = (h + 1) & mask) {
+		if (tags[h] == tag)
+			return &vt.lines[h];
+		if (tags[h] == VT_TAG_GONE && gone < 0)
+			gone = h;
 	}
-	vt.nr_lines++;
-	l->tag = tag;
+	if (gone >= 0) {
+		h = (unsigned int)gone;
+		vt.nr_gone--;
+	} else {
+		if (vt.nr_lines + 1 > (1u << vt.lines_bits) / 2) {
+			bool shrink = vt.nr_lines - vt.nr_gone < (1u << vt.lines_bits) / 4;
+
+			vt_lines_rehash(vt.lines_bits + !shrink);
+			return vt_line_of(p);
+		}
+		vt.nr_lines++;
+	}
+	l = &vt.lines[h];
+	memset(l, 0, sizeof(*l));
+	l->tag = vt.tags[h] = tag;
 	l->owner = -1;
 	l->next_owner = -1;
 	l->home = vt.cur ? vt.cur->socket : 0;
 	return l;
+}
+
+/* No cache holds @l any more, nothing waits on it: its slot may be taken. */
+void vt_line_forget(struct vt_line *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->tag = vt.tags[l - vt.lines] = VT_TAG_GONE;
+	vt.nr_gone++;
 }
 
 bool is_sharer(const struct vt_line *l, int id)
@@ -743,7 +799,7 @@ static void vt_wait_on_line(bool sleep)
 	t0 = c->clock;
 	c->clock += vt.cost[VT_C_PAUSE];
 	l = c->last_line;
-	if (l) {
+	if (l && l->tag != VT_TAG_GONE) {
 		c->clock += sleep ? VT_SLEEP_MAX_PS : VT_WAIT_MAX_PS;
 		c->sleeping = sleep;
 		c->waiting_on = l;
@@ -1004,9 +1060,10 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.heap = calloc(vt.n, sizeof(*vt.heap));
 	/* Every run starts with a small table of fresh zero pages: no memset of a grown one. */
 	if (vt.lines)
-		munmap(vt.lines, sizeof(*vt.lines) << vt.lines_bits);
+		munmap(vt.lines, vt_lines_bytes(vt.lines_bits));
 	vt.lines_bits = VT_LINES_BITS_MIN;
 	vt.lines = vt_lines_map(vt.lines_bits);
+	vt.tags = vt.lines ? vt_lines_tags(vt.lines, vt.lines_bits) : NULL;
 	if (!vt.cpus || !vt.heap || !vt.lines) {
 		fprintf(stderr, "mmlab: vt: out of memory\n");
 		free(vt.cpus);
@@ -1015,6 +1072,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	}
 	memset(vt.lockq, 0, sizeof(vt.lockq));
 	vt.nr_lines = 0;
+	vt.nr_gone = 0;
 	vt.nheap = 0;
 	vt.stop = stop;
 	vt.stop_at = ns_to_ps(stop_ns);

@@ -87,6 +87,7 @@ struct vt_cache {
 	uint32_t *used;		/* LRU stamp */
 	uint8_t *excl;		/* the core may write it without asking (L1, L2) */
 	vt_ps *ready;		/* when a prefetched line arrives (L2) */
+	uint8_t *tracked;	/* the line table has the line (L2) */
 };
 
 struct vt_stream {
@@ -110,6 +111,7 @@ struct vt_hier {
 	unsigned long rob_blocks;
 	int mshr, l2mshr, degree;
 	vt_ps share_permille;
+	bool solo;		/* one CPU, no agents: no other core can hold a line */
 };
 
 static int cache_init(struct vt_cache *k, double kib, double ways, bool core)
@@ -120,7 +122,8 @@ static int cache_init(struct vt_cache *k, double kib, double ways, bool core)
 	k->used = calloc((size_t)k->sets * k->ways, sizeof(*k->used));
 	k->excl = core ? calloc((size_t)k->sets * k->ways, 1) : NULL;
 	k->ready = core ? calloc((size_t)k->sets * k->ways, sizeof(*k->ready)) : NULL;
-	return k->tag && k->used && (!core || (k->excl && k->ready)) ? 0 : -1;
+	k->tracked = core ? calloc((size_t)k->sets * k->ways, 1) : NULL;
+	return k->tag && k->used && (!core || (k->excl && k->ready && k->tracked)) ? 0 : -1;
 }
 
 static void cache_free(struct vt_cache *k)
@@ -129,6 +132,7 @@ static void cache_free(struct vt_cache *k)
 	free(k->used);
 	free(k->excl);
 	free(k->ready);
+	free(k->tracked);
 }
 
 /* The slot of @t in @k, or -1. */
@@ -151,25 +155,34 @@ static void cache_touch(struct vt_cache *k, int i)
 	k->used[i] = k->tick;
 }
 
+/* The least recently used way of the full set at @base. */
+static unsigned int cache_lru(const struct vt_cache *k, unsigned int base)
+{
+	unsigned int v = base;
+
+	for (unsigned int w = 1; w < k->ways; w++)
+		if (k->used[base + w] < k->used[v])
+			v = base + w;
+	return v;
+}
+
 /* Put @t, not in @k, into its set's empty or least recently used way: *@old the tag evicted. */
 static int cache_insert(struct vt_cache *k, uint64_t t, uint64_t *old)
 {
 	unsigned int base = (unsigned int)(t % k->sets) * k->ways, v = base;
+	unsigned int w;
 
-	for (unsigned int w = 0; w < k->ways; w++) {
-		if (!k->tag[base + w]) {
-			v = base + w;
-			break;
-		}
-		if (k->used[base + w] < k->used[v])
-			v = base + w;
-	}
+	for (w = 0; w < k->ways && k->tag[base + w]; w++)
+		;
+	v = w < k->ways ? base + w : cache_lru(k, base);
 	*old = k->tag[v];
 	k->tag[v] = t;
 	if (k->excl)
 		k->excl[v] = 0;
 	if (k->ready)
 		k->ready[v] = 0;
+	if (k->tracked)
+		k->tracked[v] = 0;
 	cache_touch(k, (int)v);
 	return (int)v;
 }
@@ -222,6 +235,7 @@ int vt_hier_start(const struct vt_machine *m)
 	h->l2mshr = (int)v[VT_H_L2MSHR];
 	h->degree = (int)v[VT_H_PF_DEGREE];
 	h->share_permille = (vt_ps)llround(v[VT_H_SMT_SHARE] * 1000);
+	h->solo = vt.n == 1;
 	return 0;
 }
 
@@ -362,9 +376,9 @@ static void drop_cpu(struct vt_line *l, int id)
  * are no longer the line's holders, unless the line is in the middle of a
  * transfer or watched (the coherence model then keeps its view).
  */
-static void core_evicted(struct vt_cpu *c, uint64_t t)
+static void core_evicted(struct vt_cpu *c, uint64_t t, bool tracked)
 {
-	struct vt_line *l = vt_line_find(t);
+	struct vt_line *l = tracked ? vt_line_find(t) : NULL;
 	uint64_t old;
 
 	cache_drop(&core_of(c)->l1, t);
@@ -372,13 +386,19 @@ static void core_evicted(struct vt_cpu *c, uint64_t t)
 		drop_cpu(l, c->id);
 		if (c->sibling)
 			drop_cpu(l, c->sibling->id);
+		if (l->owner < 0 && !l->nr_sharers)
+			vt_line_forget(l);	/* the table holds what caches hold */
 	}
 	if (cache_find(&vt.h->l3[c->l3], t) < 0)
 		cache_insert(&vt.h->l3[c->l3], t, &old);
 }
 
-/* @c's core gets line @t (if it has it not), writable if @excl; ready at @ready. */
-static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready)
+/*
+ * @c's core gets line @t (if it has it not), writable if @excl, ready at
+ * @ready; @tracked: the line table has it now (a run of one CPU keeps only
+ * the lines of atomics there).
+ */
+static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool tracked)
 {
 	struct vt_core *k = core_of(c);
 	uint64_t old;
@@ -386,14 +406,22 @@ static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready)
 
 	i = cache_find(&k->l2, t);
 	if (i < 0) {
+		unsigned int v = (unsigned int)(t % k->l2.sets) * k->l2.ways, w;
+		bool was_tracked;
+
+		/* the way cache_insert() will take: whether its line is in the table */
+		for (w = 0; w < k->l2.ways && k->l2.tag[v + w]; w++)
+			;
+		was_tracked = w == k->l2.ways && k->l2.tracked[cache_lru(&k->l2, v)];
 		i = cache_insert(&k->l2, t, &old);
 		if (old)
-			core_evicted(c, old);
+			core_evicted(c, old, was_tracked);
 		k->l2.ready[i] = ready;
 	} else {
 		cache_touch(&k->l2, i);
 	}
 	k->l2.excl[i] = excl;
+	k->l2.tracked[i] |= tracked;
 	i = cache_find(&k->l1, t);
 	if (i < 0)
 		i = cache_insert(&k->l1, t, &old);	/* L1 victims stay in the L2 */
@@ -452,7 +480,7 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write)
 		return;
 	}
 	c->clock += vt_fetch(c, l->tag, l->home, true);
-	core_fill(c, l->tag, write || l->owner == c->id, 0);
+	core_fill(c, l->tag, write || l->owner == c->id, 0, true);
 }
 
 /*
@@ -489,7 +517,7 @@ void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write)
 		if ((i = cache_find(&o->l2, l->tag)) >= 0)
 			o->l2.excl[i] = 0;
 	}
-	core_fill(c, l->tag, write, 0);
+	core_fill(c, l->tag, write, 0, true);
 }
 
 /* --- the stream prefetcher ------------------------------------------------------------- */
@@ -503,14 +531,18 @@ static void vt_prefetch(struct vt_cpu *c, uint64_t t)
 
 	if (cache_find(&k->l2, t) >= 0)
 		return;
-	l = vt_line_of((const void *)((t - 1) << VT_LINE_SHIFT));
-	if (l->next_owner >= 0 || l->queue || (l->owner >= 0 && !on_core(l->owner, c->core)))
-		return;
-	lat = vt_fetch(c, t, l->home, false);
+	if (vt.h->solo) {
+		lat = vt_fetch(c, t, c->socket, false);
+	} else {
+		l = vt_line_of((const void *)((t - 1) << VT_LINE_SHIFT));
+		if (l->next_owner >= 0 || l->queue || (l->owner >= 0 && !on_core(l->owner, c->core)))
+			return;
+		lat = vt_fetch(c, t, l->home, false);
+		add_sharer(l, c->id);
+	}
 	issue = k->pf_next > c->clock ? k->pf_next : c->clock;
 	k->pf_next = issue + lat / vt.h->l2mshr;
-	add_sharer(l, c->id);
-	core_fill(c, t, false, issue + lat);
+	core_fill(c, t, false, issue + lat, !vt.h->solo);
 	cache_drop(&k->l1, t);		/* the streamer fills the L2 */
 	vt.acc.st.prefetches++;
 }
@@ -581,12 +613,39 @@ static bool vt_needs_coherence(const struct vt_line *l, const struct vt_cpu *c, 
 	return others && !own_sharers(l, c) && cache_find(&vt.h->l3[c->l3], l->tag) < 0;
 }
 
+/*
+ * @c's plain access to line @t is served by its own core: its L2 has a
+ * copy it may use (the line table lists the core among the holders of every
+ * line its L2 has, so other cores' writes have taken away what it may
+ * not), or the run has no other CPU to hold any line.
+ */
+static vt_ps vt_line_own(struct vt_cpu *c, uintptr_t addr, uint64_t t, bool write, bool in_l1)
+{
+	vt_ps done = 0;
+
+	if (!in_l1)
+		done = vt_stall(c, addr, vt_fetch(c, t, c->socket, true));
+	core_fill(c, t, write || vt.h->solo, 0, false);
+	if (!in_l1)
+		vt_pf_train(c, t);
+	return done;
+}
+
 /* @c's plain access to the line of @addr missed its L1 (or is a write to a shared copy). */
 static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_l1)
 {
-	struct vt_line *l = vt_line_of((const void *)addr);
-	uint64_t t = l->tag;
+	struct vt_cache *l2 = &core_of(c)->l2;
+	uint64_t t = (addr >> VT_LINE_SHIFT) + 1;
+	struct vt_line *l;
 	vt_ps done = 0;
+	int i;
+
+	if (vt.h->solo)
+		return vt_line_own(c, addr, t, write, in_l1);
+	i = cache_find(l2, t);
+	if (i >= 0 && (!write || l2->excl[i]))
+		return vt_line_own(c, addr, t, write, in_l1);
+	l = vt_line_of((const void *)addr);
 
 	if (vt_needs_coherence(l, c, write)) {
 		vt_access((const void *)addr, write ? VT_WRITE : VT_READ);
@@ -600,7 +659,7 @@ static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_
 	} else {
 		add_sharer(l, c->id);
 	}
-	core_fill(c, t, write || l->owner == c->id, 0);
+	core_fill(c, t, write || l->owner == c->id, 0, true);
 	if (!in_l1)
 		vt_pf_train(c, t);	/* may grow the line table: @l is not used after */
 	return done;

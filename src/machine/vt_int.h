@@ -22,9 +22,10 @@ typedef uint64_t vt_ps;
 #define VT_STACK	(256 << 10)
 #define VT_LINE_SHIFT	6
 #define VT_MASK_WORDS	(VT_MAX_CPUS / 64)
-#define VT_LINES_BITS_MIN	16	/* the line table's first size; it doubles when 3/4 full */
-#define VT_LINES_BITS_MAX	24	/* 12.6M lines (768 MiB of memory touched) a run at most */
+#define VT_LINES_BITS_MIN	16	/* the line table's first size; it doubles when half full */
+#define VT_LINES_BITS_MAX	24	/* 8.4M lines (512 MiB of memory touched) a run at most */
 #define VT_MAX_LOCKQ	256
+#define VT_TAG_GONE	UINTPTR_MAX	/* a line table slot whose line was forgotten */
 #define VT_WAIT_MAX_PS	1000000ull	/* a spinner looks again after 1 us even if its line is quiet */
 #define VT_SLEEP_MAX_PS	50000000ull	/* a sleeper after 50 us: a wake-up the model missed */
 
@@ -134,7 +135,9 @@ struct vt_state {
 	struct vt_cpu *cur;
 	int live;
 	struct vt_line *lines;
-	unsigned int nr_lines;
+	uintptr_t *tags;		/* the lines' tags alone, for lookups */
+	unsigned int nr_lines;		/* slots taken, forgotten lines' included */
+	unsigned int nr_gone;		/* slots of forgotten lines (vt_line_forget()) */
 	unsigned int lines_bits;	/* the table has 1 << lines_bits slots */
 	unsigned int lines_gen;		/* bumped when the table grows: line pointers move */
 	struct vt_lockq lockq[VT_MAX_LOCKQ];
@@ -169,6 +172,7 @@ static inline vt_ps ns_to_ps(double ns)
 /* vt.c */
 struct vt_line *vt_line_of(const volatile void *p);
 struct vt_line *vt_line_find(uintptr_t tag);
+void vt_line_forget(struct vt_line *l);
 bool is_sharer(const struct vt_line *l, int id);
 void add_sharer(struct vt_line *l, int id);
 void only_sharer(struct vt_line *l, int id);
