@@ -85,4 +85,62 @@ for v in c:
 PY
 ok $? "full COW: vanilla restores through all 21 VMAs per folio, both designs through 1"
 
+# The cost ledger's options (src/experiments/migrate_fork.c): bad values, and each moves the time
+# the right way on a simulated machine (deterministic).
+usage_error_says 'first-touch-ns.*0.*1000000' "first-touch-ns above its range" run migrate-fork --first-touch-ns 2000000
+usage_error "first-touch-ns negative" run migrate-fork --first-touch-ns -1
+usage_error_says 'lru-disable-ns.*0.*100000000' "lru-disable-ns above its range" run migrate-fork --lru-disable-ns 200000000
+usage_error "lru-disable-ns not a number" run migrate-fork --lru-disable-ns soon
+usage_error_says 'memcg-ns.*0.*100000' "memcg-ns above its range" run migrate-fork --memcg-ns 100001
+usage_error "memcg-ns negative" run migrate-fork --memcg-ns -5
+usage_error_says 'target-touch.*cold.*warm' "unknown target-touch word" run migrate-fork --target-touch hot
+usage_error_says 'host-page.*2M.*4K' "unknown host-page word" run migrate-fork --host-page 1G
+usage_error_says 'thp.*never.*always' "unknown thp word" run migrate-fork --thp madvise
+usage_error_says 'folio-order 0 with --thp always' "thp with a folio order" run migrate-fork --thp always --folio-order 2
+
+# mf_usec NAME ARGS...: one mgt-entry sample at 10 children on qemu-2node; its time in $tmp/NAME
+mf_usec() {
+	local name=$1; shift
+	"$MMLAB" run migrate-fork --machine qemu-2node --scale tiny --children 10 --variant mgt-entry \
+		--repeat 1 --json "$tmp/$name.json" "$@" >/dev/null 2>"$tmp/$name.err" &&
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["samples"][0] if "samples" in r else r["median"])' \
+			"$tmp/$name.json" >"$tmp/$name"
+}
+mf_usec base --first-touch-ns 2000 --lru-disable-ns 0 --memcg-ns 0 --host-page 4K
+ok $? "a qemu-2node tiny sample runs ($(tail -n 1 "$tmp/base.err" | head -c 160))"
+mf_usec warm --target-touch warm --lru-disable-ns 0 --memcg-ns 0
+mf_usec ft --first-touch-ns 100000 --lru-disable-ns 0 --memcg-ns 0 --host-page 4K
+mf_usec lru --first-touch-ns 2000 --lru-disable-ns 1000000 --memcg-ns 0 --host-page 4K
+mf_usec memcg --first-touch-ns 2000 --lru-disable-ns 0 --memcg-ns 10000 --host-page 4K
+mf_usec hp2m --first-touch-ns 2000 --lru-disable-ns 0 --memcg-ns 0 --host-page 2M
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+u = {n: float(open(f"{t}/{n}").read()) for n in ("base", "warm", "ft", "lru", "memcg", "hp2m")}
+def faults(n):
+    return json.load(open(f"{t}/{n}.json"))["results"][0]["counters"]["host_faults"]
+pages = (1 << 20) // 4096
+assert faults("base") == pages and faults("warm") == 0, (faults("base"), faults("warm"))
+assert 1 <= faults("hp2m") <= 2, faults("hp2m")         # 1 MiB of targets: one or two 2 MiB host pages
+assert u["warm"] < u["base"], u                          # cold targets cost their first touch
+assert u["ft"] - u["base"] > pages * 90, u               # 98 us more per 4 KiB host page
+assert 900 < u["lru"] - u["base"] < 1100, u              # 1 ms once
+assert u["memcg"] - u["base"] > pages * 9, u             # 9.8 us more per folio
+assert u["hp2m"] < u["base"], u                          # one fault per 2 MiB, not per 4 KiB
+PY
+ok $? "each cost option moves the time the right way: $(cd "$tmp" && paste -d' ' base warm ft lru memcg hp2m 2>/dev/null)"
+
+"$MMLAB" run migrate-fork --scale tiny --size 2M --children 10 --thp always --variant vanilla,mgt-entry,mgt-counter \
+	--repeat 1 --json "$tmp/thp.json" >/dev/null 2>"$tmp/thp.err"
+ok $? "run migrate-fork --thp always exits 0 ($(tail -n 1 "$tmp/thp.err" | head -c 160))"
+python3 - "$tmp/thp.json" <<'PY'
+import json, sys
+c = {r["variant"]: r["counters"] for r in json.load(open(sys.argv[1]))["results"]}
+# one 2 MiB folio: vanilla and the RFC (small folios only) restore through all 11 VMAs, the counter through 1
+assert c["vanilla"]["restore_vmas_visited"] == 11 and c["mgt-entry"]["restore_vmas_visited"] == 11, c
+assert c["mgt-counter"]["restore_vmas_visited"] == 1, c
+assert all(k["folios_moved"] == 512 for k in c.values()), c    # counted in pages at --folio-order 0
+PY
+ok $? "--thp always: one 2 MiB folio, which mgt-entry does not count"
+
 done_testing

@@ -71,6 +71,7 @@ void workingset_activation(struct folio *folio);
 void lru_add_drain(void);
 /* While disabled (migration under way), additions move at once, unbatched. */
 void lru_cache_disable(void);
+extern unsigned long lru_cache_disable_ns;	/* the drain on every CPU and RCU, not run (swap.c) */
 void lru_cache_enable(void);
 extern atomic_t lru_disable_count;
 static inline bool lru_cache_disabled(void)

@@ -1,4 +1,50 @@
 /*
+ * COST LEDGER (seed 003; docs/design-seed003-notes.md has the evidence).
+ *
+ * Timed: do_mbind(parent, buffer, node 1, MPOL_MF_MOVE) alone, from
+ * lru_cache_disable() to lru_cache_enable(): queue_pages_range() (PTE lock
+ * per table, folio_isolate_lru() per folio under the LRU lock),
+ * migrate_pages() (alloc_migration_target() from node 1's pcp and buddy
+ * lists, folio locks, folio_get_anon_vma(), try_to_migrate() with its rmap
+ * walk and batched flush, move_to_new_folio() with the copy through the
+ * machine's memory hierarchy, remove_migration_ptes(), the source freed).
+ * Not timed: the setup (faults, forks, COW) and the checks.
+ *
+ * Kernel costs the model leaves out or makes free, and what restores each:
+ *  - the first touch of a target frame in a fresh KVM guest (EPT violation,
+ *    host fault, host page zeroed): mf_warm_target() used to pre-touch them.
+ *    --target-touch cold (default: the RFC's fresh QEMU guest) charges it at
+ *    the copy, the target's first write: --first-touch-ns per host page
+ *    (default 2000, assumed: VM exit and entry plus KVM's and the host's
+ *    fault path, about 1 us each; machines/SOURCES.md "qemu-2node") plus the
+ *    host's zeroing of the host page, a memset through the memory model;
+ *    --host-page 2M (default: QEMU madvises guest RAM MADV_HUGEPAGE in
+ *    ram_block_add(), and the host's THP default, "always" upstream and
+ *    "madvise" on Ubuntu, honours it) or 4K.  --target-touch warm: free.
+ *  - lru_cache_disable(): synchronize_rcu_expedited() and
+ *    __lru_add_drain_all(true), a drain queued on and flushed from every CPU
+ *    with batched folios; the model drains in place.  --lru-disable-ns
+ *    (default 30000, assumed: an expedited grace period's IPIs to 3 other
+ *    vCPUs, each a VM exit, plus 4 queue_work_on()/flush_work() round trips
+ *    with kworker wake-ups, each some microseconds in a guest), once a call.
+ *  - mem_cgroup_migrate() in folio_migrate_flags() and the uncharge when the
+ *    source is freed: the model has no memcg.  --memcg-ns per folio
+ *    (default 200, assumed: two short paths of per-CPU counter updates with
+ *    interrupts off, about 100 ns each; a systemd guest runs the test in a
+ *    memory cgroup).
+ *  - THP: the model faults small folios unless --thp always (default never:
+ *    the RFC's test does not madvise, Ubuntu's kernels default THP to
+ *    "madvise", and CONFIG_TRANSPARENT_HUGEPAGE is off by default); always
+ *    maps 2 MiB folios (PTE-mapped: the model has no PMD mappings) where a
+ *    whole one fits, 2 of the 5 MiB buffer at its 2 MiB-aligned address.
+ *  - Modelled, not left out: the TLB flush of the batched unmap
+ *    (try_to_unmap_flush(), tlb_flush_loops), folio_mc_copy() as memcpy
+ *    (on x86 copy_mc_to_kernel() is rep movs unless the CPU needs
+ *    copy_mc_fragile), the PTE and anon_vma locks uncontended.
+ *  - Still left out, no option: perf's own sampling overhead in the RFC's
+ *    runs, the guest's two-dimensional page walks on TLB misses, other
+ *    guest activity.
+ *
  * migrate-fork (seed 003, "introduce PGTY_mgt_entry page_type"): the RFC's
  * test.  A parent faults in an anonymous buffer on node 0 and forks many
  * children, each of which writes (copies) a share of it; then the parent
@@ -53,6 +99,19 @@ static const struct exp_option mf_options[] = {
 	  { [SCALE_DEFAULT] = "2" }, 2, 8 },
 	{ "move-all", OPT_CHOICE, "MPOL_MF_MOVE_ALL: the pages still shared with children move too",
 	  { [SCALE_DEFAULT] = "off" }, 0, 0, "off,on" },
+	{ "thp", OPT_CHOICE, "transparent huge pages for the parent's buffer: never, or always (2 MiB "
+	  "folios, PTE-mapped, where a whole one fits)", { [SCALE_DEFAULT] = "never" }, 0, 0, "never,always" },
+	{ "target-touch", OPT_CHOICE, "node 1's frames before the call: cold (never backed by the host: a "
+	  "fresh guest's first touch is charged at the copy) or warm (free)",
+	  { [SCALE_DEFAULT] = "cold" }, 0, 0, "cold,warm" },
+	{ "host-page", OPT_CHOICE, "the host page backing guest RAM, one first touch each (QEMU madvises "
+	  "guest RAM MADV_HUGEPAGE)", { [SCALE_DEFAULT] = "2M" }, 0, 0, "2M,4K" },
+	{ "first-touch-ns", OPT_INT, "ns of a first touch per host page besides its zeroing (EPT "
+	  "violation, host fault; assumed)", { [SCALE_DEFAULT] = "2000" }, 0, 1000000 },
+	{ "lru-disable-ns", OPT_INT, "ns of lru_cache_disable()'s expedited RCU grace period and drain on "
+	  "every CPU, once a call (assumed)", { [SCALE_DEFAULT] = "30000" }, 0, 100000000 },
+	{ "memcg-ns", OPT_INT, "ns of mem_cgroup_migrate() and the uncharge, per folio (assumed)",
+	  { [SCALE_DEFAULT] = "200" }, 0, 100000 },
 	{ "events", OPT_CHOICE, "run the event build once per point for the walk counters and times",
 	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
 };
@@ -88,6 +147,17 @@ static int mf_prepare(struct exp_ctx *ctx)
 	mc->p.folio_order = (unsigned int)exp_opt(ctx, "folio-order")->i;
 	mc->p.move_all = exp_opt(ctx, "move-all")->choice == 1;
 	mc->nodes = (int)exp_opt(ctx, "nodes")->i;
+	mc->p.thp = exp_opt(ctx, "thp")->choice == 1;
+	mc->p.target_cold = exp_opt(ctx, "target-touch")->choice == 0;
+	mc->p.host_page_order = exp_opt(ctx, "host-page")->choice == 0 ? 9 : 0;
+	mc->p.first_touch_ns = (unsigned long)exp_opt(ctx, "first-touch-ns")->i;
+	mc->p.lru_disable_ns = (unsigned long)exp_opt(ctx, "lru-disable-ns")->i;
+	mc->p.memcg_ns = (unsigned long)exp_opt(ctx, "memcg-ns")->i;
+	if (mc->p.thp && mc->p.folio_order) {
+		fprintf(stderr, "mmlab: --thp always with --folio-order %u; valid: --folio-order 0 with "
+			"--thp always (THP sets the parent's folios)\n", mc->p.folio_order);
+		goto fail;
+	}
 	folio_size = MF_PAGE_SIZE << mc->p.folio_order;
 	if (mc->p.size % folio_size) {
 		fprintf(stderr, "mmlab: --size %s is not a multiple of the folio size (--folio-order %u: %llu "
@@ -237,6 +307,7 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 	sample_counter(out, "folios_moved", (double)(r.pages_moved / nr));
 	sample_counter(out, "folios_failed", (double)(r.pages_failed / nr));
 	sample_counter(out, "vmas", (double)r.vmas);
+	sample_counter(out, "host_faults", (double)r.host_faults);
 	if (have_events)
 		mf_add_event_counters(out, impl->events, vm_events);
 	ret = 0;

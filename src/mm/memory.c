@@ -22,6 +22,7 @@
  */
 #include <string.h>
 
+#include <linux/guest_touch.h>
 #include <linux/migrate.h>
 #include <linux/mmu_notifier.h>
 #include <linux/rmap.h>
@@ -318,6 +319,7 @@ static vm_fault_t wp_page_copy(struct vm_fault *vmf)
 	if (!new_folio)
 		goto oom;
 	/* copy_user_highpage() */
+	guest_touch_write(&new_folio->page, 0);
 	memcpy(folio_address(new_folio), page_address(vmf->page), PAGE_SIZE);
 	folio_mark_uptodate(new_folio);
 

@@ -39,7 +39,9 @@
  */
 #include <string.h>
 
+#include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/guest_touch.h>
 #include <linux/migrate.h>
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
@@ -116,6 +118,14 @@ static int __folio_migrate_mapping(struct folio *newfolio, struct folio *folio,
 	return MIGRATEPAGE_SUCCESS;
 }
 
+/*
+ * mem_cgroup_migrate(), which folio_migrate_flags() ends with in the kernel
+ * (the charge moves to the new folio; the old one is uncharged when freed):
+ * the model has no memcg, so its cost is this delay per folio, 0 unless a
+ * workload sets it (migrate-fork --memcg-ns).
+ */
+unsigned long migrate_memcg_ns;
+
 static void folio_migrate_flags(struct folio *newfolio, struct folio *folio)
 {
 	if (folio_test_referenced(folio))
@@ -132,6 +142,8 @@ static void folio_migrate_flags(struct folio *newfolio, struct folio *folio)
 		folio_set_dirty(newfolio);
 	folio_clear_private(folio);
 	folio->private = NULL;
+	if (migrate_memcg_ns)
+		ndelay(migrate_memcg_ns);	/* mem_cgroup_migrate() */
 }
 
 /* migrate_folio() for a folio without a mapping (anonymous): copy, then move. */
@@ -144,6 +156,8 @@ static int migrate_folio(struct folio *dst, struct folio *src, enum migrate_mode
 	/* Extra references (a pin, a racing lookup): try again later. */
 	if (folio_ref_count(src) != expected_count)
 		return -EAGAIN;
+	/* The copy is the target's first write: a guest frame the host never backed faults. */
+	guest_touch_write(&dst->page, folio_order(dst));
 	memcpy(folio_address(dst), folio_address(src), folio_size(src));	/* folio_mc_copy() */
 	rc = __folio_migrate_mapping(dst, src, expected_count);
 	if (rc != MIGRATEPAGE_SUCCESS)

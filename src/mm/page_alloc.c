@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/delay.h>
 #include <linux/fault-inject.h>
+#include <linux/guest_touch.h>
 #include <linux/math.h>
 #include <linux/percpu_counter.h>
 #include <linux/vmstat.h>
@@ -719,12 +721,85 @@ void split_page(struct page *page, unsigned int order)
 
 /* --- allocation ----------------------------------------------------------- */
 
+/* --- the host's backing of guest memory (linux/guest_touch.h) -------------- */
+
+struct guest_touch guest_touch;
+
+#define GT_BIT(map, n)	((map)[(n) / BITS_PER_LONG] & (1UL << ((n) % BITS_PER_LONG)))
+#define GT_SET(map, n)	((map)[(n) / BITS_PER_LONG] |= 1UL << ((n) % BITS_PER_LONG))
+#define GT_CLEAR(map, n)	((map)[(n) / BITS_PER_LONG] &= ~(1UL << ((n) % BITS_PER_LONG)))
+
+/*
+ * The host backs host page @hp now, for the write to [@pfn, @end): the EPT
+ * violation and host fault path, then the host's zeroing of the page, as a
+ * memset of its frames through the machine's memory model.  No frame of it
+ * was handed out while tracked; a frame in use anyway (allocated before the
+ * workload armed the model) is charged as its neighbours but keeps its data.
+ */
+static void guest_touch_fault(unsigned long hp, unsigned long pfn, unsigned long end)
+{
+	unsigned long first = hp << guest_touch.host_order;
+	unsigned long last = min((hp + 1) << guest_touch.host_order, max_pfn);
+	static unsigned char scratch[PAGE_SIZE];
+
+	ndelay(guest_touch.fault_ns);
+	for (unsigned long f = first; f < last; f++) {
+		struct page *page = pfn_to_page(f);
+		bool mine = f >= pfn && f < end;
+
+		if (mine || (!page_ref_count(page) && !PageTail(page)))
+			memset(page_address(page), 0, PAGE_SIZE);
+		else
+			memset(scratch, 0, PAGE_SIZE);
+	}
+	guest_touch.faults++;
+}
+
+void guest_touch_alloc(struct page *page, unsigned int order, bool zeroed)
+{
+	unsigned long pfn = page_to_pfn(page), end = pfn + (1UL << order);
+
+	if (!guest_touch.backed)
+		return;
+	while (pfn < end) {
+		unsigned long hp = pfn >> guest_touch.host_order;
+		unsigned long next = (hp + 1) << guest_touch.host_order;
+
+		if (!GT_BIT(guest_touch.backed, hp)) {
+			GT_SET(guest_touch.backed, hp);
+			if (guest_touch.armed) {
+				if (zeroed)
+					guest_touch_fault(hp, page_to_pfn(page), end);
+				else
+					GT_SET(guest_touch.pending, pfn);
+			}
+		}
+		pfn = next;
+	}
+}
+
+/* The first write to @page (a copy): pay a host fault left pending at allocation. */
+void guest_touch_write(struct page *page, unsigned int order)
+{
+	unsigned long pfn = page_to_pfn(page), end = pfn + (1UL << order);
+
+	if (!guest_touch.backed)
+		return;
+	for (; pfn < end; pfn++)
+		if (GT_BIT(guest_touch.pending, pfn)) {
+			GT_CLEAR(guest_touch.pending, pfn);
+			guest_touch_fault(pfn >> guest_touch.host_order, page_to_pfn(page), end);
+		}
+}
+
+
 static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, bool refcounted)
 {
 	page->private = 0;
 	INIT_LIST_HEAD(&page->lru);
 	if (refcounted)
 		set_page_refcounted(page);
+	guest_touch_alloc(page, order, gfp & __GFP_ZERO);
 	if (gfp & __GFP_ZERO)
 		memset(page_address(page), 0, PAGE_SIZE << order);
 	if (order && (gfp & __GFP_COMP))

@@ -9,6 +9,7 @@
  * atomic); lru_add_drain_all() drains other CPUs' batches only when they
  * are quiescent (the kernel schedules the drain on each CPU instead).
  */
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/pagemap.h>
 #include <linux/smp.h>
@@ -217,10 +218,20 @@ atomic_t lru_disable_count = ATOMIC_INIT(0);
  * drain every CPU's batches (the kernel waits for a drain run on each CPU;
  * the model drains them itself, the other CPUs quiescent).
  */
+/*
+ * What the model's lru_cache_disable() does not run: the kernel's
+ * synchronize_rcu_expedited() and __lru_add_drain_all(true), which queues a
+ * drain on every CPU with batched folios and waits for each.  0 unless a
+ * workload sets it (migrate-fork --lru-disable-ns).
+ */
+unsigned long lru_cache_disable_ns;
+
 void lru_cache_disable(void)
 {
 	atomic_inc(&lru_disable_count);
 	lru_add_drain_all();
+	if (lru_cache_disable_ns)
+		ndelay(lru_cache_disable_ns);
 }
 
 void lru_cache_enable(void)

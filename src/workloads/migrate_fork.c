@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <linux/guest_touch.h>
 #include <linux/ktime.h>
 #include <linux/migrate.h>
 #include <linux/mmzone.h>
@@ -29,6 +30,7 @@
 
 #define MF_BASE		0x7f0000000000UL
 #define MF_STAMP_OFF	64		/* where a child writes its number in each page it copies */
+#define MF_THP_ORDER	9		/* HPAGE_PMD_ORDER on x86-64: a PMD maps 2 MiB */
 
 struct mf_run {
 	const struct mf_params *p;
@@ -133,7 +135,9 @@ static int mf_setup(struct mf_run *run, char *msg, size_t len)
 		}
 	}
 	lru_add_drain();
-	mf_warm_target(run);
+	/* Cold targets: the host never backed node 1's frames; the first touch is the kernel's to pay. */
+	if (!p->target_cold)
+		mf_warm_target(run);
 	return 0;
 oom:
 	snprintf(msg, len, "migrate-fork: out of memory setting up %d children of %llu bytes: raise --mem",
@@ -216,7 +220,23 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 	 * host faults (setup time only; the timed call touches warmed pages).
 	 */
 	madvise(mem_arena, max_pfn << PAGE_SHIFT, MADV_HUGEPAGE);
-	anon_folio_order = p->folio_order;
+	/* THP "always": a fault maps a 2 MiB folio where its aligned range fits the VMA. */
+	anon_folio_order = p->thp ? MF_THP_ORDER : p->folio_order;
+	if (p->target_cold) {
+		guest_touch = (struct guest_touch){ .host_order = p->host_page_order,
+						    .fault_ns = p->first_touch_ns };
+		guest_touch.backed = calloc((max_pfn >> p->host_page_order) / BITS_PER_LONG + 1,
+					    sizeof(long));
+		guest_touch.pending = calloc(max_pfn / BITS_PER_LONG + 1, sizeof(long));
+		if (!guest_touch.backed || !guest_touch.pending) {
+			free(guest_touch.backed);
+			free(guest_touch.pending);
+			free(run.mms);
+			guest_touch = (struct guest_touch){ 0 };
+			snprintf(msg, len, "migrate-fork: out of memory");
+			return -ENOMEM;
+		}
+	}
 	r->vmas = (unsigned long)p->children + 1;
 	/* Moved: what no child shares any more, or everything with MOVE_ALL. */
 	r->pages_expected = p->move_all || p->children == 0 ? run.nr_pages : run.nr_cow;
@@ -225,10 +245,17 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 		unsigned long after[NR_VM_EVENT_ITEMS];
 
 		all_vm_events(events);
+		guest_touch.armed = true;
+		lru_cache_disable_ns = p->lru_disable_ns;
+		migrate_memcg_ns = p->memcg_ns;
 		t0 = timed_begin();
 		r->mbind_ret = do_mbind(run.mms[0], MF_BASE, (unsigned long)p->size, 1,
 					p->move_all ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
 		r->usec = timed_end(t0);
+		guest_touch.armed = false;
+		lru_cache_disable_ns = 0;
+		migrate_memcg_ns = 0;
+		r->host_faults = guest_touch.faults;
 		all_vm_events(after);
 		for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
 			after[i] -= events[i];
@@ -239,6 +266,9 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 	}
 	if (!err)
 		err = mf_check(&run, r, msg, len);
+	free(guest_touch.backed);
+	free(guest_touch.pending);
+	guest_touch = (struct guest_touch){ 0 };
 	mf_teardown(&run);
 	anon_folio_order = 0;
 	free(run.mms);

@@ -14,6 +14,13 @@ struct mf_params {
 	double cow;			/* share of the buffer each child writes (copies), from its start */
 	unsigned int folio_order;	/* of the anonymous folios */
 	bool move_all;			/* MPOL_MF_MOVE_ALL: the pages still shared move too */
+	bool thp;			/* the parent's faults map 2 MiB folios where a whole one fits */
+	/* Costs the model leaves out unless asked (src/experiments/migrate_fork.c, the ledger) */
+	bool target_cold;		/* node 1's frames never backed by the host: first touch faults */
+	unsigned int host_page_order;	/* the host's page backing guest RAM: 0 (4 KiB) or 9 (2 MiB) */
+	unsigned long first_touch_ns;	/* EPT violation + host fault path per host page, zeroing excluded */
+	unsigned long lru_disable_ns;	/* lru_cache_disable(): expedited RCU + drain on every CPU */
+	unsigned long memcg_ns;		/* mem_cgroup_migrate() per folio */
 	/*
 	 * NULL, or the caller's room for the build's nr_vm_events counters,
 	 * where the vm events of the do_mbind() call go.
@@ -31,6 +38,7 @@ struct mf_result {
 	unsigned long entries_left;	/* migration entries in any page table afterwards */
 	unsigned long data_mismatches;	/* pages (of any process) whose bytes differ from what it wrote */
 	unsigned long vmas;		/* VMAs mapping the buffer: parent + children */
+	unsigned long host_faults;	/* host pages first touched in the timed call (target_cold) */
 };
 
 #endif
