@@ -191,6 +191,24 @@ static void write_seed_points(struct jw *w, const struct vt_machine *m, const ch
 	jw_close(w, ']');
 }
 
+/*
+ * The simulated machine as a machine file (every number and its source),
+ * so a run on a derived machine (host-model) can be repeated and explained.
+ */
+static void write_machine_file(struct jw *w, const struct vt_machine *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	vt_machine_print(f, m);
+	if (fclose(f) == 0 && text)
+		jw_string(w, "machine_file", text);
+	free(text);
+}
+
 static void write_header(struct jw *w, const struct lab_results *r, const char *git)
 {
 	jw_open(w, "mmlab", '{', true);
@@ -210,6 +228,8 @@ static void write_header(struct jw *w, const struct lab_results *r, const char *
 		if (r->cfg && r->cfg->vt) {
 			jw_string(w, "line_order", vt_order_names[r->cfg->vt->line_order]);
 			jw_number(w, "line_window", r->cfg->vt->line_window);
+			jw_bool(w, "hierarchy", r->cfg->vt->hier);
+			write_machine_file(w, r->cfg->vt);
 			write_seed_points(w, r->cfg->vt, r->exp->name);
 		}
 	}

@@ -135,10 +135,102 @@ static void cache_free(struct vt_cache *k)
 	free(k->tracked);
 }
 
+/*
+ * Caches are indexed by a physical address, as L2s and L3s are: the host
+ * addresses of the model's memory differ from run to run (ASLR, mmap), so
+ * each 4 KiB page touched in a run gets the next frame number when it is
+ * first seen, and a line's set is its frame's line number modulo the sets.
+ * Runs are deterministic again, and a walk over a virtually contiguous
+ * array sees contiguous frames, as the kernel's memmap does.
+ */
+#define VT_FRAME_FRONT	1024
+
+struct vt_frames {
+	unsigned int bits, nr;
+	uint64_t *page;			/* page number + 1; 0: free slot */
+	uint32_t *frame;
+	uint64_t front_page[VT_FRAME_FRONT];	/* a direct-mapped cache of the above */
+	uint32_t front_frame[VT_FRAME_FRONT];
+};
+
+static struct vt_frames frames;
+
+static int frames_alloc(unsigned int bits)
+{
+	frames.page = calloc((size_t)1 << bits, sizeof(*frames.page));
+	frames.frame = calloc((size_t)1 << bits, sizeof(*frames.frame));
+	frames.bits = bits;
+	return frames.page && frames.frame ? 0 : -1;
+}
+
+static void frames_free(void)
+{
+	free(frames.page);
+	free(frames.frame);
+	memset(&frames, 0, sizeof(frames));
+}
+
+static uint32_t *frame_slot(uint64_t key)
+{
+	unsigned int mask = (1u << frames.bits) - 1;
+	unsigned int h = (unsigned int)((key * 0x9E3779B97F4A7C15ull) >> (64 - frames.bits));
+
+	while (frames.page[h] && frames.page[h] != key)
+		h = (h + 1) & mask;
+	if (!frames.page[h]) {
+		frames.page[h] = key;
+		frames.frame[h] = frames.nr++;
+	}
+	return &frames.frame[h];
+}
+
+static void frames_grow(void)
+{
+	uint64_t *page = frames.page;
+	uint32_t *frame = frames.frame;
+	unsigned int n = 1u << frames.bits, nr = frames.nr;
+
+	if (frames_alloc(frames.bits + 1)) {
+		fprintf(stderr, "mmlab: vt: out of memory numbering %u pages\n", nr);
+		abort();
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (page[i])
+			frames.frame[frame_slot(page[i]) - frames.frame] = frame[i];
+	frames.nr = nr;
+	free(page);
+	free(frame);
+}
+
+/* The frame of host page @page: numbered in the order pages are first seen. */
+static uint32_t vt_frame(uint64_t page)
+{
+	unsigned int f = (unsigned int)(page % VT_FRAME_FRONT);
+	uint32_t frame;
+
+	if (frames.front_page[f] == page + 1)
+		return frames.front_frame[f];
+	if (frames.nr + 1 > (1u << frames.bits) / 2)
+		frames_grow();
+	frame = *frame_slot(page + 1);
+	frames.front_page[f] = page + 1;
+	frames.front_frame[f] = frame;
+	return frame;
+}
+
+/* The first way of line @t's set in @k. */
+static unsigned int cache_base(const struct vt_cache *k, uint64_t t)
+{
+	uint64_t line = t - 1;
+	uint64_t pline = (uint64_t)vt_frame(line / VT_PAGE_LINES) * VT_PAGE_LINES + line % VT_PAGE_LINES;
+
+	return (unsigned int)(pline % k->sets) * k->ways;
+}
+
 /* The slot of @t in @k, or -1. */
 static int cache_find(const struct vt_cache *k, uint64_t t)
 {
-	unsigned int base = (unsigned int)(t % k->sets) * k->ways;
+	unsigned int base = cache_base(k, t);
 
 	for (unsigned int w = 0; w < k->ways; w++)
 		if (k->tag[base + w] == t)
@@ -169,7 +261,7 @@ static unsigned int cache_lru(const struct vt_cache *k, unsigned int base)
 /* Put @t, not in @k, into its set's empty or least recently used way: *@old the tag evicted. */
 static int cache_insert(struct vt_cache *k, uint64_t t, uint64_t *old)
 {
-	unsigned int base = (unsigned int)(t % k->sets) * k->ways, v = base;
+	unsigned int base = cache_base(k, t), v;
 	unsigned int w;
 
 	for (w = 0; w < k->ways && k->tag[base + w]; w++)
@@ -205,7 +297,7 @@ int vt_hier_start(const struct vt_machine *m)
 	if (!m->hier)
 		return 0;
 	h = calloc(1, sizeof(*h));
-	if (!h)
+	if (!h || frames_alloc(16))
 		return -1;
 	vt.h = h;
 	h->cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
@@ -254,6 +346,7 @@ void vt_hier_stop(void)
 	free(h->core);
 	free(h->l3);
 	free(h);
+	frames_free();
 	vt.h = NULL;
 }
 
@@ -406,7 +499,7 @@ static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool
 
 	i = cache_find(&k->l2, t);
 	if (i < 0) {
-		unsigned int v = (unsigned int)(t % k->l2.sets) * k->l2.ways, w;
+		unsigned int v = cache_base(&k->l2, t), w;
 		bool was_tracked;
 
 		/* the way cache_insert() will take: whether its line is in the table */
