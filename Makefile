@@ -160,7 +160,8 @@ LDFL_tsan := -fsanitize=thread
 VT_KERNELS := $(KERNELS) $(BASES)
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
-MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_machine.c src/machine/vt_calibrate.c
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_machine.c src/machine/vt_calibrate.c \
+	    src/machine/vt_calibrate_mem.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c,$(LABSRCS))

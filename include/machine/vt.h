@@ -154,6 +154,13 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
  */
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len);
 
+/*
+ * host-model's memory hierarchy (src/machine/vt_calibrate_mem.c): cache
+ * sizes from sysfs, each level's latency by a pointer chase now; 0, or -1
+ * when sysfs does not describe the caches.
+ */
+int vt_calibrate_mem(struct vt_machine *m);
+
 /* @m as a machine file vt_machine_load() reads back. */
 #include <stdio.h>
 void vt_machine_print(FILE *f, const struct vt_machine *m);

@@ -178,7 +178,7 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	m->cost_ns[VT_C_RMW] = per_op_ns(1);
 	snprintf(m->cost_src[VT_C_RMW], VT_SRC_LEN, "measured now: a locked fetch-add on a private line, in a loop");
 	m->cost_ns[VT_C_MEM] = 90;
-	snprintf(m->cost_src[VT_C_MEM], VT_SRC_LEN, "not measured: a typical DRAM latency; only first touches pay it");
+	snprintf(m->cost_src[VT_C_MEM], VT_SRC_LEN, "not measured: a typical DRAM latency");
 	m->cost_ns[VT_C_BLOCK] = m->cost_ns[VT_C_HIT];
 	snprintf(m->cost_src[VT_C_BLOCK], VT_SRC_LEN, "measured now: one cycle a basic block, as the presets charge");
 	m->cost_ns[VT_C_PAUSE] = per_op_ns(0);
@@ -190,6 +190,8 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	m->syscall_ns = 0;
 	snprintf(m->syscall_src, VT_SRC_LEN, "not measured: give --syscall-ns");
 	m->calibrated = true;
+	if (vt_calibrate_mem(m))
+		m->hier = false;	/* sysfs does not say: the coherence model alone */
 	return 0;
 }
 
