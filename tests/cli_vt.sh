@@ -233,6 +233,55 @@ tr = lambda r: r["counters"]["line_transfers_per_op"]
 assert tr(vw) < tr(va), (tr(vw), tr(va))
 PY
 ok $? "... its JSON names the window, and its readers move the line less often than at 0.5"
+# A machine on which time cannot advance is refused when it is read: cost.block at, below
+# and above its least value; every cost 0 too.
+blk() { sed "s/^cost.block .*/cost.block $1 | a test/" machines/e5-2690v3-2s.conf >"$tmp/blk.conf"; }
+blk 0
+usage_error_says 'cost\.block 0: .*valid: 0\.001\.\.1000000' "cost.block 0" run refcount-scale --machine "$tmp/blk.conf" --threads 1
+blk 0.0009
+usage_error_says 'cost\.block 0\.0009' "cost.block just below 0.001" run refcount-scale --machine "$tmp/blk.conf" --threads 1
+blk 0.001
+timeout 60 "$MMLAB" run refcount-scale --machine "$tmp/blk.conf" --threads 1 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+ok $? "cost.block 0.001, its least value, runs and ends"
+sed -E 's/^((lat|cost)\.[a-z]+ +)[0-9.]+ /\10 /' machines/e5-2690v3-2s.conf >"$tmp/zero.conf"
+usage_error_says 'cost\.block 0:' "every latency and cost 0" run migrate-fork --machine "$tmp/zero.conf" --scale tiny
+
+# The memory hierarchy's settings: all or none, each in its range, whole sets.
+grep -v '^l3\.lat' machines/e5-2690v3-2s.conf >"$tmp/h-miss.conf"
+usage_error_says "no 'l3\.lat N \| SOURCE'.*all together" "a hierarchy without l3.lat" run free-contig --machine "$tmp/h-miss.conf"
+hset() { sed "s/^$1 .*/$1 $2 | a test/" machines/e5-2690v3-2s.conf >"$tmp/h.conf"; }
+hset l1d.ways 65
+usage_error_says 'l1d\.ways.*integer in 1\.\.64' "l1d.ways 65, one above its range" run free-contig --machine "$tmp/h.conf"
+hset l1d.ways 0
+usage_error_says 'l1d\.ways.*integer in 1\.\.64' "l1d.ways 0, one below its range" run free-contig --machine "$tmp/h.conf"
+hset l1d.ways 2.5
+usage_error_says 'l1d\.ways.*integer' "l1d.ways 2.5, not an integer" run free-contig --machine "$tmp/h.conf"
+hset smt.share 1.01
+usage_error_says 'smt\.share.*0\.05\.\.1' "smt.share above 1" run free-contig --machine "$tmp/h.conf"
+hset l2.ways 7
+usage_error_says 'l2\.size 256 KiB with l2\.ways 7 is not a whole number' "an L2 of 256 KiB in 7 ways" run free-contig --machine "$tmp/h.conf"
+hset l2.ways 64
+"$MMLAB" run refcount-scale --machine "$tmp/h.conf" --threads 1 --variant vanilla --virtual-us 100 --json "$tmp/h.json" >/dev/null 2>&1 &&
+python3 - "$tmp/h.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["machine"]
+assert m["hierarchy"] is True and "l2.ways         64 | a test" in m["machine_file"], m
+c = d["results"][0]["counters"]
+for k in ("l1_misses_per_op", "l2_misses_per_op", "l3_misses_per_op", "mem_local_per_op", "share_mem_pct"):
+    assert k in c, (k, c)
+PY
+ok $? "an L2 of 256 KiB in 64 ways runs; the JSON has the hierarchy, the machine file and the miss counters"
+grep -v -E '^(l1d|l2|l3|mem|core|pf|smt)\.' machines/e5-2690v3-2s.conf >"$tmp/h-none.conf"
+"$MMLAB" run refcount-scale --machine "$tmp/h-none.conf" --threads 1 --variant vanilla --virtual-us 100 --json "$tmp/hn.json" >/dev/null 2>&1 &&
+python3 - "$tmp/hn.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["machine"]["hierarchy"] is False
+assert "l1_misses_per_op" not in d["results"][0]["counters"]
+PY
+ok $? "a machine file without the hierarchy runs the coherence model alone, and says so"
+
 usage_error "a host-only variant asked for by name" run refcount-scale --machine e5-2690v3-2s --variant host-pread
 usage_error "machines takes no argument" machines extra
 usage_error "calibrate takes no argument" calibrate extra

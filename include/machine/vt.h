@@ -46,6 +46,7 @@ enum vt_cost {
 };
 
 #define VT_SRC_LEN	200
+#define VT_MIN_BLOCK_NS	0.001	/* cost.block's least value: code that costs nothing never ends a timed loop */
 
 /*
  * The memory hierarchy and the core (src/machine/vt_cache.c), settings of a

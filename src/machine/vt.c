@@ -698,6 +698,26 @@ static bool vt_queue(struct vt_line *l, struct vt_cpu *c, int kind)
 
 /* --- the kernel model's side ------------------------------------------------------- */
 
+/*
+ * A CPU whose clock has not moved in VT_STUCK_EVENTS events spins in
+ * virtual time (a machine whose costs are 0 where the code loops): stop
+ * with the reason rather than hang.
+ */
+#define VT_STUCK_EVENTS	100000000ul
+
+static void vt_check_progress(struct vt_cpu *c)
+{
+	if (c->clock != c->stuck_clock) {
+		c->stuck_clock = c->clock;
+		c->stuck_events = 0;
+	} else if (++c->stuck_events == VT_STUCK_EVENTS) {
+		fprintf(stderr, "mmlab: vt: CPU %d made %lu accesses without its clock moving on %s; "
+			"a machine file whose costs are 0 cannot end a run (cost.block, cost.hit > 0)\n",
+			c->id, VT_STUCK_EVENTS, vt.m->name);
+		exit(2);
+	}
+}
+
 static void vt_unwait(struct vt_cpu *w)
 {
 	struct vt_cpu **pp = &w->waiting_on->waiters;
@@ -754,6 +774,7 @@ void vt_access(const volatile void *p, int kind)
 	if (vt.h && (kind & 3) == VT_RMW)
 		vt_hier_serialise(c);
 	vt_sched(c);
+	vt_check_progress(c);
 	vt.acc.st.events++;
 	l = vt_line_of(p);
 	r = vt_request(l, c, kind & 3);

@@ -79,6 +79,8 @@ struct vt_cpu {
 	struct vt_cpu *sibling;		/* the other hardware thread of its core in the run */
 	/* the core model (vt_cache.c) */
 	unsigned long blocks_run;	/* basic blocks charged so far: where it is in its code */
+	vt_ps stuck_clock;		/* its clock, and events made since it last moved */
+	unsigned long stuck_events;
 	struct vt_mlp mlp;
 };
 

@@ -347,6 +347,9 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 	for (int k = 0; k < VT_NR_COST; k++)
 		if (!have_cost[k])
 			return fail(err, len, path, 0, "no 'cost.%s NS | SOURCE'", vt_cost_names[k]);
+	if (m->cost_ns[VT_C_BLOCK] < VT_MIN_BLOCK_NS)
+		return fail(err, len, path, 0, "cost.block %g: a basic block must cost time, or a timed "
+			    "loop never ends; valid: %g..1000000 ns", m->cost_ns[VT_C_BLOCK], VT_MIN_BLOCK_NS);
 	if (hier_complete(m, have_hier, path, err, len))
 		return -1;
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
