@@ -246,6 +246,34 @@ ok $? "cost.block 0.001, its least value, runs and ends"
 sed -E 's/^((lat|cost)\.[a-z]+ +)[0-9.]+ /\10 /' machines/e5-2690v3-2s.conf >"$tmp/zero.conf"
 usage_error_says 'cost\.block 0:' "every latency and cost 0" run migrate-fork --machine "$tmp/zero.conf" --scale tiny
 
+# What a machine file is read from, and what its lines may hold (issue 23, items 3 and 4).
+mkdir -p "$tmp/adir"
+usage_error_says 'is a directory' "a directory given as a machine file" run free-contig --machine "$tmp/adir"
+mkfifo "$tmp/fifo"
+usage_error_says 'not a regular file' "a FIFO given as a machine file" run free-contig --machine "$tmp/fifo"
+usage_error_says 'not a regular file' "/dev/zero given as a machine file" run free-contig --machine /dev/zero
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$tmp/big.conf"
+usage_error_says 'more than a machine file.s 1048576' "a machine file of 1 MiB and a byte" run free-contig --machine "$tmp/big.conf"
+(cat machines/e5-2690v3-2s.conf; echo "lat.l3 50 | again") >"$tmp/dup.conf"
+usage_error_says "'lat\.l3' given twice, on lines 11 and [0-9]+" "a key given twice" run free-contig --machine "$tmp/dup.conf"
+(cat machines/e5-2690v3-2s.conf; echo "seed.refcount-scale.vanilla 1:1 | again") >"$tmp/dupseed.conf"
+usage_error_says "given twice" "a seed series given twice" run free-contig --machine "$tmp/dupseed.conf"
+(grep -v '^desc' machines/e5-2690v3-2s.conf; printf 'desc %01019d\n' 0) >"$tmp/long.conf"
+usage_error_says 'longer than 1023 bytes' "a line of 1024 bytes" run free-contig --machine "$tmp/long.conf"
+(grep -v '^desc' machines/e5-2690v3-2s.conf; printf 'desc %01018d\n' 0) >"$tmp/long1.conf"
+"$MMLAB" run refcount-scale --machine "$tmp/long1.conf" --threads 1 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+ok $? "a line of 1023 bytes, the most, is read"
+(printf '\xef\xbb\xbf'; cat machines/e5-2690v3-2s.conf) >"$tmp/bom.conf"
+"$MMLAB" run refcount-scale --machine "$tmp/bom.conf" --threads 1 --variant vanilla --virtual-us 100 >/dev/null 2>&1
+ok $? "a UTF-8 byte order mark before the first line is taken"
+head -c 4096 "$MMLAB" >"$tmp/bin.conf"
+usage_error_says 'byte 0x7f: not a text file' "a binary file" run free-contig --machine "$tmp/bin.conf"
+grep -qP '[\x00-\x08\x7f]' "$tmp/err"
+[ $? -ne 0 ]
+ok $? "... and its bytes are not echoed"
+(cat machines/e5-2690v3-2s.conf; printf 'lat\xc3\xa9 3 | s\n') >"$tmp/utf.conf"
+usage_error_says "'lat\\\\xc3\\\\xa9': unknown key" "an unknown key with bytes beyond ASCII, escaped" run free-contig --machine "$tmp/utf.conf"
+
 # The memory hierarchy's settings: all or none, each in its range, whole sets.
 grep -v '^l3\.lat' machines/e5-2690v3-2s.conf >"$tmp/h-miss.conf"
 usage_error_says "no 'l3\.lat N \| SOURCE'.*all together" "a hierarchy without l3.lat" run free-contig --machine "$tmp/h-miss.conf"

@@ -28,7 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include <machine/vt.h>
+
+#define VT_FILE_MAX	(1 << 20)	/* bytes a machine file may have */
+#define VT_LINE_MAX	1023		/* bytes a line may have */
+#define VT_MAX_KEYS	128
 
 static int fail(char *err, size_t len, const char *path, int line, const char *fmt, ...)
 {
@@ -250,26 +256,115 @@ static int hier_complete(struct vt_machine *m, const bool *have, const char *pat
 	return 0;
 }
 
+/* @in with its non-printable bytes as \xNN, into @out (at most @n bytes). */
+static const char *escaped(char *out, size_t n, const char *in)
+{
+	size_t o = 0;
+
+	for (; *in && o + 5 < n; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c < 0x20 || c >= 0x7f)
+			o += snprintf(out + o, n - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* The first byte of @line that no text file has (a control byte other than tab), or 0. */
+static unsigned char binary_byte(const char *line, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+			return c ? c : 0xff;
+	}
+	return 0;
+}
+
+/* @path is a regular file of at most VT_FILE_MAX bytes: its stream, or NULL with @err. */
+static FILE *machine_open(const char *path, char *err, size_t len)
+{
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st)) {
+		fail(err, len, path, 0, "%s", strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fail(err, len, path, 0, "is a directory; valid: a machine file (machines/NAME.conf)");
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fail(err, len, path, 0, "not a regular file (a FIFO, a device or a socket); valid: a machine file");
+		return NULL;
+	}
+	if (st.st_size > VT_FILE_MAX) {
+		fail(err, len, path, 0, "%lld bytes, more than a machine file's %d", (long long)st.st_size,
+		     VT_FILE_MAX);
+		return NULL;
+	}
+	if (!(f = fopen(path, "r")))
+		fail(err, len, path, 0, "%s", strerror(errno));
+	return f;
+}
+
+/* A key seen before at a line (repeated keys are refused): 0, or the earlier line. */
+struct seen_key {
+	char key[64];
+	int line;
+};
+
+static int seen_before(struct seen_key *seen, int *nr, const char *key, int line)
+{
+	for (int i = 0; i < *nr; i++)
+		if (!strcmp(seen[i].key, key))
+			return seen[i].line;
+	if (*nr < VT_MAX_KEYS) {
+		snprintf(seen[*nr].key, sizeof(seen[*nr].key), "%s", key);
+		seen[(*nr)++].line = line;
+	}
+	return 0;
+}
+
 int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t len)
 {
-	FILE *f = fopen(path, "r");
 	bool have_lat[VT_NR_DIST] = { 0 }, have_cost[VT_NR_COST] = { 0 }, have_hier[VT_NR_HIER] = { 0 };
-	char buf[512];
-	int lineno = 0;
+	struct seen_key seen[VT_MAX_KEYS];
+	int lineno = 0, nr_seen = 0;
+	char buf[VT_LINE_MAX + 2], esc[160];
+	FILE *f = machine_open(path, err, len);
 
 	if (!f)
-		return fail(err, len, path, 0, "%s", strerror(errno));
+		return -1;
 	memset(m, 0, sizeof(*m));
 	m->calibrated = true;
 	snprintf(m->line_order_src, VT_SRC_LEN, "the default");
 	m->line_window = VT_WINDOW_DEFAULT;
 	snprintf(m->line_window_src, VT_SRC_LEN, "the default");
 	while (fgets(buf, sizeof(buf), f)) {
-		char *line = trim(buf), *key, *val;
+		size_t n = strlen(buf);
+		char *line, *key, *val;
 		const char *why = NULL;
-		int k;
+		unsigned char bad;
+		int k, prev;
 
 		lineno++;
+		if (n == sizeof(buf) - 1 && buf[n - 1] != '\n') {
+			fclose(f);
+			return fail(err, len, path, lineno, "longer than %d bytes", VT_LINE_MAX);
+		}
+		if (lineno == 1 && !strncmp(buf, "\xef\xbb\xbf", 3))
+			memmove(buf, buf + 3, (n -= 3) + 1);	/* a UTF-8 byte order mark */
+		if ((bad = binary_byte(buf, n))) {
+			fclose(f);
+			return fail(err, len, path, lineno, "byte 0x%02x: not a text file", bad == 0xff ? 0 : bad);
+		}
+		line = trim(buf);
 		if (!*line || *line == '#')
 			continue;
 		key = line;
@@ -277,6 +372,11 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		if (*val)
 			*val++ = '\0';
 		val = trim(val);
+		if ((prev = seen_before(seen, &nr_seen, key, lineno))) {
+			fclose(f);
+			return fail(err, len, path, lineno, "'%s' given twice, on lines %d and %d",
+				    escaped(esc, sizeof(esc), key), prev, lineno);
+		}
 		if (!strcmp(key, "name")) {
 			snprintf(m->name, sizeof(m->name), "%s", val);
 		} else if (!strcmp(key, "desc")) {
@@ -333,7 +433,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		}
 		if (why) {
 			fclose(f);
-			return fail(err, len, path, lineno, "'%s': %s", key, why);
+			return fail(err, len, path, lineno, "'%s': %s", escaped(esc, sizeof(esc), key), why);
 		}
 	}
 	fclose(f);
