@@ -403,6 +403,50 @@ static void test_invalidate(void)
 	ok(st.transfers >= 2, "the write and the re-read each moved the line (%llu transfers)", st.transfers);
 }
 
+/* --- a contended spinlock's hand-off ----------------------------------------------------------- */
+
+static int ho_lock __attribute__((aligned(64)));
+static double ho_unlocked, ho_got;
+
+/* CPU 0 holds the lock 1 us; the other CPU asks for it meanwhile and waits in its queue. */
+static void handoff_thread(void *arg)
+{
+	if ((long)arg == 1) {
+		vt_spin_lock(&ho_lock);
+		vt_delay_ns(1000);
+		vt_spin_unlock(&ho_lock);
+		ho_unlocked = vt_clock_ns();
+	} else if ((long)arg == 2) {
+		vt_delay_ns(100);
+		vt_spin_lock(&ho_lock);
+		ho_got = vt_clock_ns();
+		vt_spin_unlock(&ho_lock);
+	}
+}
+
+static void test_lock_handoff(void)
+{
+	static void *args[VT_MAX_CPUS];
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	for (int w = 1; w <= 4; w *= 2) {
+		int n = w + 1;
+		double lat = w == 1 ? 30 : w == 2 ? 60 : 120;
+
+		for (int i = 0; i < n; i++)
+			args[i] = NULL;
+		args[0] = (void *)1L;
+		args[w] = (void *)2L;
+		ho_lock = 0;
+		vt_run(&mach, n, handoff_thread, args, NULL, 0, &st);
+		near(ho_got - ho_unlocked, 2 * lat, w == 1 ? "a waiter in the same L3 takes the lock two "
+		     "transfers after the unlock (its read, then its write)" : w == 2 ?
+		     "... from another L3 domain, two lat.socket" : "... from the other socket, two lat.remote");
+		is_int((int)st.lock_handoffs, 1, "... handed over once");
+	}
+}
+
 /* --- copies -------------------------------------------------------------------------------- */
 
 static void copy_page(void *arg)
@@ -433,6 +477,7 @@ int main(void)
 	test_smt();
 	test_sharing();
 	test_invalidate();
+	test_lock_handoff();
 	test_copy();
 	return done_testing();
 }

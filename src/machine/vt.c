@@ -964,6 +964,7 @@ void vt_spin_lock(int *lock)
 void vt_spin_unlock(int *lock)
 {
 	struct vt_cpu *c = vt.cur, *w;
+	vt_ps t;
 	struct vt_lockq *q;
 	struct vt_line *l;
 
@@ -984,16 +985,22 @@ void vt_spin_unlock(int *lock)
 		q->lock = NULL;
 	}
 	/*
-	 * The waiter sees the hand-off one line transfer later, and owns the
-	 * line then (vt_spin_lock() commits it), unless another request of the
-	 * line is already in flight: that one takes it from the lock's owner.
+	 * The queue's head spins reading the lock word: it sees the unlock one
+	 * line transfer later (its read served by the unlocker), then sets the
+	 * locked byte (qspinlock's set_locked(), or the cmpxchg of the last
+	 * waiter), a write to a line the unlocker still shares: a second
+	 * transfer, of ownership, on its critical path.  It owns the line then
+	 * (vt_spin_lock() commits it), unless another request of the line is
+	 * already in flight: that one takes it from the lock's owner.
 	 */
 	l = vt_line_of(lock);
+	t = vt_transfer(w, c, l);
+	t += vt_transfer(w, c, l);
 	w->queued_commit = l->next_owner < 0;
 	if (w->queued_commit)
-		vt_book(l, w, c->clock, vt_transfer(w, c, l));
+		vt_book(l, w, c->clock, t);
 	else
-		w->clock = c->clock + vt_transfer(w, c, l);
+		w->clock = c->clock + t;
 	vt.acc.st.lock_handoffs++;
 	w->blocked = false;
 	heap_push(w);
