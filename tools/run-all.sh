@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: every experiment at --scale default, all variants, then
-# refcount-scale on seed 000's two machines in virtual time, into
+# refcount-scale on seed 000's two machines, vmalloc and reclaim-large on seeds 001 and
+# 004's in virtual time, into
 # results/<run-id>/ (run id: UTC time, YYYYmmdd-HHMMSS):
 #   NAME.json   mmlab run --json (NAME@MACHINE.json: on a simulated machine)
 #   NAME.txt    the table printed on stdout
@@ -58,6 +59,22 @@ for vt in "${vt_runs[@]}"; do
 		--json "$dir/refcount-scale@$machine.json" | tee "$dir/refcount-scale@$machine.txt"
 	status=${PIPESTATUS[0]}
 	[ "$status" -eq 0 ] || failed+=("refcount-scale --machine $machine (exit $status)")
+	echo
+done
+
+# Seeds 001 and 004 on the machines their series ran on, in virtual time (under a minute
+# each): the memory hierarchy's predictions (docs/design/memory-hierarchy.md).
+st_runs=("vmalloc m2-vm --tests fix_size_alloc_test --pages 512 --arch arm64 --variant vanilla,batched,bulk"
+	 "reclaim-large yitian710-32c --contpte on"
+	 "reclaim-large xeon-8369b-2s --contpte off")
+for st in "${st_runs[@]}"; do
+	read -r name machine args <<<"$st"
+	echo "=== $name on $machine (virtual time) ==="
+	# shellcheck disable=SC2086
+	"$MMLAB" run "$name" --machine "$machine" $args \
+		--json "$dir/$name@$machine.json" | tee "$dir/$name@$machine.txt"
+	status=${PIPESTATUS[0]}
+	[ "$status" -eq 0 ] || failed+=("$name --machine $machine (exit $status)")
 	echo
 done
 
