@@ -297,9 +297,11 @@ int vt_hier_start(const struct vt_machine *m)
 	if (!m->hier)
 		return 0;
 	h = calloc(1, sizeof(*h));
-	if (!h || frames_alloc(16))
+	if (!h)
 		return -1;
-	vt.h = h;
+	vt.h = h;		/* vt_hier_stop() frees what was allocated */
+	if (frames_alloc(16))
+		return -1;
 	h->cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
 	h->nr_cores = h->cores;
 	h->nr_l3 = m->sockets * m->l3_per_socket;
