@@ -74,6 +74,9 @@ struct vt_hier_key {
 
 extern const struct vt_hier_key vt_hier_keys[VT_NR_HIER];
 
+/* Whether a cache of @kib KiB and @ways ways is a whole number of 64-byte sets. */
+bool vt_whole_sets(double kib, double ways);
+
 /*
  * The order in which a contended line serves its queued requests
  * (line.order): oldest first, or first the oldest from another L3 than

@@ -104,7 +104,7 @@ struct vt_core {
 };
 
 struct vt_hier {
-	int nr_cores, nr_l3, cores;	/* cores in the run, L3 domains, cores of the machine */
+	int nr_cores, nr_l3;		/* the machine's cores and L3 domains */
 	struct vt_core *core;
 	struct vt_cache *l3;
 	vt_ps l2_ps, l3_ps, mem_ps, remote_ps;
@@ -258,8 +258,11 @@ static unsigned int cache_lru(const struct vt_cache *k, unsigned int base)
 	return v;
 }
 
-/* Put @t, not in @k, into its set's empty or least recently used way: *@old the tag evicted. */
-static int cache_insert(struct vt_cache *k, uint64_t t, uint64_t *old)
+/*
+ * Put @t, not in @k, into its set's empty or least recently used way: *@old
+ * the tag evicted, and (an L2's) whether the line table had it in *@tracked.
+ */
+static int cache_insert(struct vt_cache *k, uint64_t t, uint64_t *old, bool *tracked)
 {
 	unsigned int base = cache_base(k, t), v;
 	unsigned int w;
@@ -268,6 +271,8 @@ static int cache_insert(struct vt_cache *k, uint64_t t, uint64_t *old)
 		;
 	v = w < k->ways ? base + w : cache_lru(k, base);
 	*old = k->tag[v];
+	if (tracked)
+		*tracked = *old && k->tracked[v];
 	k->tag[v] = t;
 	if (k->excl)
 		k->excl[v] = 0;
@@ -302,8 +307,7 @@ int vt_hier_start(const struct vt_machine *m)
 	vt.h = h;		/* vt_hier_stop() frees what was allocated */
 	if (frames_alloc(16))
 		return -1;
-	h->cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
-	h->nr_cores = h->cores;
+	h->nr_cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
 	h->nr_l3 = m->sockets * m->l3_per_socket;
 	h->core = calloc(h->nr_cores, sizeof(*h->core));
 	h->l3 = calloc(h->nr_l3, sizeof(*h->l3));
@@ -485,7 +489,7 @@ static void core_evicted(struct vt_cpu *c, uint64_t t, bool tracked)
 			vt_line_forget(l);	/* the table holds what caches hold */
 	}
 	if (cache_find(&vt.h->l3[c->l3], t) < 0)
-		cache_insert(&vt.h->l3[c->l3], t, &old);
+		cache_insert(&vt.h->l3[c->l3], t, &old, NULL);
 }
 
 /*
@@ -501,14 +505,9 @@ static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool
 
 	i = cache_find(&k->l2, t);
 	if (i < 0) {
-		unsigned int v = cache_base(&k->l2, t), w;
 		bool was_tracked;
 
-		/* the way cache_insert() will take: whether its line is in the table */
-		for (w = 0; w < k->l2.ways && k->l2.tag[v + w]; w++)
-			;
-		was_tracked = w == k->l2.ways && k->l2.tracked[cache_lru(&k->l2, v)];
-		i = cache_insert(&k->l2, t, &old);
+		i = cache_insert(&k->l2, t, &old, &was_tracked);
 		if (old)
 			core_evicted(c, old, was_tracked);
 		k->l2.ready[i] = ready;
@@ -519,12 +518,12 @@ static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool
 	k->l2.tracked[i] |= tracked;
 	i = cache_find(&k->l1, t);
 	if (i < 0)
-		i = cache_insert(&k->l1, t, &old);	/* L1 victims stay in the L2 */
+		i = cache_insert(&k->l1, t, &old, NULL);	/* L1 victims stay in the L2 */
 	else
 		cache_touch(&k->l1, i);
 	k->l1.excl[i] = excl;
 	if (cache_find(&vt.h->l3[c->l3], t) < 0)
-		cache_insert(&vt.h->l3[c->l3], t, &old);
+		cache_insert(&vt.h->l3[c->l3], t, &old, NULL);
 }
 
 /*
@@ -900,7 +899,7 @@ int __tsan_atomic##bits##_compare_exchange_strong(volatile type *a, type *e, typ
 { return __atomic_compare_exchange_n(a, e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); } \
 int __tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *e, type v,	\
 						int mo, int fmo)			\
-{ return __atomic_compare_exchange_n(a, e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); } \
+{ return __tsan_atomic##bits##_compare_exchange_strong(a, e, v, mo, fmo); }		\
 type __tsan_atomic##bits##_compare_exchange_val(volatile type *a, type e, type v,	\
 						int mo, int fmo)			\
 { __atomic_compare_exchange_n(a, &e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return e; }

@@ -10,7 +10,6 @@
  * "not measured" with a common core's value, for the user to correct.
  */
 #define _GNU_SOURCE
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,13 +128,6 @@ static void set_lat(struct vt_machine *m, int k, double kib, const char *what)
 		 "(%s), %.2f ns each", kib, what, lat);
 }
 
-static bool whole_sets(double kib, double ways)
-{
-	double lines = kib * 1024 / 64;
-
-	return lines >= ways && lines / ways == (long)(lines / ways);
-}
-
 /* The hierarchy of this host into @m: 0, or -1 if sysfs does not describe its caches. */
 int vt_calibrate_mem(struct vt_machine *m)
 {
@@ -143,7 +135,8 @@ int vt_calibrate_mem(struct vt_machine *m)
 	double l1, l1w, l2, l2w, l3, l3w, lat;
 
 	if (!sysfs_cache(1, &l1, &l1w) || !sysfs_cache(2, &l2, &l2w) || !sysfs_cache(3, &l3, &l3w) ||
-	    l3 > 1048576 || !whole_sets(l1, l1w) || !whole_sets(l2, l2w) || !whole_sets(l3, l3w))
+	    l3 > 1048576 || !vt_whole_sets(l1, l1w) || !vt_whole_sets(l2, l2w) ||
+	    !vt_whole_sets(l3, l3w))
 		return -1;
 	set(m, VT_H_L1D_SIZE, l1, sys);
 	set(m, VT_H_L1D_WAYS, l1w, sys);

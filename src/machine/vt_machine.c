@@ -217,8 +217,7 @@ static const char *hier_check(const struct vt_hier_key *hk, double v)
 	return why;
 }
 
-/* A cache of @kib KiB and @ways ways must be a whole number of 64-byte sets. */
-static bool whole_sets(double kib, double ways)
+bool vt_whole_sets(double kib, double ways)
 {
 	double lines = kib * 1024 / 64;
 
@@ -248,7 +247,7 @@ static int hier_complete(struct vt_machine *m, const bool *have, const char *pat
 				    "settings come all together or not at all", vt_hier_keys[k].name,
 				    vt_hier_keys[k].what);
 	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!whole_sets(m->hier_val[sizes[i][0]], m->hier_val[sizes[i][1]]))
+		if (!vt_whole_sets(m->hier_val[sizes[i][0]], m->hier_val[sizes[i][1]]))
 			return fail(err, len, path, 0, "%s %g KiB with %s %g is not a whole number of "
 				    "64-byte sets", vt_hier_keys[sizes[i][0]].name, m->hier_val[sizes[i][0]],
 				    vt_hier_keys[sizes[i][1]].name, m->hier_val[sizes[i][1]]);
@@ -273,16 +272,16 @@ static const char *escaped(char *out, size_t n, const char *in)
 	return out;
 }
 
-/* The first byte of @line that no text file has (a control byte other than tab), or 0. */
-static unsigned char binary_byte(const char *line, size_t n)
+/* The first byte of @line that no text file has (a control byte other than tab), or -1. */
+static int binary_byte(const char *line, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)line[i];
 
 		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
-			return c ? c : 0xff;
+			return c;
 	}
-	return 0;
+	return -1;
 }
 
 /* @path is a regular file of at most VT_FILE_MAX bytes: its stream, or NULL with @err. */
@@ -350,7 +349,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		size_t n = strlen(buf);
 		char *line, *key, *val;
 		const char *why = NULL;
-		unsigned char bad;
+		int bad;
 		int k, prev;
 
 		lineno++;
@@ -360,9 +359,9 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		}
 		if (lineno == 1 && !strncmp(buf, "\xef\xbb\xbf", 3))
 			memmove(buf, buf + 3, (n -= 3) + 1);	/* a UTF-8 byte order mark */
-		if ((bad = binary_byte(buf, n))) {
+		if ((bad = binary_byte(buf, n)) >= 0) {
 			fclose(f);
-			return fail(err, len, path, lineno, "byte 0x%02x: not a text file", bad == 0xff ? 0 : bad);
+			return fail(err, len, path, lineno, "byte 0x%02x: not a text file", bad);
 		}
 		line = trim(buf);
 		if (!*line || *line == '#')
