@@ -143,4 +143,22 @@ assert all(k["folios_moved"] == 512 for k in c.values()), c    # counted in page
 PY
 ok $? "--thp always: one 2 MiB folio, which mgt-entry does not count"
 
+# On a simulated machine the walk counters are there too (the event build's, run on the host),
+# the same as on the host; its host times are not (they would pass for the machine's).
+for m in host e5-2690v3-2s; do
+	"$MMLAB" run migrate-fork --scale tiny --variant vanilla,mgt-entry --repeat 1 --machine "$m" \
+		--json "$tmp/walk-$m.json" >/dev/null 2>&1 || echo "run on $m failed" >&2
+done
+python3 - "$tmp/walk-host.json" "$tmp/walk-e5-2690v3-2s.json" <<'PY'
+import json, sys
+h, v = ({r["variant"]: r["counters"] for r in json.load(open(f))["results"]} for f in sys.argv[1:3])
+walks = ("unmap_vmas_visited", "restore_vmas_visited", "ptl_taken", "pt_walks",
+         "migration_entries_made", "migration_entries_removed")
+for var in ("vanilla", "mgt-entry"):
+    assert all(v[var][k] == h[var][k] for k in walks), (var, v[var], h[var])
+    assert "restore_pct" in h[var] and not any(k in v[var] for k in ("restore_usec", "move_usec", "restore_pct")), v[var]
+assert v["mgt-entry"]["restore_vmas_visited"] < v["vanilla"]["restore_vmas_visited"], v
+PY
+ok $? "--machine: the walk counters as on the host, without the host's times"
+
 done_testing
