@@ -154,13 +154,17 @@ FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc -fsanitize=thread -Wno-ts
 # __tsan_* entry points, not the TSan runtime), and so do their copies:
 OCFL_vt := --redefine-sym memcpy=vt_memcpy --redefine-sym memmove=vt_memmove \
 	   --redefine-sym memset=vt_memset
+# and their heap is laid out by the calls a boot makes, not by the process's past:
+OCFL_vt += --redefine-sym malloc=vt_malloc --redefine-sym calloc=vt_calloc \
+	   --redefine-sym realloc=vt_realloc --redefine-sym free=vt_free \
+	   --redefine-sym posix_memalign=vt_posix_memalign --redefine-sym aligned_alloc=vt_aligned_alloc
 LDFL_tsan := -fsanitize=thread
 
 # Every design is built in the vt flavour too: every experiment takes --machine.
 VT_KERNELS := $(KERNELS) $(BASES)
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
-MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_machine.c src/machine/vt_calibrate.c \
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c \
 	    src/machine/vt_calibrate_mem.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
@@ -235,7 +239,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_vt test_vt_cache test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+COMMON  := test_vt test_vt_cache test_vt_alloc test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
 	   check_folio_lock
 
 define TEST_BUILD

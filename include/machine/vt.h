@@ -260,9 +260,23 @@ void vt_wait_var_value(unsigned int *var, unsigned int seq);
 
 /*
  * nr_cpu_ids = @nr_cpus (1..VT_MAX_CPUS), before booting a vt build, whose
- * per-CPU arrays are that long; -1 if out of range.
+ * per-CPU arrays are that long; -1 if out of range.  It also starts the vt
+ * heap afresh (vt_alloc_reset()): what the boot allocates is placed the same
+ * way whatever ran before it in the process.
  */
 int vt_set_nr_cpus(int nr_cpus);
+
+/*
+ * The vt build's heap (src/machine/vt_alloc.c): its malloc() and friends,
+ * renamed to these.  vt_alloc_reset() starts a fresh layout.
+ */
+void vt_alloc_reset(void);
+void *vt_malloc(size_t n);
+void *vt_calloc(size_t nmemb, size_t size);
+void *vt_realloc(void *p, size_t n);
+void vt_free(void *p);
+int vt_posix_memalign(void **pp, size_t align, size_t n);
+void *vt_aligned_alloc(size_t align, size_t n);
 
 /* The calling virtual CPU's clock, in ns (0 outside a run). */
 double vt_clock_ns(void);

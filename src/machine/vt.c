@@ -1043,6 +1043,7 @@ int vt_set_nr_cpus(int nr_cpus)
 	if (nr_cpus < 1 || nr_cpus > VT_MAX_CPUS)
 		return -1;
 	nr_cpu_ids = nr_cpus;
+	vt_alloc_reset();
 	return 0;
 }
 

@@ -95,7 +95,7 @@ static void readseq_open(struct rsq_state *s, struct file *file, int f)
 /* Read file @f from start to end, every record timed and checked. */
 static void readseq_file(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
 {
-	const uint64_t *sums = s->p.record_sums[f];
+	struct lat_hist *hist = t->hist;
 	const size_t size = s->p.value_size;
 	const loff_t end = (loff_t)s->p.file_size;
 	unsigned long rec = 0, bad = 0;
@@ -106,8 +106,8 @@ static void readseq_file(struct rsq_state *s, struct rsq_thread *t, int f, char 
 		uint64_t t0 = now_ns();
 		ssize_t n = filemap_read(&file, pos, size, buf);
 
-		lat_hist_record(t->hist, now_ns() - t0);
-		if (unlikely(n != (ssize_t)size || record_sum(buf, size) != sums[rec]))
+		lat_hist_record(hist, now_ns() - t0);
+		if (unlikely(n != (ssize_t)size || record_differs(buf, size, s->p.record_sums, f, rec)))
 			bad++;
 		rec++;
 	}
@@ -118,7 +118,7 @@ static void readseq_file(struct rsq_state *s, struct rsq_thread *t, int f, char 
 /* The same; a read that reaches the last window asked for asks for the one after it. */
 static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
 {
-	const uint64_t *sums = s->p.record_sums[f];
+	struct lat_hist *hist = t->hist;
 	const size_t size = s->p.value_size;
 	const size_t window = max((size_t)s->p.ra_pages << PAGE_SHIFT, size);
 	const loff_t end = (loff_t)s->p.file_size;
@@ -136,8 +136,8 @@ static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int 
 			ahead += (loff_t)window;
 		}
 		n = filemap_read(&file, pos, size, buf);
-		lat_hist_record(t->hist, now_ns() - t0);
-		if (unlikely(n != (ssize_t)size || record_sum(buf, size) != sums[rec]))
+		lat_hist_record(hist, now_ns() - t0);
+		if (unlikely(n != (ssize_t)size || record_differs(buf, size, s->p.record_sums, f, rec)))
 			bad++;
 		rec++;
 	}
@@ -145,24 +145,29 @@ static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int 
 	t->bad_records += bad;
 }
 
-void readseq_worker(struct rsq_state *s, struct rsq_thread *t)
+/* The runner's copy of a reader's results lives in its heap: moved uncharged. */
+static __lab_uncharged void rsq_thread_move(struct rsq_thread *to, const struct rsq_thread *from)
+{
+	*to = *from;
+}
+
+void readseq_worker(struct rsq_state *s, struct rsq_thread *out)
 {
 	readseq_file_fn read_file = s->p.ra_syscall ? readseq_file_syscall : readseq_file;
 	char *buf = malloc(s->p.value_size);
+	struct rsq_thread t;
 
-	t->ops = 0;
-	t->bad_records = 0;
-	if (!buf) {
-		t->bad_records = 1;
-		return;
-	}
-	if (s->p.shared_files) {
+	rsq_thread_move(&t, out);
+	t.ops = 0;
+	t.bad_records = buf ? 0 : 1;
+	if (buf && s->p.shared_files) {
 		for (int f = 0; f < s->p.nr_threads; f++)
-			read_file(s, t, f, buf);
-	} else {
-		read_file(s, t, t->tid, buf);
+			read_file(s, &t, f, buf);
+	} else if (buf) {
+		read_file(s, &t, t.tid, buf);
 	}
 	free(buf);
+	rsq_thread_move(out, &t);
 }
 
 int readseq_teardown(struct rsq_state *s, char *msg, size_t len)

@@ -20,6 +20,7 @@
 #include <linux/shmem_fs.h>
 #include <linux/swap.h>
 #include <mmlab/random.h>
+#include <mmlab/uncharged.h>
 #include <linux/delay.h>
 #include <linux/uaccess.h>
 #include "workloads.h"
@@ -124,12 +125,22 @@ rs_loop(struct rs_state *s, struct rs_thread *t, const int *stop, rs_read_fn rea
 	t->mismatches = mismatches;
 }
 
-void refcount_scale_worker(struct rs_state *s, struct rs_thread *t, const int *stop)
+/* The runner's copy of a reader's results lives in its heap: moved uncharged. */
+static __lab_uncharged void rs_thread_move(struct rs_thread *to, const struct rs_thread *from)
 {
+	*to = *from;
+}
+
+void refcount_scale_worker(struct rs_state *s, struct rs_thread *out, const int *stop)
+{
+	struct rs_thread t;
+
+	rs_thread_move(&t, out);
 	if (s->p.read_path == RS_READ_TMPFS)
-		rs_loop(s, t, stop, shmem_file_read);
+		rs_loop(s, &t, stop, shmem_file_read);
 	else
-		rs_loop(s, t, stop, filemap_read);
+		rs_loop(s, &t, stop, filemap_read);
+	rs_thread_move(out, &t);
 }
 
 int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)
