@@ -158,6 +158,54 @@ usage_error "a seed point that is not THREADS:VALUE" run refcount-scale --machin
 sed 's/^\(seed.refcount-scale.vanilla .*\) |.*/\1/' machines/e5-2690v3-2s.conf >"$tmp/seednosrc.conf"
 usage_error "a seed series without its source" run refcount-scale --machine "$tmp/seednosrc.conf"
 usage_error "more threads than the machine's CPUs" run refcount-scale --machine e5-2690v3-2s --threads 25
+# Seed series: POINT:VALUE or POINT:LO..HI of the metric, or of a counter (seed.EXP.VARIANT.COUNTER).
+seedline() {	# seedline FILE LINE...: e5's machine file without its seed series, plus LINEs
+	local f=$1; shift
+	grep -v '^seed\.' machines/e5-2690v3-2s.conf >"$f"
+	printf '%s\n' "$@" >>"$f"
+}
+seedline "$tmp/seedok.conf" "seed.refcount-scale.vanilla 1:100..200 2:300 | here" \
+	"seed.refcount-scale.frozen-bit.ops 1:5 | there"
+"$MMLAB" run refcount-scale --machine "$tmp/seedok.conf" --threads 1 --repeat 1 --variant vanilla \
+	--json "$tmp/seedok.json" >/dev/null 2>&1 &&
+python3 - "$tmp/seedok.json" <<'PY'
+import json, sys
+sp = {s["variant"]: s for s in json.load(open(sys.argv[1]))["machine"]["seed_points"]}
+assert sp["vanilla"]["points"] == {"1": [100, 200], "2": 300} and "counter" not in sp["vanilla"], sp
+assert sp["frozen-bit"]["counter"] == "ops" and sp["frozen-bit"]["points"] == {"1": 5}, sp
+PY
+ok $? "seed series: a range is [lo, hi], a single value a number, a counter is named"
+seedline "$tmp/s1.conf" "seed.refcount-scale.vanilla 1:200..100 | here"
+usage_error_says "LO <= HI" "a seed range whose low end is above its high end" run refcount-scale --machine "$tmp/s1.conf"
+seedline "$tmp/s2.conf" "seed.refcount-scale.vanilla 1:100.. | here"
+usage_error_says "POINT:LO..HI" "a seed range without its high end" run refcount-scale --machine "$tmp/s2.conf"
+seedline "$tmp/s3.conf" "seed.refcount-scale.vanilla 1:-1 | here"
+usage_error_says "0 <= LO" "a negative seed value" run refcount-scale --machine "$tmp/s3.conf"
+seedline "$tmp/s4.conf" "seed.refcount-scale.vanilla.ops. 1:1 | here"
+usage_error_says "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series whose counter is empty" run refcount-scale --machine "$tmp/s4.conf"
+seedline "$tmp/s5.conf" "seed.refcount-scale.vanilla.a.b 1:1 | here"
+usage_error_says "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series name of five parts" run refcount-scale --machine "$tmp/s5.conf"
+seedline "$tmp/s6.conf" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 24)):1 | here"
+usage_error_says "at most 23" "a seed point of 24 characters" run refcount-scale --machine "$tmp/s6.conf"
+seedline "$tmp/s7.conf" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 23)):1 | here"
+"$MMLAB" run refcount-scale --machine "$tmp/s7.conf" --threads 1 --repeat 1 --variant vanilla >/dev/null 2>&1
+ok $? "a seed point of 23 characters is taken"
+# Names and sources are never cut: a name is refused past 63 characters, a source is as long as its line.
+long=$(printf 'x%.0s' $(seq 900))
+sed "s/^lat.l3 .*/lat.l3 24 | $long/; s/^name .*/name $(printf 'n%.0s' $(seq 63))/" \
+	machines/e5-2690v3-2s.conf >"$tmp/longsrc.conf"
+"$MMLAB" run refcount-scale --machine "$tmp/longsrc.conf" --threads 1 --repeat 1 --variant vanilla \
+	--json "$tmp/longsrc.json" >/dev/null 2>&1 && python3 - "$tmp/longsrc.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["machine"]
+lines = m["machine_file"].splitlines()
+src = [l.split("|", 1)[1].strip() for l in lines if l.startswith("lat.l3")]
+assert src == ["x" * 900], [len(s) for s in src]
+assert m["name"] == "n" * 63, m["name"]
+PY
+ok $? "a 900-character source and a 63-character name are kept whole"
+sed "s/^name .*/name $(printf 'n%.0s' $(seq 64))/" machines/e5-2690v3-2s.conf >"$tmp/longname.conf"
+usage_error_says "at most 63" "a machine name of 64 characters" run refcount-scale --machine "$tmp/longname.conf"
 for e in free-contig vmalloc reclaim-large; do
 	usage_error "$e sized for more CPUs than the machine has" run $e --machine e5-2690v3-2s --cpus 25
 done

@@ -415,10 +415,15 @@ def section_checks(run):
 
 
 def seed_points(run):
-    """The seed's own measurements on the simulated machine: {variant: (source, {threads: value})}."""
+    """The seed's own measurements on the simulated machine:
+    {(variant, counter or None): (source, {point: (lo, hi)})}; a point is the value of the
+    experiment's one point axis as text ("12", "on"), a single value has lo == hi."""
     out = {}
     for sp in run.d.get("machine", {}).get("seed_points", []):
-        out[sp["variant"]] = (sp.get("source", ""), {int(t): v for t, v in sp["points"].items()})
+        pts = {}
+        for x, v in sp["points"].items():
+            pts[x] = (v[0], v[1]) if isinstance(v, list) else (v, v)
+        out[(sp["variant"], sp.get("counter"))] = (sp.get("source", ""), pts)
     return out
 
 
@@ -435,27 +440,50 @@ def boost_interval(run, variant, point):
     return " [%+.1f, %+.1f]" % (lo, hi)
 
 
+def fmt_range(lo, hi):
+    return fmt_value(lo) if lo == hi else "%s..%s" % (fmt_value(lo), fmt_value(hi))
+
+
+def range_error(x, lo, hi):
+    """The model's error against a seed value or range: 0 inside it, else from its nearer end."""
+    if lo <= x <= hi:
+        return "inside" if lo != hi else "+0%"
+    end = lo if x < lo else hi
+    return "%+.0f%%" % ((x - end) / end * 100) if end else "n/a"
+
+
 def section_seed(run):
     """Side by side with the seed's table: the model's prediction, the seed, the error, and
-    each design's boost over vanilla in both."""
+    each design's boost over vanilla in both.  The seed's number may be a range (the runs it
+    reports) and may be one of the experiment's counters rather than its metric."""
     seed = seed_points(run)
-    if not seed or run.multi() or not all("threads" in p for p in run.points):
+    axes = {k for p in run.points for k in p}
+    if not seed or run.multi() or len(axes) != 1:
         return []
+    axis = axes.pop()
     m = run.d["machine"]
     rows = []
-    for p in sorted(run.points, key=lambda p: p["threads"]):
-        t = p["threads"]
-        for v in run.variants:
+    for p in run.points:
+        x = str(p[axis])
+        for (v, counter), (_, pts) in sorted(seed.items(), key=lambda kv: (kv[0][1] or "", kv[0][0] != run.base)):
             c = run.cell(v, p)
-            if not c or v not in seed or t not in seed[v][1]:
+            if not c or x not in pts:
                 continue
-            model, real = c["median"], seed[v][1][t]
-            row = [t, v, fmt_value(model), fmt_value(real),
-                   "%+.0f%%" % ((model - real) / real * 100) if real else "n/a"]
+            model = c["median"] if counter is None else c.get("counters", {}).get(counter)
+            if not isinstance(model, (int, float)):
+                continue
+            lo, hi = pts[x]
+            row = [x, v, counter or run.metric, fmt_value(model), fmt_range(lo, hi), range_error(model, lo, hi)]
             b = run.cell(run.base, p) if run.base else None
-            if v != run.base and b and run.base in seed and t in seed[run.base][1]:
-                mb, sb = change_pct(b["median"], model, run.higher), change_pct(seed[run.base][1][t], real, run.higher)
-                row += ["%+.1f%s" % (mb, boost_interval(run, v, p)), "%+.1f" % sb, "%+.1f" % (mb - sb)]
+            bseed = seed.get((run.base, counter))
+            bmodel = None
+            if b:
+                bmodel = b["median"] if counter is None else b.get("counters", {}).get(counter)
+            if v != run.base and isinstance(bmodel, (int, float)) and bseed and x in bseed[1]:
+                mb = change_pct(bmodel, model, run.higher)
+                sb = change_pct(sum(bseed[1][x]) / 2, (lo + hi) / 2, run.higher)
+                row += ["%+.1f%s" % (mb, boost_interval(run, v, p) if counter is None else ""),
+                        "%+.1f" % sb, "%+.1f" % (mb - sb)]
             else:
                 row += ["", "", ""]
             rows.append(row)
@@ -464,12 +492,13 @@ def section_seed(run):
     srcs = sorted({src for src, _ in seed.values()})
     return (["### Against the seed's own table (%s, virtual time)" % m.get("name", "?"), "",
              "The model's medians are predictions; the seed's numbers were measured on that "
-             "machine (%s). Boosts are over %s, in percentage points of each column; the "
-             "model's with its 95%% interval over the repetitions (in virtual time, "
-             "interleavings)." %
+             "machine (%s). A range is the runs the seed reports (error: inside it, or from its "
+             "nearer end). Boosts are over %s, in percentage points of each column (a range's "
+             "midpoint for the seed); the model's with its 95%% interval over the repetitions "
+             "(in virtual time, interleavings)." %
              ("; ".join(srcs), run.base or "the baseline"), ""] +
-            md_table(["threads", "variant", "model", "seed", "error", "model boost",
-                      "seed boost", "boost error (pp)"], rows, "rlrrrrrr"))
+            md_table([axis, "variant", "quantity", "model", "seed", "error", "model boost",
+                      "seed boost", "boost error (pp)"], rows, "rllrrrrrr"))
 
 
 def section_machine(run):

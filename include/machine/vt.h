@@ -45,7 +45,8 @@ enum vt_cost {
 	VT_NR_COST,
 };
 
-#define VT_SRC_LEN	200
+/* A source or description: as long as a machine file's line (1023 bytes), never cut. */
+#define VT_SRC_LEN	1024
 #define VT_MIN_BLOCK_NS	0.001	/* cost.block's least value: code that costs nothing never ends a timed loop */
 
 /*
@@ -103,18 +104,25 @@ extern const char *const vt_order_names[VT_NR_ORDER];
 #define VT_MAX_SEED_SERIES	8
 #define VT_MAX_SEED_POINTS	32
 
+/*
+ * A seed's measurements on this machine, for reports: at each point (the
+ * value of the experiment's one point axis: threads, children, contpte...),
+ * a value or a range [lo, hi] of the experiment's metric, or of one of its
+ * counters.
+ */
 struct vt_seed_series {
 	char experiment[32];
 	char variant[32];
+	char counter[32];		/* "": the metric */
 	int nr;
-	int threads[VT_MAX_SEED_POINTS];
-	double value[VT_MAX_SEED_POINTS];
+	char point[VT_MAX_SEED_POINTS][24];	/* as the experiment names it: 12, on */
+	double lo[VT_MAX_SEED_POINTS], hi[VT_MAX_SEED_POINTS];
 	char src[VT_SRC_LEN];
 };
 
 struct vt_machine {
 	char name[64];
-	char desc[200];
+	char desc[VT_SRC_LEN];
 	int sockets;
 	int l3_per_socket;
 	int cores_per_l3;

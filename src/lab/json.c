@@ -177,13 +177,22 @@ static void write_seed_points(struct jw *w, const struct vt_machine *m, const ch
 			continue;
 		jw_open(w, NULL, '{', true);
 		jw_string(w, "variant", s->variant);
+		if (s->counter[0])
+			jw_string(w, "counter", s->counter);
 		jw_string(w, "source", s->src);
+		/* A value, or [lo, hi] where the seed gives a range. */
 		jw_open(w, "points", '{', true);
 		for (int k = 0; k < s->nr; k++) {
-			char key[16];
+			const char *key = s->point[k];
 
-			snprintf(key, sizeof(key), "%d", s->threads[k]);
-			jw_number(w, key, s->value[k]);
+			if (s->lo[k] == s->hi[k]) {
+				jw_number(w, key, s->lo[k]);
+				continue;
+			}
+			jw_open(w, key, '[', false);
+			jw_number(w, NULL, s->lo[k]);
+			jw_number(w, NULL, s->hi[k]);
+			jw_close(w, ']');
 		}
 		jw_close(w, '}');
 		jw_close(w, '}');

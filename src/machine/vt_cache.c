@@ -82,6 +82,9 @@ const struct vt_hier_key vt_hier_keys[VT_NR_HIER] = {
 
 struct vt_cache {
 	unsigned int sets, ways;
+	uint64_t set_mask;	/* sets - 1 where sets is a power of two, else 0 */
+	unsigned int hint;	/* the slot last found or filled: tried first */
+	uint64_t absent;	/* the tag last found missing, until the next fill */
 	uint32_t tick;
 	uint64_t *tag;		/* line number + 1 (vt_line's tag); 0: empty */
 	uint32_t *used;		/* LRU stamp */
@@ -118,6 +121,8 @@ static int cache_init(struct vt_cache *k, double kib, double ways, bool core)
 {
 	k->ways = (unsigned int)ways;
 	k->sets = (unsigned int)(kib * 1024 / 64 / ways);
+	k->set_mask = k->sets > 1 && !(k->sets & (k->sets - 1)) ? k->sets - 1 : 0;
+	k->hint = 0;
 	k->tag = calloc((size_t)k->sets * k->ways, sizeof(*k->tag));
 	k->used = calloc((size_t)k->sets * k->ways, sizeof(*k->used));
 	k->excl = core ? calloc((size_t)k->sets * k->ways, 1) : NULL;
@@ -155,6 +160,14 @@ struct vt_frames {
 
 static struct vt_frames frames;
 
+/*
+ * The physical line number of the last line asked (phys_line()): one access
+ * asks it of every level.
+ */
+static struct {
+	uint64_t t, pline;
+} phys_memo;
+
 static int frames_alloc(unsigned int bits)
 {
 	frames.page = calloc((size_t)1 << bits, sizeof(*frames.page));
@@ -165,6 +178,7 @@ static int frames_alloc(unsigned int bits)
 
 static void frames_free(void)
 {
+	phys_memo.t = 0;
 	free(frames.page);
 	free(frames.frame);
 	memset(&frames, 0, sizeof(frames));
@@ -218,23 +232,47 @@ static uint32_t vt_frame(uint64_t page)
 	return frame;
 }
 
+/* The physical line number of line @t (tag). */
+static uint64_t phys_line(uint64_t t)
+{
+	if (phys_memo.t != t) {
+		uint64_t line = t - 1;
+
+		phys_memo.pline = (uint64_t)vt_frame(line / VT_PAGE_LINES) * VT_PAGE_LINES +
+				  line % VT_PAGE_LINES;
+		phys_memo.t = t;
+	}
+	return phys_memo.pline;
+}
+
 /* The first way of line @t's set in @k. */
 static unsigned int cache_base(const struct vt_cache *k, uint64_t t)
 {
-	uint64_t line = t - 1;
-	uint64_t pline = (uint64_t)vt_frame(line / VT_PAGE_LINES) * VT_PAGE_LINES + line % VT_PAGE_LINES;
+	uint64_t pline = phys_line(t);
 
-	return (unsigned int)(pline % k->sets) * k->ways;
+	return (unsigned int)(k->set_mask ? pline & k->set_mask : pline % k->sets) * k->ways;
 }
 
-/* The slot of @t in @k, or -1. */
-static int cache_find(const struct vt_cache *k, uint64_t t)
+/*
+ * The slot of @t in @k, or -1.  A line is in one slot at most, so the slot
+ * last used holding @t is that slot: consecutive accesses to one line end
+ * there without computing the set.
+ */
+static int cache_find(struct vt_cache *k, uint64_t t)
 {
-	unsigned int base = cache_base(k, t);
+	unsigned int base;
 
+	if (k->tag[k->hint] == t)
+		return (int)k->hint;
+	if (k->absent == t)
+		return -1;
+	base = cache_base(k, t);
 	for (unsigned int w = 0; w < k->ways; w++)
-		if (k->tag[base + w] == t)
+		if (k->tag[base + w] == t) {
+			k->hint = base + w;
 			return (int)(base + w);
+		}
+	k->absent = t;
 	return -1;
 }
 
@@ -247,29 +285,25 @@ static void cache_touch(struct vt_cache *k, int i)
 	k->used[i] = k->tick;
 }
 
-/* The least recently used way of the full set at @base. */
-static unsigned int cache_lru(const struct vt_cache *k, unsigned int base)
-{
-	unsigned int v = base;
-
-	for (unsigned int w = 1; w < k->ways; w++)
-		if (k->used[base + w] < k->used[v])
-			v = base + w;
-	return v;
-}
-
 /*
  * Put @t, not in @k, into its set's empty or least recently used way: *@old
  * the tag evicted, and (an L2's) whether the line table had it in *@tracked.
  */
 static int cache_insert(struct vt_cache *k, uint64_t t, uint64_t *old, bool *tracked)
 {
-	unsigned int base = cache_base(k, t), v;
-	unsigned int w;
+	unsigned int base = cache_base(k, t), v = base;
 
-	for (w = 0; w < k->ways && k->tag[base + w]; w++)
-		;
-	v = w < k->ways ? base + w : cache_lru(k, base);
+	/* The first empty way, else the first least recently used one. */
+	for (unsigned int w = 0; w < k->ways; w++) {
+		if (!k->tag[base + w]) {
+			v = base + w;
+			break;
+		}
+		if (k->used[base + w] < k->used[v])
+			v = base + w;
+	}
+	k->hint = v;
+	k->absent = 0;
 	*old = k->tag[v];
 	if (tracked)
 		*tracked = *old && k->tracked[v];
@@ -493,17 +527,18 @@ static void core_evicted(struct vt_cpu *c, uint64_t t, bool tracked)
 }
 
 /*
- * @c's core gets line @t (if it has it not), writable if @excl, ready at
+ * Line @t into @c's L2 (if it has it not), writable if @excl, ready at
  * @ready; @tracked: the line table has it now (a run of one CPU keeps only
- * the lines of atomics there).
+ * the lines of atomics there).  @absent: the caller has just seen the L2
+ * miss.  The slot, in the L2.
  */
-static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool tracked)
+static int l2_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool tracked, bool absent)
 {
 	struct vt_core *k = core_of(c);
 	uint64_t old;
 	int i;
 
-	i = cache_find(&k->l2, t);
+	i = absent ? -1 : cache_find(&k->l2, t);
 	if (i < 0) {
 		bool was_tracked;
 
@@ -516,14 +551,25 @@ static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool
 	}
 	k->l2.excl[i] = excl;
 	k->l2.tracked[i] |= tracked;
+	if (cache_find(&vt.h->l3[c->l3], t) < 0)
+		cache_insert(&vt.h->l3[c->l3], t, &old, NULL);
+	return i;
+}
+
+/* @c's core gets line @t into its L2 and its L1: as l2_fill(). */
+static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool tracked)
+{
+	struct vt_core *k = core_of(c);
+	uint64_t old;
+	int i;
+
+	l2_fill(c, t, excl, ready, tracked, false);
 	i = cache_find(&k->l1, t);
 	if (i < 0)
 		i = cache_insert(&k->l1, t, &old, NULL);	/* L1 victims stay in the L2 */
 	else
 		cache_touch(&k->l1, i);
 	k->l1.excl[i] = excl;
-	if (cache_find(&vt.h->l3[c->l3], t) < 0)
-		cache_insert(&vt.h->l3[c->l3], t, &old, NULL);
 }
 
 /*
@@ -636,8 +682,7 @@ static void vt_prefetch(struct vt_cpu *c, uint64_t t)
 	}
 	issue = k->pf_next > c->clock ? k->pf_next : c->clock;
 	k->pf_next = issue + lat / vt.h->l2mshr;
-	core_fill(c, t, false, issue + lat, !vt.h->solo);
-	cache_drop(&k->l1, t);		/* the streamer fills the L2 */
+	l2_fill(c, t, false, issue + lat, !vt.h->solo, true);	/* the streamer fills the L2 alone */
 	vt.acc.st.prefetches++;
 }
 

@@ -17,8 +17,10 @@
  *	                fifo) which queued request of a contended line goes next
  *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
  *	calibrated      yes|no  (optional, default yes)
- *	seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE   (optional, repeatable)
- *	                a seed's measurements on this machine, for reports only
+ *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
+ *	                (optional, repeatable) a seed's measurements on this machine,
+ *	                of the metric or of COUNTER, at each value of the experiment's
+ *	                point axis, for reports only
  */
 #include <ctype.h>
 #include <errno.h>
@@ -141,10 +143,10 @@ static int parse_window(struct vt_machine *m, char *v, const char **why)
 	return 0;
 }
 
-/* "seed.EXPERIMENT.VARIANT" and "T:V T:V ... | SOURCE" into the next series. */
+/* "seed.EXPERIMENT.VARIANT[.COUNTER]" and "P:V P:LO..HI ... | SOURCE" into the next series. */
 static int parse_seed(struct vt_machine *m, const char *key, char *v, const char **why)
 {
-	const char *exp = key + 5, *dot = strchr(exp, '.');
+	const char *exp = key + 5, *dot = strchr(exp, '.'), *var, *dot2;
 	struct vt_seed_series *s;
 	char *bar = strchr(v, '|'), *tok, *save;
 
@@ -154,43 +156,60 @@ static int parse_seed(struct vt_machine *m, const char *key, char *v, const char
 	}
 	s = &m->seed[m->nr_seed];
 	memset(s, 0, sizeof(*s));
-	if (!dot || dot == exp || !dot[1] || dot - exp >= (long)sizeof(s->experiment) ||
-	    strlen(dot + 1) >= sizeof(s->variant)) {
-		*why = "a seed series is named seed.EXPERIMENT.VARIANT";
+	var = dot ? dot + 1 : NULL;
+	dot2 = var ? strchr(var, '.') : NULL;
+	if (!dot || dot == exp || !*var || dot2 == var || (dot2 && !dot2[1]) ||
+	    dot - exp >= (long)sizeof(s->experiment) ||
+	    (dot2 ? dot2 - var : (long)strlen(var)) >= (long)sizeof(s->variant) ||
+	    (dot2 && strlen(dot2 + 1) >= sizeof(s->counter)) || (dot2 && strchr(dot2 + 1, '.'))) {
+		*why = "a seed series is named seed.EXPERIMENT.VARIANT or seed.EXPERIMENT.VARIANT.COUNTER";
 		return -1;
 	}
 	if (!bar || !*trim(bar + 1)) {
-		*why = "needs 'THREADS:VALUE ... | SOURCE' (every number names its source)";
+		*why = "needs 'POINT:VALUE ... | SOURCE' (every number names its source)";
 		return -1;
 	}
 	*bar = '\0';
 	snprintf(s->experiment, sizeof(s->experiment), "%.*s", (int)(dot - exp), exp);
-	snprintf(s->variant, sizeof(s->variant), "%s", dot + 1);
+	snprintf(s->variant, sizeof(s->variant), "%.*s", (int)(dot2 ? dot2 - var : (long)strlen(var)), var);
+	if (dot2)
+		snprintf(s->counter, sizeof(s->counter), "%s", dot2 + 1);
 	snprintf(s->src, sizeof(s->src), "%s", trim(bar + 1));
 	for (tok = strtok_r(v, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		char *colon = strchr(tok, ':'), *end;
-		double x;
+		char *colon = strchr(tok, ':'), *range, *end;
+		double lo, hi;
 
 		if (s->nr == VT_MAX_SEED_POINTS) {
 			*why = "too many points in a seed series (at most 32)";
 			return -1;
 		}
 		if (!colon) {
-			*why = "a seed point is THREADS:VALUE";
+			*why = "a seed point is POINT:VALUE or POINT:LO..HI";
 			return -1;
 		}
 		*colon = '\0';
+		range = strstr(colon + 1, "..");
+		if (range)
+			*range = '\0';
 		errno = 0;
-		x = strtod(colon + 1, &end);
-		if (parse_int(tok, 1, VT_MAX_CPUS, &s->threads[s->nr]) || !colon[1] || *end ||
-		    errno || !isfinite(x) || x < 0) {
-			*why = "a seed point is THREADS:VALUE, THREADS in 1..512, VALUE >= 0";
+		lo = strtod(colon + 1, &end);
+		if (!*end && range) {
+			hi = strtod(range + 2, &end);
+		} else {
+			hi = lo;
+		}
+		if (!*tok || strlen(tok) >= sizeof(s->point[0]) || !colon[1] || *end ||
+		    (range && !range[2]) || errno || !isfinite(lo) || !isfinite(hi) || lo < 0 || hi < lo) {
+			*why = "a seed point is POINT:VALUE or POINT:LO..HI, POINT the experiment's point "
+			       "(at most 23 characters), 0 <= LO <= HI";
 			return -1;
 		}
-		s->value[s->nr++] = x;
+		snprintf(s->point[s->nr], sizeof(s->point[0]), "%s", tok);
+		s->lo[s->nr] = lo;
+		s->hi[s->nr++] = hi;
 	}
 	if (!s->nr) {
-		*why = "a seed series needs at least one THREADS:VALUE";
+		*why = "a seed series needs at least one POINT:VALUE";
 		return -1;
 	}
 	m->nr_seed++;
@@ -377,7 +396,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				    escaped(esc, sizeof(esc), key), prev, lineno);
 		}
 		if (!strcmp(key, "name")) {
-			snprintf(m->name, sizeof(m->name), "%s", val);
+			if (strlen(val) >= sizeof(m->name))
+				why = "name: at most 63 characters";
+			else
+				snprintf(m->name, sizeof(m->name), "%s", val);
 		} else if (!strcmp(key, "desc")) {
 			snprintf(m->desc, sizeof(m->desc), "%s", val);
 		} else if (!strcmp(key, "sockets")) {
