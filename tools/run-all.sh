@@ -62,9 +62,16 @@ for vt in "${vt_runs[@]}"; do
 	echo
 done
 
-# Seeds 001 and 004 on the machines their series ran on, in virtual time (under a minute
-# each): the memory hierarchy's predictions (docs/design/memory-hierarchy.md).
-st_runs=("vmalloc m2-vm --tests fix_size_alloc_test --pages 512 --arch arm64 --variant vanilla,batched,bulk"
+# Seeds 001-004 on the machines their series ran on, in virtual time: the memory
+# hierarchy's predictions (docs/design/memory-hierarchy.md), each beside the seed's own
+# numbers where the preset carries them (seed.* lines).  free-contig runs a tenth of the
+# seed's 100000 iterations (its time a page is steady well before); migrate-fork's curve
+# ends at the RFC's 1000 children, which takes minutes: 1000 COW copies of 5 MiB go
+# through the simulated caches.
+st_runs=("free-contig m2-vm --iterations 10000"
+	 "vmalloc m2-vm --tests fix_size_alloc_test --pages 512 --arch arm64 --variant vanilla,batched,bulk"
+	 "readseq icelake-32v --threads 32 --file-size 4M --mem 1G --io async --device-latency 10"
+	 "migrate-fork qemu-2node --children 1,10,100,1000 --variant vanilla,mgt-entry"
 	 "reclaim-large yitian710-32c --contpte on"
 	 "reclaim-large xeon-8369b-2s --contpte off")
 for st in "${st_runs[@]}"; do
