@@ -1,0 +1,505 @@
+/*
+ * The virtual-time machine's rules (src/machine/vt.c), one at a time
+ * (issue 23, item 16): what each access costs by the state of its line
+ * (who owns it, who shares it), what an access leaves behind, how
+ * spinlock queues are made, emptied and made again, and whom a write
+ * wakes.  Each scenario is a script per CPU (at time T, do this to that
+ * line) on a small machine with round latencies and no other costs, and
+ * asserts what each step took.  test_vt.c has the scheduler, the queueing
+ * of one line and its order, the line window, FIFO hand-off and agents;
+ * test_vt_cache.c the hand-off's two transfers and the hierarchy.
+ *
+ * The machine: two sockets of one L3 with four cores each, no SMT.
+ *
+ *   socket 0: CPUs 0 1 2 3     socket 1: CPUs 4 5 6 7
+ *   a transfer between two cores of a socket: 20 ns; across sockets: 60 ns;
+ *   a line no cache holds, from memory: 80 ns; hits, RMWs, code: 0
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <machine/vt.h>
+#include "tap.h"
+
+#define NCPU		8
+#define L3		20.0
+#define REMOTE		60.0
+#define MEM		80.0
+
+static struct vt_machine mach;
+
+static void make_machine(void)
+{
+	memset(&mach, 0, sizeof(mach));
+	snprintf(mach.name, sizeof(mach.name), "rules");
+	mach.sockets = 2;
+	mach.l3_per_socket = 1;
+	mach.cores_per_l3 = 4;
+	mach.smt = 1;
+	mach.nr_cpus = NCPU;
+	mach.lat_ns[VT_D_SMT] = 5;
+	mach.lat_ns[VT_D_L3] = L3;
+	mach.lat_ns[VT_D_SOCKET] = 35;
+	mach.lat_ns[VT_D_REMOTE] = REMOTE;
+	mach.cost_ns[VT_C_MEM] = MEM;
+	mach.line_window = VT_WINDOW_DEFAULT;
+	mach.line_order = VT_ORDER_FIFO;
+}
+
+/* --- scripts ----------------------------------------------------------------- */
+
+enum op { OP_END, OP_READ, OP_WRITE, OP_RELEASE, OP_LOCK, OP_UNLOCK, OP_TRYLOCK, OP_SLEEP };
+
+/* At @at ns (or at once, if the CPU's clock is past it), do @op to @p. */
+struct step {
+	double at;
+	enum op op;
+	int *p;
+};
+
+#define MAX_STEPS	1024
+static struct step script[NCPU][MAX_STEPS];
+static double took[NCPU][MAX_STEPS];	/* what each step cost its CPU, ns */
+static double done_at[NCPU][MAX_STEPS];	/* the CPU's clock after the step */
+static int result[NCPU][MAX_STEPS];	/* a trylock's */
+static int order[4096], nr_order;	/* who took a lock (OP_LOCK), in turn */
+
+static void run_step(int cpu, int k)
+{
+	struct step *s = &script[cpu][k];
+	double now = vt_clock_ns(), t0;
+
+	if (s->at > now)
+		vt_delay_ns((unsigned long)(s->at - now));
+	t0 = vt_clock_ns();
+	switch (s->op) {
+	case OP_READ:
+		vt_access(s->p, VT_READ);
+		(void)__atomic_load_n(s->p, __ATOMIC_RELAXED);
+		break;
+	case OP_WRITE:
+		vt_access(s->p, VT_WRITE);
+		__atomic_store_n(s->p, cpu + 1, __ATOMIC_RELAXED);
+		break;
+	case OP_RELEASE:
+		vt_access(s->p, VT_WRITE | VT_RELEASE);
+		__atomic_store_n(s->p, cpu + 1, __ATOMIC_RELEASE);
+		break;
+	case OP_LOCK:
+		vt_spin_lock(s->p);
+		order[nr_order++] = cpu;
+		break;
+	case OP_UNLOCK:
+		vt_spin_unlock(s->p);
+		break;
+	case OP_TRYLOCK:
+		result[cpu][k] = vt_spin_trylock(s->p);
+		break;
+	case OP_SLEEP:
+		vt_sleep();	/* on the line of the CPU's last access */
+		break;
+	case OP_END:
+		break;
+	}
+	done_at[cpu][k] = vt_clock_ns();
+	took[cpu][k] = done_at[cpu][k] - t0;
+}
+
+static void cpu_main(void *arg)
+{
+	int cpu = (int)(long)arg;
+
+	for (int k = 0; k < MAX_STEPS && script[cpu][k].op != OP_END; k++)
+		run_step(cpu, k);
+}
+
+static void clear_script(void)
+{
+	memset(script, 0, sizeof(script));
+	memset(took, 0, sizeof(took));
+	memset(done_at, 0, sizeof(done_at));
+	memset(result, 0, sizeof(result));
+	nr_order = 0;
+}
+
+static int nsteps[NCPU];
+
+static void add(int cpu, double at, enum op op, int *p)
+{
+	script[cpu][nsteps[cpu]++] = (struct step){ at, op, p };
+}
+
+/* Run the script on every CPU; 0, or -1 (vt_run's) with nothing asserted. */
+static int run_script(struct vt_stats *st)
+{
+	static void *args[NCPU];
+
+	for (long i = 0; i < NCPU; i++)
+		args[i] = (void *)i;
+	return vt_run(&mach, NCPU, cpu_main, args, NULL, 0, st);
+}
+
+static void start(void)
+{
+	clear_script();
+	memset(nsteps, 0, sizeof(nsteps));
+}
+
+/* The lines: each scenario its own, 64-byte aligned. */
+static int line_a __attribute__((aligned(64)));
+static int line_b __attribute__((aligned(64)));
+
+/* --- the coherence model ------------------------------------------------------ */
+
+/*
+ * A write to a shared line pays for invalidating every copy: the latency
+ * to the farthest sharer.
+ *
+ *   line A:  t=0 CPU 0 reads (memory)   t=100 CPU 4 reads (socket 1)
+ *            t=200 CPU 1 writes: sharers 0 (20 ns away) and 4 (60): pays 60
+ *   line B:  t=0 CPU 0 reads            t=100 CPU 2 reads
+ *            t=200 CPU 1 writes: sharers 0 and 2, both 20 ns away: pays 20
+ */
+static void test_invalidation_cost(void)
+{
+	struct vt_stats st;
+
+	start();
+	add(0, 0, OP_READ, &line_a);
+	add(4, 100, OP_READ, &line_a);
+	add(1, 200, OP_WRITE, &line_a);
+	add(0, 1000, OP_READ, &line_b);
+	add(2, 1100, OP_READ, &line_b);
+	add(1, 1200, OP_WRITE, &line_b);
+	if (run_script(&st)) {
+		ok(0, "invalidation: the run ends");
+		return;
+	}
+	is_int(took[0][0], MEM, "a line no cache holds comes from memory (%.0f ns)", MEM);
+	is_int(took[4][0], REMOTE, "CPU 4 reads CPU 0's copy from the other socket");
+	is_int(took[1][0], REMOTE, "CPU 1's write to a line CPUs 0 and 4 share pays the farthest, CPU 4 (%.0f ns)",
+	       REMOTE);
+	is_int(took[1][1], L3, "CPU 1's write to a line CPUs 0 and 2 share pays %.0f ns", L3);
+}
+
+/*
+ * After a write, the writer holds the line alone: the old sharers' next
+ * reads miss.
+ *
+ *   t=0 CPU 0 reads, t=100 CPU 4 reads, t=200 CPU 1 writes (owner, alone)
+ *   t=400 CPU 0 reads: a miss, from owner 1 (20 ns); 1 and 0 share it now
+ *   t=500 CPU 4 reads: a miss, from its nearest sharer, 60 ns away
+ *   t=600 CPU 0 reads: a hit (it shares the line again)
+ */
+static void test_write_invalidates(void)
+{
+	struct vt_stats st;
+
+	start();
+	add(0, 0, OP_READ, &line_a);
+	add(4, 100, OP_READ, &line_a);
+	add(1, 200, OP_WRITE, &line_a);
+	add(0, 400, OP_READ, &line_a);
+	add(4, 500, OP_READ, &line_a);
+	add(0, 600, OP_READ, &line_a);
+	if (run_script(&st)) {
+		ok(0, "write invalidates: the run ends");
+		return;
+	}
+	is_int(took[0][1], L3, "after CPU 1's write, CPU 0's copy is gone: its read misses (%.0f ns)", L3);
+	is_int(took[4][1], REMOTE, "and so is CPU 4's: %.0f ns", REMOTE);
+	is_int(took[0][2], 0, "CPU 0's next read hits");
+	is_int((int)st.transfers, 5, "five transfers: memory, 4's read, the write, the two misses");
+}
+
+/*
+ * A read of a line another CPU owns leaves both with a copy: the owner's
+ * next read hits, its next write pays to invalidate the reader.
+ *
+ *   t=0 CPU 0 writes (memory, owner)    t=100 CPU 1 reads (from owner 0: 20 ns)
+ *   t=200 CPU 0 reads: a hit            t=300 CPU 0 writes: invalidates 1, 20 ns
+ */
+static void test_read_shares_owned(void)
+{
+	struct vt_stats st;
+
+	start();
+	add(0, 0, OP_WRITE, &line_a);
+	add(1, 100, OP_READ, &line_a);
+	add(0, 200, OP_READ, &line_a);
+	add(0, 300, OP_WRITE, &line_a);
+	if (run_script(&st)) {
+		ok(0, "read of an owned line: the run ends");
+		return;
+	}
+	is_int(took[1][0], L3, "CPU 1 reads the line CPU 0 owns: %.0f ns", L3);
+	is_int(took[0][1], 0, "CPU 0 keeps a copy: its read hits");
+	is_int(took[0][2], L3, "CPU 0's write invalidates CPU 1's copy: %.0f ns", L3);
+}
+
+/*
+ * The only copy of a line is its holder's to write: no transfer.  With a
+ * second copy about, the write pays.
+ *
+ *   line A: t=0 CPU 0 reads (memory)   t=100 CPU 0 writes: a hit
+ *   line B: t=0 CPU 2 reads            t=200 CPU 3 reads   t=300 CPU 2 writes: 20 ns
+ */
+static void test_silent_upgrade(void)
+{
+	struct vt_stats st;
+
+	start();
+	add(0, 0, OP_READ, &line_a);
+	add(0, 100, OP_WRITE, &line_a);
+	add(2, 0, OP_READ, &line_b);
+	add(3, 200, OP_READ, &line_b);
+	add(2, 300, OP_WRITE, &line_b);
+	if (run_script(&st)) {
+		ok(0, "silent upgrade: the run ends");
+		return;
+	}
+	is_int(took[0][1], 0, "the only sharer writes without a transfer");
+	is_int(took[2][1], L3, "a sharer writes a line another CPU shares: %.0f ns", L3);
+	is_int((int)st.transfers, 4, "four transfers: two from memory, CPU 3's read, CPU 2's write");
+}
+
+/*
+ * A read of a line several CPUs share comes from the nearest copy.
+ *
+ *   t=0 CPU 4 reads (memory)   t=100 CPU 0 reads (from 4: 60 ns)
+ *   t=200 CPU 1 reads: copies at 4 (60 ns away) and 0 (20): 20 ns
+ *   t=300 CPU 5 reads: copies at 4 (20 ns away), 0 and 1 (60): 20 ns
+ */
+static void test_read_nearest(void)
+{
+	struct vt_stats st;
+
+	start();
+	add(4, 0, OP_READ, &line_a);
+	add(0, 100, OP_READ, &line_a);
+	add(1, 200, OP_READ, &line_a);
+	add(5, 300, OP_READ, &line_a);
+	if (run_script(&st)) {
+		ok(0, "nearest sharer: the run ends");
+		return;
+	}
+	is_int(took[0][0], REMOTE, "CPU 0 reads CPU 4's copy: %.0f ns", REMOTE);
+	is_int(took[1][0], L3, "CPU 1 reads the nearest of two copies: %.0f ns", L3);
+	is_int(took[5][0], L3, "CPU 5 reads the nearest of three: %.0f ns", L3);
+}
+
+/*
+ * Reads of a shared line do not queue: a copy answers each at once, even
+ * when many come at the same time.
+ *
+ *   t=0 CPU 0 reads (memory)
+ *   t=100 CPUs 1, 2, 3 read: each from a copy in its socket, 20 ns;
+ *         CPUs 4..7 likewise, the first of them from socket 0 (60 ns),
+ *         the others from whichever copy is nearest when they ask
+ */
+static void test_shared_reads_do_not_queue(void)
+{
+	struct vt_stats st;
+	bool each = true;
+
+	start();
+	add(0, 0, OP_READ, &line_a);
+	for (int cpu = 1; cpu < NCPU; cpu++)
+		add(cpu, 100, OP_READ, &line_a);
+	if (run_script(&st)) {
+		ok(0, "shared reads: the run ends");
+		return;
+	}
+	for (int cpu = 1; cpu < NCPU; cpu++)
+		each &= took[cpu][0] == L3 || took[cpu][0] == REMOTE;
+	ok(each, "each of seven simultaneous reads costs one transfer (CPU 1 %.0f, 4 %.0f, 7 %.0f ns)",
+	   took[1][0], took[4][0], took[7][0]);
+	ok(st.queued_ns == 0, "none waits for another (queued %.0f ns)", st.queued_ns);
+	is_int((int)st.transfers, NCPU, "eight transfers: memory, then one per reader");
+}
+
+/* --- spinlock queues ---------------------------------------------------------- */
+
+/*
+ * A lock's queue is made when a CPU finds the lock held, and given up when
+ * its last waiter is handed the lock; the next contention makes a new one.
+ * Forty rounds, each on other CPUs and with the arrivals in another order:
+ *
+ *   round r (from t = 2000 r):  holder h = r mod 8 takes the lock at +0, lets go at +500
+ *     (its lock word's line is its by +80: a request before the snoop reaches the line's
+ *     last holder would let that one take the lock first, test_vt.c's line window)
+ *     waiters h+1, h+2, h+3 arrive at +110, +120, +130 (reversed on odd rounds: +130, +120,
+ *     +110), all queued long before +500; each lets go as soon as it has the lock
+ *     the last of them holds it until +1200: the queue is empty meanwhile
+ *     (three hand-offs of at most two 60 ns transfers each: by +860)
+ *     a late waiter, h+4, arrives at +1000 and makes the queue anew
+ *   each round: the lock goes h, then the waiters by arrival, then the late one
+ */
+#define ROUNDS	40
+static int rq_lock __attribute__((aligned(64)));
+
+static void test_lock_queue_reuse(void)
+{
+	struct vt_stats st;
+	bool fifo = true;
+	int want[5];
+
+	start();
+	for (int r = 0; r < ROUNDS; r++) {
+		double t = 2000.0 * r;
+		int h = r % NCPU;
+
+		add(h, t, OP_LOCK, &rq_lock);
+		add(h, t + 500, OP_UNLOCK, &rq_lock);
+		for (int k = 1; k <= 3; k++) {
+			int cpu = (h + k) % NCPU;
+			int nth = r % 2 ? 4 - k : k;	/* its place in the queue */
+
+			add(cpu, t + 100 + 10 * nth, OP_LOCK, &rq_lock);
+			add(cpu, nth == 3 ? t + 1200 : t, OP_UNLOCK, &rq_lock);
+		}
+		add((h + 4) % NCPU, t + 1000, OP_LOCK, &rq_lock);
+		add((h + 4) % NCPU, t + 1000, OP_UNLOCK, &rq_lock);
+	}
+	if (run_script(&st)) {
+		ok(0, "lock queue reuse: the run ends (a waiter was lost)");
+		return;
+	}
+	is_int(nr_order, 5 * ROUNDS, "every CPU of every round took the lock");
+	for (int r = 0; r < ROUNDS && fifo; r++) {
+		int h = r % NCPU;
+
+		want[0] = h;
+		for (int k = 1; k <= 3; k++)
+			want[k] = (h + (r % 2 ? 4 - k : k)) % NCPU;
+		want[4] = (h + 4) % NCPU;
+		for (int k = 0; k < 5; k++)
+			fifo &= order[5 * r + k] == want[k];
+		if (!fifo)
+			diag("round %d: got %d %d %d %d %d, want %d %d %d %d %d", r, order[5 * r],
+			     order[5 * r + 1], order[5 * r + 2], order[5 * r + 3], order[5 * r + 4], want[0],
+			     want[1], want[2], want[3], want[4]);
+	}
+	ok(fifo, "in each round the lock went to the holder, the waiters in their order, then the late one");
+	is_int((int)st.lock_handoffs, 4 * ROUNDS, "four hand-offs a round: three queued, one late");
+	is_int(rq_lock, 0, "the lock is free at the end");
+}
+
+/*
+ * More locks are contended in a run, one after another, than the machine
+ * has queues at once (256): each emptied queue is given up for the next.
+ *
+ *   lock i (of 300, each on its own line), from t = 400 i:  CPU i mod 4 takes it,
+ *   CPU 4 + i mod 4 asks at +10 (queued by +70), the first lets go at +150,
+ *   the second takes it (a hand-off) and lets go
+ */
+#define NLOCKS	300
+static struct { int lock __attribute__((aligned(64))); } many_locks[NLOCKS];
+
+static void test_many_lock_queues(void)
+{
+	struct vt_stats st;
+
+	start();
+	memset(many_locks, 0, sizeof(many_locks));
+	for (int i = 0; i < NLOCKS; i++) {
+		double t = 400.0 * i;
+
+		add(i % 4, t, OP_LOCK, &many_locks[i].lock);
+		add(i % 4, t + 150, OP_UNLOCK, &many_locks[i].lock);
+		add(4 + i % 4, t + 10, OP_LOCK, &many_locks[i].lock);
+		add(4 + i % 4, t + 10, OP_UNLOCK, &many_locks[i].lock);
+	}
+	if (run_script(&st)) {
+		ok(0, "many lock queues: the run ends");
+		return;
+	}
+	is_int((int)st.lock_handoffs, NLOCKS, "each of %d locks was handed over once", NLOCKS);
+	is_int(nr_order, 2 * NLOCKS, "and taken twice");
+}
+
+/*
+ * trylock takes a free lock and fails on a held one without waiting.
+ *
+ *   t=0 CPU 0 takes the lock     t=200 CPU 1 trylocks: fails after the lock word's transfer
+ *   t=1000 CPU 0 lets go         t=1300 CPU 1 trylocks: takes it
+ */
+static int tl_lock __attribute__((aligned(64)));
+
+static void test_trylock(void)
+{
+	struct vt_stats st;
+
+	start();
+	tl_lock = 0;
+	add(0, 0, OP_LOCK, &tl_lock);
+	add(0, 1000, OP_UNLOCK, &tl_lock);
+	add(1, 200, OP_TRYLOCK, &tl_lock);
+	add(1, 1300, OP_TRYLOCK, &tl_lock);
+	add(1, 1400, OP_UNLOCK, &tl_lock);
+	if (run_script(&st)) {
+		ok(0, "trylock: the run ends");
+		return;
+	}
+	ok(!result[1][0] && took[1][0] == L3,
+	   "a trylock of a held lock fails after one transfer, without waiting for the lock (%.0f ns)",
+	   took[1][0]);
+	ok(result[1][1], "a trylock of a free lock takes it");
+	is_int((int)st.cas_fail, 1, "one failed attempt counted");
+	ok(st.lock_handoffs == 0 && st.lock_wait_ns == 0, "nothing queued on the lock");
+}
+
+/* --- wake-ups -------------------------------------------------------------------- */
+
+/*
+ * Sleepers on a line (vt_sleep(): folio_lock()'s wait) wake only for a
+ * release write, one at a time, the one asleep longest first; a plain
+ * write wakes none.  One nobody wakes gets up after 50 us.
+ *
+ *   t=10, 100, 200: CPUs 1, 2, 3 read line A, then sleep on it
+ *   t=1000 CPU 0 writes A (plain): nobody wakes
+ *   t=2000 CPU 0 writes A (release): CPU 1 wakes, one 20 ns transfer later
+ *   t=3000 CPU 0 writes A (release): CPU 2 wakes
+ *   CPU 3 wakes 50 us after it went to sleep
+ */
+static void test_release_wakes_oldest(void)
+{
+	struct vt_stats st;
+
+	start();
+	add(1, 10, OP_READ, &line_a);
+	add(1, 10, OP_SLEEP, &line_a);
+	add(2, 100, OP_READ, &line_a);
+	add(2, 100, OP_SLEEP, &line_a);
+	add(3, 200, OP_READ, &line_a);
+	add(3, 200, OP_SLEEP, &line_a);
+	add(0, 1000, OP_WRITE, &line_a);
+	add(0, 2000, OP_RELEASE, &line_a);
+	add(0, 3000, OP_RELEASE, &line_a);
+	if (run_script(&st)) {
+		ok(0, "sleepers: the run ends");
+		return;
+	}
+	is_int(done_at[1][1], done_at[0][1] + L3,
+	       "the first release write wakes CPU 1, asleep longest, %.0f ns later (the plain write did not)", L3);
+	is_int(done_at[2][1], done_at[0][2] + L3, "the second wakes CPU 2");
+	is_int(took[3][1], 50000, "CPU 3, never woken, gets up after 50 us");
+}
+
+int main(void)
+{
+	plan_no_plan();
+	make_machine();
+	test_invalidation_cost();
+	test_write_invalidates();
+	test_read_shares_owned();
+	test_silent_upgrade();
+	test_read_nearest();
+	test_shared_reads_do_not_queue();
+	test_lock_queue_reuse();
+	test_many_lock_queues();
+	test_trylock();
+	test_release_wakes_oldest();
+	return done_testing();
+}
