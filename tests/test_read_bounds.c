@@ -245,22 +245,6 @@ static void test_async_rebuild(void)
 
 /* --- large folios ------------------------------------------------------------- */
 
-/*
- * A point for a known bug: printed as TAP's "# TODO" (the description must
- * say so), which tools/run-tests.sh counts as passed, and left out of this
- * program's exit status.
- */
-static void __attribute__((format(printf, 2, 3))) todo(int cond, const char *fmt, ...)
-{
-	int failed = tap_failed;
-	va_list ap;
-
-	va_start(ap, fmt);
-	tap_vok(cond, fmt, ap);
-	va_end(ap);
-	tap_failed = failed;
-}
-
 static struct address_space lmap;
 static struct file lfile = { .f_mapping = &lmap };
 
@@ -342,11 +326,10 @@ static void test_accounting(void)
  *                   order 1 order 2 ...
  *
  * And at index 6 of a 7-page file: the folio that holds it may not reach
- * past page 7, so it is [6,7), order 0.  Today's model sizes the folio at
- * ALIGN_DOWN(6, 4) = 4 (order 1 fits there: [4,6)) and then places an
- * order-1 folio at 6: [6,8), a page past the end of the file.  The kernel's
- * page_cache_ra_order() checks the end at the index it allocates at.
- * Asserted as a TODO until filemap.c is fixed.
+ * past page 7, so it is [6,7), order 0.  (The model once sized the folio at
+ * ALIGN_DOWN(6, 4) = 4, where order 1 fits, and placed that order-1 folio
+ * at 6: [6,8), a page past the end of the file.  The kernel's
+ * page_cache_ra_order() checks the end at the index it allocates at.)
  */
 static void order_case(loff_t i_size, unsigned int want, const char *what)
 {
@@ -375,9 +358,8 @@ static void test_create_order(void)
 	lmap.folio_order = 2;
 	lmap.i_size = 7 * PAGE_SIZE;
 	folio = __filemap_get_folio(&lmap, 6, FGP_CREAT, GFP_KERNEL);
-	todo(folio && folio_next_index(folio) <= 7,
-	   "i_size 7 pages: the folio created at index 6 ends by page 7 (got [%lu, %lu)) # TODO "
-	   "filemap_create_order() is asked about index 4, the folio goes at 6",
+	ok(folio && folio->index == 6 && folio_next_index(folio) == 7,
+	   "i_size 7 pages: the folio created at index 6 is [6, 7), ending by the file's end (got [%lu, %lu))",
 	   folio ? folio->index : 0, folio ? folio_next_index(folio) : 0);
 	if (folio)
 		folio_put(folio);

@@ -594,14 +594,17 @@ bool remove_mapping(struct address_space *mapping, struct folio *folio)
 	return true;
 }
 
-/* The largest order at @index that alignment, the mapping and i_size allow. */
+/*
+ * The largest order up to the mapping's whose naturally aligned folio
+ * around @index ends by i_size: the end is checked where the folio goes,
+ * as page_cache_ra_order() checks it at the index it allocates at.
+ */
 static unsigned int filemap_create_order(struct address_space *mapping, pgoff_t index)
 {
 	pgoff_t end = (pgoff_t)((mapping->i_size + (loff_t)PAGE_SIZE - 1) >> PAGE_SHIFT);
 	unsigned int order = mapping->folio_order;
 
-	while (order && (!IS_ALIGNED(index, 1UL << order) ||
-			 ALIGN_DOWN(index, 1UL << order) + (1UL << order) > end))
+	while (order && ALIGN_DOWN(index, 1UL << order) + (1UL << order) > end)
 		order--;
 	return order;
 }
@@ -637,7 +640,7 @@ repeat:
 		return NULL;
 	if ((loff_t)index << PAGE_SHIFT >= mapping->i_size)
 		return NULL;
-	order = filemap_create_order(mapping, ALIGN_DOWN(index, 1UL << mapping->folio_order));
+	order = filemap_create_order(mapping, index);
 	for (;;) {
 		folio = folio_alloc(gfp, order);
 		if (!folio)
