@@ -143,6 +143,32 @@ assert all(k["folios_moved"] == 512 for k in c.values()), c    # counted in page
 PY
 ok $? "--thp always: one 2 MiB folio, which mgt-entry does not count"
 
+# --offset: where the 5 MiB buffer starts past a 2 MiB boundary decides how many whole 2 MiB
+# ranges (THPs with --thp always) it holds: two at 0, one from 4K to 1020K, two from 1M on.
+#   offset 0      [0, 5M)         THPs [0,2M) [2M,4M)
+#   offset 1020K  [1020K, 6140K)  THP  [2M,4M)          (6140K < 6M)
+#   offset 1M     [1M, 6M)        THPs [2M,4M) [4M,6M)
+# mgt-entry restores a THP through all 11 VMAs and each small folio through the parent's alone.
+for o in 0 4K 1020K 1M 2044K; do
+	"$MMLAB" run migrate-fork --scale tiny --size 5M --children 10 --thp always --offset $o \
+		--variant mgt-entry --repeat 1 --json "$tmp/off-$o.json" >/dev/null 2>&1 || echo "offset $o failed" >&2
+done
+python3 - "$tmp" <<'PY'
+import json, sys
+def visits(o):
+    r = json.load(open(f"{sys.argv[1]}/off-{o}.json"))["results"][0]["counters"]
+    assert r["folios_moved"] == 1280, r
+    return r["restore_vmas_visited"]
+thps = {"0": 2, "4K": 1, "1020K": 1, "1M": 2, "2044K": 2}
+got = {o: visits(o) for o in thps}
+want = {o: n * 11 + (1280 - 512 * n) for o, n in thps.items()}
+assert got == want, (got, want)
+PY
+ok $? "--offset 0, 4K, 1020K, 1M, 2044K: 2, 1, 1, 2, 2 THPs in the 5 MiB buffer"
+usage_error_says 'multiple of 4K in 0..2044K' "an offset not a whole number of pages" run migrate-fork --offset 3K
+usage_error_says '0..2044K' "an offset of 2 MiB" run migrate-fork --offset 2M
+usage_error_says 'multiple of the folio size' "an offset not a multiple of the folio" run migrate-fork --offset 8K --folio-order 2
+
 # On a simulated machine the walk counters are there too (the event build's, run on the host),
 # the same as on the host; its host times are not (they would pass for the machine's).
 for m in host e5-2690v3-2s; do

@@ -28,11 +28,12 @@
 #include <linux/vmstat.h>
 #include "workloads.h"
 
-#define MF_BASE		0x7f0000000000UL
+#define MF_BASE		0x7f0000000000UL	/* 2 MiB-aligned; the buffer starts p->offset past it */
 #define MF_STAMP_OFF	64		/* where a child writes its number in each page it copies */
 #define MF_THP_ORDER	9		/* HPAGE_PMD_ORDER on x86-64: a PMD maps 2 MiB */
 
 struct mf_run {
+	unsigned long base;		/* the buffer's address */
 	const struct mf_params *p;
 	struct mm_struct **mms;		/* [0] the parent, then the children */
 	int nr_mms;
@@ -99,13 +100,13 @@ static int mf_setup(struct mf_run *run, char *msg, size_t len)
 	if (!parent)
 		goto oom;
 	run->mms[run->nr_mms++] = parent;
-	if (do_mmap(parent, NULL, MF_BASE, (unsigned long)p->size, VM_READ | VM_WRITE, 0) != MF_BASE) {
+	if (do_mmap(parent, NULL, run->base, (unsigned long)p->size, VM_READ | VM_WRITE, 0) != run->base) {
 		snprintf(msg, len, "migrate-fork: mmap of the buffer failed");
 		return -1;
 	}
 	/* The parent faults the buffer in on its own node (0) and fills it. */
 	for (unsigned long n = 0; n < run->nr_pages; n++) {
-		unsigned char *page = mf_touch(parent, MF_BASE + (n << PAGE_SHIFT), true);
+		unsigned char *page = mf_touch(parent, run->base + (n << PAGE_SHIFT), true);
 
 		if (!page)
 			goto oom;
@@ -127,7 +128,7 @@ static int mf_setup(struct mf_run *run, char *msg, size_t len)
 	}
 	for (int c = 1; c <= p->children; c++) {
 		for (unsigned long n = 0; n < run->nr_cow; n++) {
-			unsigned char *page = mf_touch(run->mms[c], MF_BASE + (n << PAGE_SHIFT), true);
+			unsigned char *page = mf_touch(run->mms[c], run->base + (n << PAGE_SHIFT), true);
 
 			if (!page)
 				goto oom;
@@ -155,7 +156,7 @@ static void mf_teardown(struct mf_run *run)
 /* Does page @n of process @c (0: the parent) read what that process wrote? */
 static bool mf_page_ok(struct mf_run *run, int c, unsigned long n, unsigned char *expect)
 {
-	unsigned char *page = mmu_access(run->mms[c], MF_BASE + (n << PAGE_SHIFT), false);
+	unsigned char *page = mmu_access(run->mms[c], run->base + (n << PAGE_SHIFT), false);
 
 	if (!page)
 		return false;
@@ -171,12 +172,12 @@ static int mf_check(struct mf_run *run, struct mf_result *r, char *msg, size_t l
 	static unsigned char expect[PAGE_SIZE];
 
 	for (unsigned long n = 0; n < run->nr_pages; n++) {
-		pte_t *ptep = mm_find_pte(run->mms[0], MF_BASE + (n << PAGE_SHIFT));
+		pte_t *ptep = mm_find_pte(run->mms[0], run->base + (n << PAGE_SHIFT));
 		pte_t pte = ptep ? __ptep_get(ptep) : __pte(0);
 
 		memset(expect, mf_pattern(n), PAGE_SIZE);
 		for (int c = 0; c < run->nr_mms; c++) {
-			pte_t *cp = mm_find_pte(run->mms[c], MF_BASE + (n << PAGE_SHIFT));
+			pte_t *cp = mm_find_pte(run->mms[c], run->base + (n << PAGE_SHIFT));
 
 			if (cp && is_swap_pte(__ptep_get(cp)) &&
 			    is_migration_entry(pte_to_swp_entry(__ptep_get(cp))))
@@ -194,7 +195,7 @@ static int mf_check(struct mf_run *run, struct mf_result *r, char *msg, size_t l
 
 int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, size_t len)
 {
-	struct mf_run run = { .p = p };
+	struct mf_run run = { .p = p, .base = MF_BASE + (p->offset & ~(PAGE_SIZE - 1)) };
 	unsigned long events[NR_VM_EVENT_ITEMS], nr = 1UL << p->folio_order;
 	double t0;
 	int err;
@@ -249,7 +250,7 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 		lru_cache_disable_ns = p->lru_disable_ns;
 		migrate_memcg_ns = p->memcg_ns;
 		t0 = timed_begin();
-		r->mbind_ret = do_mbind(run.mms[0], MF_BASE, (unsigned long)p->size, 1,
+		r->mbind_ret = do_mbind(run.mms[0], run.base, (unsigned long)p->size, 1,
 					p->move_all ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
 		r->usec = timed_end(t0);
 		guest_touch.armed = false;

@@ -15,6 +15,7 @@ struct mf_params {
 	unsigned int folio_order;	/* of the anonymous folios */
 	bool move_all;			/* MPOL_MF_MOVE_ALL: the pages still shared move too */
 	bool thp;			/* the parent's faults map 2 MiB folios where a whole one fits */
+	unsigned long offset;		/* the buffer's start past a 2 MiB boundary, page-aligned */
 	/* Costs the model leaves out unless asked (src/experiments/migrate_fork.c, the ledger) */
 	bool target_cold;		/* node 1's frames never backed by the host: first touch faults */
 	unsigned int host_page_order;	/* the host's page backing guest RAM: 0 (4 KiB) or 9 (2 MiB) */
