@@ -214,11 +214,13 @@ static void split_large_buddy(struct zone *zone, struct page *page, unsigned lon
 
 	if (order > pageblock_order)
 		order = pageblock_order;
-	do {
+	for (;;) {
 		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn), fpi_flags);
 		pfn += 1UL << order;
+		if (pfn == end)		/* no struct page is looked up past the block */
+			break;
 		page = pfn_to_page(pfn);
-	} while (pfn < end);
+	}
 }
 
 static void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
@@ -665,7 +667,7 @@ static bool free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 			    (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
 			    (!(pcp->flags & PCPF_FREE_HIGH_BATCH) || pcp->count >= batch);
 		pcp->flags |= PCPF_PREV_FREE_HIGH_ORDER;
-	} else {
+	} else if (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) {
 		pcp->flags &= ~PCPF_PREV_FREE_HIGH_ORDER;
 	}
 	if (pcp->free_count < (batch << PCP_BATCH_SCALE_MAX))
