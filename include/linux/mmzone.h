@@ -46,12 +46,6 @@ struct free_area {
 	unsigned long nr_free;		/* blocks of this order, all types */
 };
 
-/* The block at the head of @area's @migratetype list, or NULL. */
-static inline struct page *get_page_from_free_area(struct free_area *area, int migratetype)
-{
-	return list_first_entry_or_null(&area->free_list[migratetype], struct page, lru);
-}
-
 static inline bool free_area_empty(struct free_area *area, int migratetype)
 {
 	return list_empty(&area->free_list[migratetype]);

@@ -147,6 +147,12 @@ static inline void move_to_free_list(struct page *page, struct zone *zone,
 	account_freepages(zone, 1L << order, new_mt);
 }
 
+/* The block at the head of @area's @migratetype list, or NULL. */
+static inline struct page *get_page_from_free_area(struct free_area *area, int migratetype)
+{
+	return list_first_entry_or_null(&area->free_list[migratetype], struct page, lru);
+}
+
 /*
  * If the block one order up is likely to become free soon (its other half
  * is free), put this block at the tail so it is not handed out before the
