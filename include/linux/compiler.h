@@ -21,6 +21,21 @@
 #define __maybe_unused	__attribute__((unused))
 #define __must_check	__attribute__((warn_unused_result))
 
+/*
+ * A switch case that goes on into the next one on purpose: the statement
+ * attribute -Wimplicit-fallthrough (in -Wextra) accepts, as the kernel's
+ * compiler_attributes.h spells it; an empty statement where the compiler
+ * lacks the attribute.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__fallthrough__)
+#define fallthrough	__attribute__((__fallthrough__))
+#endif
+#endif
+#ifndef fallthrough
+#define fallthrough	do {} while (0)
+#endif
+
 #define SMP_CACHE_BYTES	64
 
 #define barrier()	__asm__ __volatile__("" ::: "memory")

@@ -120,6 +120,12 @@ static inline void list_splice_init(struct list_head *list, struct list_head *he
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(ptr, type, member) list_entry((ptr)->next, type, member)
 #define list_last_entry(ptr, type, member) list_entry((ptr)->prev, type, member)
+/* The first entry of @ptr, or NULL if the list is empty (a plain load, as list_empty()). */
+#define list_first_entry_or_null(ptr, type, member) ({			\
+	struct list_head *__head = (ptr);				\
+	struct list_head *__pos = __head->next;				\
+	__pos != __head ? list_entry(__pos, type, member) : NULL;	\
+})
 #define list_next_entry(pos, member) \
 	list_entry((pos)->member.next, __typeof__(*(pos)), member)
 

@@ -46,6 +46,11 @@ struct free_area {
 	unsigned long nr_free;		/* blocks of this order, all types */
 };
 
+static inline bool free_area_empty(struct free_area *area, int migratetype)
+{
+	return list_empty(&area->free_list[migratetype]);
+}
+
 /*
  * Per-CPU lists hold orders 0..PAGE_ALLOC_COSTLY_ORDER for each pcp
  * migratetype, plus two lists for the pageblock (THP) order: movable, and
@@ -115,6 +120,16 @@ struct zone {
 	struct per_cpu_pages per_cpu_pageset[NR_CPUS];
 	struct per_cpu_zonestat per_cpu_zonestats[NR_CPUS];
 } __cacheline_aligned;
+
+static inline unsigned long zone_end_pfn(const struct zone *zone)
+{
+	return zone->zone_start_pfn + zone->spanned_pages;
+}
+
+static inline bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
+{
+	return zone->zone_start_pfn <= pfn && pfn < zone_end_pfn(zone);
+}
 
 struct per_cpu_nodestat {
 	s8 vm_node_stat_diff[NR_VM_NODE_STAT_ITEMS];

@@ -50,6 +50,14 @@ static inline int gfp_migratetype(gfp_t gfp)
 
 /* --- the buddy ------------------------------------------------------------ */
 
+/* Relabel the pageblocks of a block of @start_order (at least pageblock_order). */
+static void change_pageblock_range(struct page *pageblock_page, int start_order, int migratetype)
+{
+	for (int nr_pageblocks = 1 << (start_order - pageblock_order); nr_pageblocks > 0;
+	     nr_pageblocks--, pageblock_page += pageblock_nr_pages)
+		set_pageblock_migratetype(pageblock_page, migratetype);
+}
+
 static inline void set_buddy_order(struct page *page, unsigned int order)
 {
 	page->private = order;
@@ -139,6 +147,12 @@ static inline void move_to_free_list(struct page *page, struct zone *zone,
 	account_freepages(zone, 1L << order, new_mt);
 }
 
+/* The block at the head of @area's @migratetype list, or NULL. */
+static inline struct page *get_page_from_free_area(struct free_area *area, int migratetype)
+{
+	return list_first_entry_or_null(&area->free_list[migratetype], struct page, lru);
+}
+
 /*
  * If the block one order up is likely to become free soon (its other half
  * is free), put this block at the tail so it is not handed out before the
@@ -185,7 +199,7 @@ static void __free_one_page(struct page *page, unsigned long pfn, struct zone *z
 		__del_page_from_free_list(buddy, zone, order);
 		/* The merged block is of one type: expand() will rely on it. */
 		if (unlikely(buddy_mt != migratetype))
-			set_pageblock_migratetype(buddy, migratetype);
+			change_pageblock_range(buddy, (int)order, migratetype);
 		pfn &= buddy_pfn;
 		page = pfn_to_page(pfn);
 		order++;
@@ -206,11 +220,13 @@ static void split_large_buddy(struct zone *zone, struct page *page, unsigned lon
 
 	if (order > pageblock_order)
 		order = pageblock_order;
-	do {
+	for (;;) {
 		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn), fpi_flags);
 		pfn += 1UL << order;
+		if (pfn == end)		/* no struct page is looked up past the block */
+			break;
 		page = pfn_to_page(pfn);
-	} while (pfn < end);
+	}
 }
 
 static void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
@@ -258,12 +274,11 @@ static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order,
 				       int migratetype)
 {
 	for (unsigned int current_order = order; current_order < NR_PAGE_ORDERS; current_order++) {
-		struct list_head *list = &zone->free_area[current_order].free_list[migratetype];
-		struct page *page;
+		struct page *page = get_page_from_free_area(&zone->free_area[current_order],
+							    migratetype);
 
-		if (list_empty(list))
+		if (!page)
 			continue;
-		page = list_first_entry(list, struct page, lru);
 		page_del_and_expand(zone, page, order, current_order, migratetype);
 		return page;
 	}
@@ -277,32 +292,55 @@ static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
 	[MIGRATE_RECLAIMABLE] = { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE },
 };
 
-static int find_fallback(struct free_area *area, int migratetype)
-{
-	for (int i = 0; i < MIGRATE_PCPTYPES - 1; i++)
-		if (!list_empty(&area->free_list[fallbacks[migratetype][i]]))
-			return fallbacks[migratetype][i];
-	return -1;
-}
-
 /*
  * Is a block of @order worth claiming its whole pageblock for @start_mt?
+ * A block of a pageblock or more is claimed outright; from half a
+ * pageblock's order up the rest of the pageblock is likely free too.
  * Unmovable and reclaimable allocations always try: scattering them over
- * many movable pageblocks is what fragments memory for good.
+ * many movable pageblocks is what fragments memory for good, while a
+ * movable allocation that only borrows a small block can be moved out of
+ * it later.
  */
 static bool should_try_claim_block(unsigned int order, int start_mt)
 {
+	if (order >= pageblock_order)
+		return true;
 	if (order >= pageblock_order / 2)
 		return true;
-	return start_mt == MIGRATE_RECLAIMABLE || start_mt == MIGRATE_UNMOVABLE;
+	if (start_mt == MIGRATE_RECLAIMABLE || start_mt == MIGRATE_UNMOVABLE)
+		return true;
+	return false;
 }
 
-static unsigned long move_freepages_block(struct zone *zone, unsigned long start, int old_mt,
-					  int new_mt)
+/*
+ * The first type in @migratetype's fallback order with a free block of
+ * @order, or -1.  With @claimable (the claim path), -2 when blocks of
+ * @order are too small to claim a pageblock with: should_try_claim_block()
+ * only gets stricter as the order drops, so the caller can stop there.
+ */
+static int find_suitable_fallback(struct free_area *area, unsigned int order, int migratetype,
+				  bool claimable)
 {
-	unsigned long pfn = start, moved = 0;
+	if (claimable && !should_try_claim_block(order, migratetype))
+		return -2;
+	if (area->nr_free == 0)
+		return -1;
+	for (int i = 0; i < MIGRATE_PCPTYPES - 1; i++) {
+		int fallback_mt = fallbacks[migratetype][i];
 
-	while (pfn < start + pageblock_nr_pages) {
+		if (!free_area_empty(area, fallback_mt))
+			return fallback_mt;
+	}
+	return -1;
+}
+
+/* Move every free block of the pageblock at @start_pfn to @new_mt's lists. */
+static unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
+					    int old_mt, int new_mt)
+{
+	unsigned long pfn = start_pfn, moved = 0;
+
+	while (pfn < start_pfn + pageblock_nr_pages) {
 		struct page *p = pfn_to_page(pfn);
 
 		if (PageBuddy(p)) {
@@ -317,59 +355,92 @@ static unsigned long move_freepages_block(struct zone *zone, unsigned long start
 }
 
 /*
- * Take a free block of another type, and claim its pageblock for
- * @start_mt if at least half of the pageblock is free or compatible.  The
- * model does not track which allocated pages are movable, so it counts
- * allocated pages of a movable pageblock as incompatible with a movable
- * request and as "alike" for an unmovable one, which makes unmovable
- * requests claim, as they nearly always do.
+ * The pageblock of @page: its first pfn in @start_pfn and, if @num_free,
+ * how many of its pages are free.  False when it reaches outside @zone
+ * (only the zone's lock is held).  The kernel also counts the allocated
+ * pages that look movable (on an LRU or with movable_ops) in
+ * @num_movable; the model does not tell them apart and counts none.
  */
-static struct page *try_to_claim_block(struct zone *zone, struct page *page,
-				       unsigned int current_order, unsigned int order,
-				       int start_mt, int block_mt)
+static bool prep_move_freepages_block(struct zone *zone, struct page *page,
+				      unsigned long *start_pfn, unsigned long *num_free,
+				      unsigned long *num_movable)
 {
-	unsigned long start, free_pages = 0, alike;
+	unsigned long start = ALIGN_DOWN(page_to_pfn(page), pageblock_nr_pages);
+	unsigned long end = start + pageblock_nr_pages;
 
-	if (current_order >= pageblock_order) {
-		del_page_from_free_list(page, zone, current_order, block_mt);
-		for (unsigned long i = 0; i < (1UL << current_order); i += pageblock_nr_pages)
-			set_pageblock_migratetype(page + i, start_mt);
-		account_freepages(zone, expand(zone, page, order, current_order, start_mt), start_mt);
-		return page;
-	}
-	start = ALIGN_DOWN(page_to_pfn(page), pageblock_nr_pages);
-	for (unsigned long pfn = start; pfn < start + pageblock_nr_pages; ) {
+	if (!zone_spans_pfn(zone, start) || !zone_spans_pfn(zone, end - 1))
+		return false;
+	*start_pfn = start;
+	if (!num_free)
+		return true;
+	*num_free = 0;
+	*num_movable = 0;
+	for (unsigned long pfn = start; pfn < end; ) {
 		struct page *p = pfn_to_page(pfn);
 
 		if (PageBuddy(p)) {
-			free_pages += 1UL << buddy_order(p);
+			*num_free += 1UL << buddy_order(p);
 			pfn += 1UL << buddy_order(p);
 		} else {
 			pfn++;
 		}
 	}
-	alike = (start_mt != MIGRATE_MOVABLE && block_mt == MIGRATE_MOVABLE) ?
-		pageblock_nr_pages - free_pages : 0;
+	return true;
+}
+
+/*
+ * Take a free block of another type, and claim its pageblock for
+ * @start_mt if at least half of the pageblock is free or compatible.  The
+ * model does not track which allocated pages are movable, so it counts
+ * allocated pages of a movable pageblock as incompatible with a movable
+ * request and as "alike" for an unmovable one, which makes unmovable
+ * requests claim, as they nearly always do.  (No watermark boost: the
+ * model runs no kswapd.)
+ */
+static struct page *try_to_claim_block(struct zone *zone, struct page *page,
+				       unsigned int current_order, unsigned int order,
+				       int start_mt, int block_mt)
+{
+	unsigned long start_pfn, free_pages, movable_pages, alike;
+
+	if (current_order >= pageblock_order) {
+		del_page_from_free_list(page, zone, current_order, block_mt);
+		change_pageblock_range(page, (int)current_order, start_mt);
+		account_freepages(zone, expand(zone, page, order, current_order, start_mt), start_mt);
+		return page;
+	}
+	if (!prep_move_freepages_block(zone, page, &start_pfn, &free_pages, &movable_pages))
+		return NULL;
+	if (start_mt == MIGRATE_MOVABLE)
+		alike = movable_pages;
+	else
+		alike = block_mt == MIGRATE_MOVABLE ?
+			pageblock_nr_pages - (free_pages + movable_pages) : 0;
 	if (free_pages + alike < pageblock_nr_pages / 2)
 		return NULL;
-	move_freepages_block(zone, start, block_mt, start_mt);
-	set_pageblock_migratetype(pfn_to_page(start), start_mt);
+	__move_freepages_block(zone, start_pfn, block_mt, start_mt);
+	set_pageblock_migratetype(pfn_to_page(start_pfn), start_mt);
 	return __rmqueue_smallest(zone, order, start_mt);
 }
 
-/* Largest blocks first: the more of a pageblock we take, the better we claim. */
+/*
+ * Fall back by claiming a whole pageblock of another type for @start_mt,
+ * largest blocks first: the more of a pageblock is free, the better the
+ * claim.  (The kernel's ALLOC_NOFRAGMENT floor at pageblock_order is not
+ * modelled: it comes with a second zone.)
+ */
 static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int start_mt)
 {
 	for (int current_order = MAX_PAGE_ORDER; current_order >= (int)order; current_order--) {
 		struct free_area *area = &zone->free_area[current_order];
-		int fallback_mt = find_fallback(area, start_mt);
+		int fallback_mt = find_suitable_fallback(area, current_order, start_mt, true);
 		struct page *page;
 
-		if (fallback_mt < 0)
+		if (fallback_mt == -1)	/* none of this order */
 			continue;
-		if (!should_try_claim_block(current_order, start_mt))
+		if (fallback_mt == -2)	/* too small from here down */
 			break;
-		page = list_first_entry(&area->free_list[fallback_mt], struct page, lru);
+		page = get_page_from_free_area(area, fallback_mt);
 		page = try_to_claim_block(zone, page, current_order, order, start_mt, fallback_mt);
 		if (page)
 			return page;
@@ -382,27 +453,70 @@ static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int s
 {
 	for (unsigned int current_order = order; current_order < NR_PAGE_ORDERS; current_order++) {
 		struct free_area *area = &zone->free_area[current_order];
-		int fallback_mt = find_fallback(area, start_mt);
+		int fallback_mt = find_suitable_fallback(area, current_order, start_mt, false);
 		struct page *page;
 
-		if (fallback_mt < 0)
+		if (fallback_mt == -1)
 			continue;
-		page = list_first_entry(&area->free_list[fallback_mt], struct page, lru);
+		page = get_page_from_free_area(area, fallback_mt);
 		page_del_and_expand(zone, page, order, current_order, fallback_mt);
 		return page;
 	}
 	return NULL;
 }
 
-static struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype)
-{
-	struct page *page = __rmqueue_smallest(zone, order, migratetype);
+/*
+ * Where __rmqueue() starts looking, from the least to the most
+ * fragmenting source.  rmqueue_bulk() keeps one across its whole batch.
+ */
+enum rmqueue_mode {
+	RMQUEUE_NORMAL,		/* @migratetype's own free lists */
+	RMQUEUE_CMA,		/* CMA pageblocks (none in the model) */
+	RMQUEUE_CLAIM,		/* claim a pageblock of another type */
+	RMQUEUE_STEAL,		/* take one block of another type */
+};
 
-	if (unlikely(!page))
+/*
+ * Take a block of @order off the buddy for @migratetype; zone->lock held.
+ * The fallbacks cost a search over every order.  A caller that takes many
+ * blocks under one hold of the lock (rmqueue_bulk()) passes the same
+ * @mode each time: nothing else changes the free lists meanwhile, so a
+ * source found empty stays empty, and *@mode moves past it for the calls
+ * that follow.  A claim refills @migratetype's own lists, so it sends
+ * *@mode back to RMQUEUE_NORMAL.
+ */
+static struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
+			      enum rmqueue_mode *mode)
+{
+	struct page *page;
+
+	switch (*mode) {
+	case RMQUEUE_NORMAL:
+		page = __rmqueue_smallest(zone, order, migratetype);
+		if (page)
+			return page;
+		fallthrough;
+	case RMQUEUE_CMA:
+		/*
+		 * The kernel without CONFIG_CMA (ALLOC_CMA is 0): nothing to
+		 * try, and nothing charged.
+		 */
+		fallthrough;
+	case RMQUEUE_CLAIM:
 		page = __rmqueue_claim(zone, order, migratetype);
-	if (unlikely(!page))
+		if (page) {
+			*mode = RMQUEUE_NORMAL;
+			return page;
+		}
+		fallthrough;
+	case RMQUEUE_STEAL:
 		page = __rmqueue_steal(zone, order, migratetype);
-	return page;
+		if (page) {
+			*mode = RMQUEUE_STEAL;
+			return page;
+		}
+	}
+	return NULL;
 }
 
 /* --- per-CPU page lists --------------------------------------------------- */
@@ -416,11 +530,12 @@ static inline struct per_cpu_pages *this_cpu_pcp(struct zone *zone)
 static int rmqueue_bulk(struct zone *zone, unsigned int order, int count,
 			struct list_head *list, int migratetype)
 {
+	enum rmqueue_mode rmqm = RMQUEUE_NORMAL;
 	int allocated = 0;
 
 	spin_lock(&zone->lock);
 	for (; allocated < count; allocated++) {
-		struct page *page = __rmqueue(zone, order, migratetype);
+		struct page *page = __rmqueue(zone, order, migratetype, &rmqm);
 
 		if (unlikely(!page))
 			break;
@@ -558,7 +673,7 @@ static bool free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 			    (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
 			    (!(pcp->flags & PCPF_FREE_HIGH_BATCH) || pcp->count >= batch);
 		pcp->flags |= PCPF_PREV_FREE_HIGH_ORDER;
-	} else {
+	} else if (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) {
 		pcp->flags &= ~PCPF_PREV_FREE_HIGH_ORDER;
 	}
 	if (pcp->free_count < (batch << PCP_BATCH_SCALE_MAX))
@@ -622,10 +737,11 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int m
 
 static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, int migratetype)
 {
+	enum rmqueue_mode rmqm = RMQUEUE_NORMAL;
 	struct page *page;
 
 	spin_lock(&zone->lock);
-	page = __rmqueue(zone, order, migratetype);
+	page = __rmqueue(zone, order, migratetype, &rmqm);
 	spin_unlock(&zone->lock);
 	if (page)
 		__count_vm_events(PGALLOC_NORMAL, 1 << order);
