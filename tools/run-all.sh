@@ -67,12 +67,14 @@ done
 # numbers where the preset carries them (seed.* lines).  free-contig runs a tenth of the
 # seed's 100000 iterations (its time a page is steady well before); migrate-fork's curve
 # ends at the RFC's 1000 children, which takes minutes: 1000 COW copies of 5 MiB go
-# through the simulated caches.
+# through the simulated caches.  Yitian 710's Neoverse N2 cores implement Armv9.0, which has
+# range TLBIs (FEAT_TLBIRANGE, mandatory from Armv8.4: QEMU commit 84940ed82552, "target/arm:
+# Add support for FEAT_TLBIRANGE"; arm64 uses them when the CPU has them).
 st_runs=("free-contig m2-vm --iterations 10000"
 	 "vmalloc m2-vm --tests fix_size_alloc_test --pages 512 --arch arm64 --variant vanilla,batched,bulk"
 	 "readseq icelake-32v --threads 32 --file-size 4M --mem 1G --io async --device-latency 10"
 	 "migrate-fork qemu-2node --children 1,10,100,1000 --variant vanilla,mgt-entry"
-	 "reclaim-large yitian710-32c --contpte on"
+	 "reclaim-large yitian710-32c --contpte on --tlbi-range on"
 	 "reclaim-large xeon-8369b-2s --contpte off")
 for st in "${st_runs[@]}"; do
 	read -r name machine args <<<"$st"
