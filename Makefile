@@ -8,6 +8,9 @@
 #   make DESIGNS=vanilla,contig-bulk
 #                 only those designs: build/mmlab and their tests (vanilla's
 #                 always); mmlab refuses the variants of the others
+#   make expect-fail DESIGN=contig-bulk
+#                 the design's tests, expecting the design, against vanilla's
+#                 kernel: shows which of them fail there
 #   make V=1      show full compiler command lines
 #
 # Layers, each a library of its own:
@@ -315,7 +318,7 @@ DEPFILES += $(addsuffix .d,$(addprefix $(BUILD)/tests/lab/,$(LABT)))
 -include $(DEPFILES)
 
 # --- the two commands -------------------------------------------------------
-.PHONY: all deps run check mutation clean venv layers FORCE
+.PHONY: all deps run check mutation clean venv layers FORCE expect-fail
 all: $(BUILD)/mmlab $(TEST_BINS)
 
 deps:
@@ -339,6 +342,22 @@ check: deps
 
 mutation:
 	@bash tools/mutation.sh
+
+# make expect-fail DESIGN=foo: foo's tests, compiled with foo's KCFG (what
+# they expect) and linked with vanilla's kernel: which fail (tools/expect-fail.sh)
+EF_TESTS = $(foreach t,$(call per_design,$(UNIT) $(STRESS)),dbg/$(t)) \
+	   $(foreach t,$(call per_design,$(CHECKS)),$(if $(filter $(DESIGN),$(call designs_of,$(t))),chk/$(t))) \
+	   $(BTESTS_$(DESIGN))
+ifneq ($(filter expect-fail,$(MAKECMDGOALS)),)
+ifneq ($(words $(filter-out vanilla,$(filter $(DESIGN),$(KERNELS) $(BASES))) $(DESIGN)),2)
+$(error expect-fail: DESIGN='$(DESIGN)': name one design other than vanilla: $(filter-out vanilla,$(KERNELS) $(BASES)))
+endif
+endif
+expect-fail: $(BUILD)/k/vanilla/dbg/libmm.a $(BUILD)/k/vanilla/chk/libmm.a \
+	     $(BUILD)/machine/dbg/libmachine.a $(BUILD)/machine/chk/libmachine.a
+	@CC='$(CC)' CFLAGS='$(BASE_CFLAGS)' LIBS='$(LIBS)' FL_dbg='$(FL_dbg)' FL_chk='$(FL_chk)' \
+		KCFG_DESIGN='$(KCFG_$(DESIGN))' KCFG_VANILLA='$(KCFG_vanilla)' \
+		bash tools/expect-fail.sh $(DESIGN) $(sort $(EF_TESTS))
 
 clean:
 	rm -rf $(BUILD)
