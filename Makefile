@@ -349,7 +349,7 @@ EF_TESTS = $(foreach t,$(call per_design,$(UNIT) $(STRESS)),dbg/$(t)) \
 	   $(foreach t,$(call per_design,$(CHECKS)),$(if $(filter $(DESIGN),$(call designs_of,$(t))),chk/$(t))) \
 	   $(BTESTS_$(DESIGN))
 ifneq ($(filter expect-fail,$(MAKECMDGOALS)),)
-ifneq ($(words $(filter-out vanilla,$(filter $(DESIGN),$(KERNELS) $(BASES))) $(DESIGN)),2)
+ifneq ($(words $(DESIGN)) $(words $(filter-out vanilla,$(filter $(DESIGN),$(KERNELS) $(BASES)))),1 1)
 $(error expect-fail: DESIGN='$(DESIGN)': name one design other than vanilla: $(filter-out vanilla,$(KERNELS) $(BASES)))
 endif
 endif

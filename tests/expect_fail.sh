@@ -6,7 +6,8 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/cli_lib.bash
 
-mk() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make --no-print-directory -s "$@"; }
+# (every design: under `make check DESIGNS=...` the environment has DESIGNS)
+mk() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u DESIGNS make --no-print-directory -s "$@"; }
 
 mk expect-fail DESIGN=contig-bulk >"$tmp/out" 2>"$tmp/err"
 rc=$?
