@@ -5,6 +5,12 @@
 #   make check    build, run every test (unit, interleaving checker, stress, stress under TSan)
 #   make mutation apply each one-line mutant of tools/mutants.txt to a scratch copy and
 #                 report which the tests catch (slow; not part of make check)
+#   make DESIGNS=vanilla,contig-bulk
+#                 only those designs: build/mmlab and their tests (vanilla's
+#                 always); mmlab refuses the variants of the others
+#   make expect-fail DESIGN=contig-bulk
+#                 the design's tests, expecting the design, against vanilla's
+#                 kernel: shows which of them fail there
 #   make V=1      show full compiler command lines
 #
 # Layers, each a library of its own:
@@ -130,6 +136,26 @@ MTESTS_mgt-counter-zap-uncounted := dbg/test_migrate chk/check_migrate
 MTESTS_migrate-stop-exclusive := dbg/test_migrate
 MTESTS_folio-lock-late-waiters := chk/check_folio_lock
 
+# --- make DESIGNS=vanilla,foo: only those designs -------------------------------
+# build/mmlab and the tests of the designs named (vanilla among them), no
+# mutants.  mmlab gets a stand-in for every design left out
+# (src/lab/designs.c, listed in build/gen/designs.h): the runner refuses its
+# variants with one line naming the designs that are built.
+ALL_DESIGNS := $(KERNELS) $(BASES)
+ifneq ($(strip $(DESIGNS)),)
+comma := ,
+DESIGNS_GIVEN := $(subst $(comma), ,$(DESIGNS))
+ifneq ($(filter-out $(ALL_DESIGNS),$(DESIGNS_GIVEN)),)
+$(error DESIGNS: unknown design '$(firstword $(filter-out $(ALL_DESIGNS),$(DESIGNS_GIVEN)))'; valid: $(ALL_DESIGNS))
+endif
+ifeq ($(filter vanilla,$(DESIGNS_GIVEN)),)
+$(error DESIGNS=$(DESIGNS): vanilla must be one of them, every design is compared with it)
+endif
+KERNELS := $(filter $(DESIGNS_GIVEN),$(KERNELS))
+BASES   := $(filter $(DESIGNS_GIVEN),$(BASES))
+MUTANTS :=
+endif
+
 # --- flavours of a build -----------------------------------------------------
 #  run   timed builds linked into mmlab (frame pointers, for perf record -g)
 #  ev    the same with the model's vm event items (CONFIG_DEBUG_VM_EVENTS; never timed)
@@ -168,7 +194,7 @@ MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/
 	    src/machine/vt_calibrate_mem.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
-LABLIB_SRCS := $(filter-out src/lab/main.c,$(LABSRCS))
+LABLIB_SRCS := $(filter-out src/lab/main.c src/lab/designs.c,$(LABSRCS))
 
 sym = $(subst -,_,$(1))
 kobjs = $(patsubst %.c,$(BUILD)/k/$(1)/$(2)/%.o,$(KSRCS))
@@ -215,13 +241,25 @@ $(foreach k,$(BASES),$(foreach f,run ev $(sort $(dir $(BTESTS_$(k)))),$(eval $(c
 $(foreach f,run dbg tsan,$(eval $(call LIB_BUILD,machine,$(f),$(MACHSRCS))))
 $(eval $(call LIB_BUILD,machine,chk,$(MACHSRCS) $(CHKSRCS)))
 $(foreach f,run dbg,$(eval $(call LIB_BUILD,lab,$(f),$(LABLIB_SRCS))))
-DEPFILES += $(BUILD)/lab/run/src/lab/main.d
+DEPFILES += $(BUILD)/lab/run/src/lab/main.d $(BUILD)/lab/run/src/lab/designs.d
 
 RUN_KOBJS := $(foreach k,$(KERNELS) $(BASES),$(BUILD)/k/$(k)/run/kernel.o $(BUILD)/k/$(k)/ev/kernel.o) \
 	     $(foreach k,$(VT_KERNELS),$(BUILD)/k/$(k)/vt/kernel.o)
 
-$(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/liblab.a $(RUN_KOBJS) \
-		$(BUILD)/machine/run/libmachine.a
+# The designs left out, rewritten only when the list changes.
+$(BUILD)/gen/designs.h: FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '/* make DESIGNS=...: what build/mmlab has (src/lab/designs.c) */'; \
+	  echo '#define MM_DESIGNS_BUILT "$(strip $(KERNELS) $(BASES))"'; \
+	  $(foreach d,$(filter-out $(KERNELS) $(BASES),$(ALL_DESIGNS)),echo 'NOT_BUILT($(call sym,$(d)), "$(d)")';) \
+	} >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+$(BUILD)/lab/run/src/lab/designs.o: $(BUILD)/gen/designs.h
+$(BUILD)/lab/run/src/lab/designs.o: BASE_CFLAGS += -I$(BUILD)/gen
+FORCE:
+
+$(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/src/lab/designs.o \
+		$(BUILD)/lab/run/liblab.a $(RUN_KOBJS) $(BUILD)/machine/run/libmachine.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
 
@@ -257,7 +295,7 @@ per_design = $(filter-out $(COMMON),$(1))
 # check_page_ref includes page_ref.h alone, identical in every other design.
 DESIGNS_check_migrate := vanilla mgt-entry mgt-counter
 DESIGNS_check_page_ref := vanilla refcount-frozen-bit refcount-cmpxchg-guess
-designs_of = $(or $(DESIGNS_$(1)),$(KERNELS))
+designs_of = $(filter $(KERNELS),$(or $(DESIGNS_$(1)),$(KERNELS)))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(UNIT) $(STRESS)),$(eval $(call TEST_BUILD,$(k),dbg,$(t),$(k)))))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(STRESS)),$(eval $(call TEST_BUILD,$(k),tsan,$(t),$(k)))))
 $(foreach t,$(call per_design,$(CHECKS)),$(foreach k,$(call designs_of,$(t)),$(eval $(call TEST_BUILD,$(k),chk,$(t),$(k)))))
@@ -280,7 +318,7 @@ DEPFILES += $(addsuffix .d,$(addprefix $(BUILD)/tests/lab/,$(LABT)))
 -include $(DEPFILES)
 
 # --- the two commands -------------------------------------------------------
-.PHONY: all deps run check mutation clean venv layers
+.PHONY: all deps run check mutation clean venv layers FORCE expect-fail
 all: $(BUILD)/mmlab $(TEST_BINS)
 
 deps:
@@ -300,10 +338,26 @@ run: deps
 
 check: deps
 	@$(MAKE) all
-	@bash tools/run-tests.sh
+	@DESIGNS='$(DESIGNS)' bash tools/run-tests.sh
 
 mutation:
 	@bash tools/mutation.sh
+
+# make expect-fail DESIGN=foo: foo's tests, compiled with foo's KCFG (what
+# they expect) and linked with vanilla's kernel: which fail (tools/expect-fail.sh)
+EF_TESTS = $(foreach t,$(call per_design,$(UNIT) $(STRESS)),dbg/$(t)) \
+	   $(foreach t,$(call per_design,$(CHECKS)),$(if $(filter $(DESIGN),$(call designs_of,$(t))),chk/$(t))) \
+	   $(BTESTS_$(DESIGN))
+ifneq ($(filter expect-fail,$(MAKECMDGOALS)),)
+ifneq ($(words $(DESIGN)) $(words $(filter-out vanilla,$(filter $(DESIGN),$(KERNELS) $(BASES)))),1 1)
+$(error expect-fail: DESIGN='$(DESIGN)': name one design other than vanilla: $(filter-out vanilla,$(KERNELS) $(BASES)))
+endif
+endif
+expect-fail: $(BUILD)/k/vanilla/dbg/libmm.a $(BUILD)/k/vanilla/chk/libmm.a \
+	     $(BUILD)/machine/dbg/libmachine.a $(BUILD)/machine/chk/libmachine.a
+	@CC='$(CC)' CFLAGS='$(BASE_CFLAGS)' LIBS='$(LIBS)' FL_dbg='$(FL_dbg)' FL_chk='$(FL_chk)' \
+		KCFG_DESIGN='$(KCFG_$(DESIGN))' KCFG_VANILLA='$(KCFG_vanilla)' \
+		bash tools/expect-fail.sh $(DESIGN) $(sort $(EF_TESTS))
 
 clean:
 	rm -rf $(BUILD)

@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 
 runner=build/lab/run/liblab.a
 mapfile -t kernels < <(ls build/k/*/run/kernel.o build/k/*/dbg/libmm.a build/k/*/chk/libmm.a 2>/dev/null)
-[ ${#kernels[@]} -ge 10 ]
-ok $? "found the kernel builds to check (${#kernels[@]})"
+[ -f build/k/vanilla/run/kernel.o ] && [ -f build/k/vanilla/dbg/libmm.a ] && [ -f build/k/vanilla/chk/libmm.a ]
+ok $? "found the kernel builds to check (${#kernels[@]}, vanilla's three among them)"
 
 tools/check-layers.sh "${kernels[@]}" -- "$runner" >"$tmp/out" 2>&1
 ok $? "no kernel build references the runner, no kernel source includes a runner header$(head -c 300 "$tmp/out" | tr '\n' ' ')"
@@ -30,8 +30,50 @@ mkdir -p "$tmp/src"
 printf '#include <mmlab/lab.h>\n' >"$tmp/src/bad.c"
 KERNEL_SRC_DIRS="$tmp/src" tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -q "bad.c:1:.*includes a runner header" "$tmp/out"
+[ $rc -eq 1 ] && grep -q "bad.c:1: includes the runner header <mmlab/lab.h>" "$tmp/out"
 ok $? "a kernel source including mmlab/lab.h is caught (exit $rc)"
+
+# Mutant 3: a runner header the old hand-written list missed (files.h),
+# found now because the list is the tree's.
+printf '#include <mmlab/files.h>\n' >"$tmp/src/bad.c"
+KERNEL_SRC_DIRS="$tmp/src" tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.c:1: includes the runner header <mmlab/files.h>" "$tmp/out"
+ok $? "a kernel source including mmlab/files.h is caught (exit $rc)"
+
+# Mutant 4: a workload that includes an experiment's private header by path.
+mkdir -p "$tmp/tree/src/workloads" "$tmp/tree/src/experiments"
+: >"$tmp/tree/src/experiments/common.h"
+printf '#include <linux/mm.h>\n#include "../experiments/common.h"\n' >"$tmp/tree/src/workloads/bad.c"
+KERNEL_SRC_DIRS="$tmp/tree/src/workloads" RUNNER_SRC_DIRS="src/lab src/experiments $tmp/tree/src/experiments" \
+	tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.c:2: includes the runner's .*tree/src/experiments/common.h" "$tmp/out" &&
+	[ "$(grep -c . "$tmp/out")" -eq 1 ]
+ok $? "a workload including ../experiments/common.h is caught, linux/mm.h is not (exit $rc)"
+
+# Mutant 5: a header kernel builds may include brings the runner in.
+cp -r include/mmlab "$tmp/mmlab"
+printf '#include <mmlab/lab.h>\n' >>"$tmp/mmlab/hist.h"
+MMLAB_HDR_DIR="$tmp/mmlab" tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "mmlab/hist.h:[0-9]*: includes the runner header <mmlab/lab.h> (a header kernel builds may include)" "$tmp/out"
+ok $? "hist.h including mmlab/lab.h is caught (exit $rc)"
+
+# Mutant 6: the list of headers kernel builds may include has drifted from the tree.
+KERNEL_MMLAB_HDRS="kernel.h workloads/*.h random.h stats.h" \
+	tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "KERNEL_MMLAB_HDRS names include/mmlab/stats.h, which matches no file" "$tmp/out"
+ok $? "a header list naming include/mmlab/stats.h, which is gone, fails (exit $rc)"
+
+# The lists, from the tree: every header of include/mmlab is on one of them.
+tools/check-layers.sh --headers >"$tmp/out" 2>&1
+rc=$?
+all=$(find include/mmlab -name '*.h' | sed 's|^include/||' | sort)
+listed=$(tr ' ' '\n' <"$tmp/out" | grep '^mmlab/' | sort)
+[ $rc -eq 0 ] && [ "$all" = "$listed" ] && grep -q "runner headers: .*mmlab/lab.h" "$tmp/out"
+ok $? "--headers: each header of include/mmlab on exactly one list (exit $rc)"
 
 # The tests themselves link the kernel and the machine only.
 ! grep -q 'liblab' <(make -n -B build/tests/dbg/vanilla/test_page_ref V=1 2>/dev/null | grep -- '-o build/tests/dbg/vanilla/test_page_ref')

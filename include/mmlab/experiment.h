@@ -56,7 +56,13 @@ struct opt_value {
 struct exp_variant {
 	const char *name;		/* "vanilla" is always the baseline */
 	const char *desc;		/* one line for --help and list */
-	const void *impl;		/* the experiment's own: e.g. a kernel build */
+	/*
+	 * The experiment's own: a kernel build (const struct mm_kernel *), a
+	 * struct whose first member is one (its timed build), or anything
+	 * without a kernel build.  The runner reads that much of it to refuse
+	 * a variant whose design `make DESIGNS=...` left out of build/mmlab.
+	 */
+	const void *impl;
 	/*
 	 * The variant it is compared with: NULL for vanilla; another variant,
 	 * the kernel before the series at the base the design was measured

@@ -112,4 +112,14 @@ extern const struct mm_kernel mm_kernel_vanilla_vt, mm_kernel_refcount_frozen_bi
 	mm_kernel_contig_bulk_vt, mm_kernel_contig_chunk_prepare_vt, mm_kernel_mgt_entry_vt,
 	mm_kernel_mgt_counter_vt, mm_kernel_rmap_referenced_vt, mm_kernel_rmap_batched_vt;
 
+/*
+ * A design `make DESIGNS=...` leaves out of build/mmlab still has its three
+ * descriptors, so that every experiment links: each one's mem_init() prints
+ * one line naming the designs that are built and exits 2
+ * (src/lab/designs.c, from the list the Makefile generates).  The runner
+ * refuses such a variant before any sample (lab_variant_not_built()).
+ */
+extern const struct mm_kernel *const mm_kernels_not_built[];	/* NULL-terminated */
+extern const char mm_designs_built[];				/* "vanilla contig-bulk" */
+
 #endif

@@ -86,6 +86,12 @@ struct lab_config {
 };
 
 /*
+ * The design of @v's kernel build when `make DESIGNS=...` left it out of
+ * build/mmlab (see struct exp_variant.impl), or NULL.
+ */
+const char *lab_variant_not_built(const struct exp_variant *v);
+
+/*
  * Parse the arguments after `run NAME`.  Returns 0, or -1 with one line
  * in @err (no "mmlab: " prefix, no newline) naming the option, the bad
  * value and what is valid.  Never exits.  On success free with

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <machine/vt.h>
+#include <mmlab/kernel.h>
 #include <mmlab/lab.h>
 #include <mmlab/opt_global.h>
 #include <mmlab/opt_value.h>
@@ -221,6 +222,28 @@ static int resolve_scale(struct lab_config *cfg, const struct given *g,
 	return global_error(err, len, G_SCALE, text, "unknown scale", cfg->exp, m);
 }
 
+/*
+ * Defined in build/mmlab by src/lab/designs.c; the runner's own tests link
+ * without it, and there every variant counts as built.
+ */
+#pragma weak mm_kernels_not_built
+#pragma weak mm_designs_built
+
+const char *lab_variant_not_built(const struct exp_variant *v)
+{
+	const void *impl = v->impl;
+
+	if (!mm_kernels_not_built || !impl)
+		return NULL;
+	for (int i = 0; mm_kernels_not_built[i]; i++) {
+		const struct mm_kernel *k = mm_kernels_not_built[i];
+
+		if (impl == k || *(const void *const *)impl == k)
+			return k->name;
+	}
+	return NULL;
+}
+
 static int resolve_variants(struct lab_config *cfg, const struct given *g,
 			    const struct lab_machine *m, char *err, size_t len)
 {
@@ -237,10 +260,12 @@ static int resolve_variants(struct lab_config *cfg, const struct given *g,
 		free(pick);
 		return opt_fail(err, len, "out of memory");
 	}
+	/* all: every variant whose design this mmlab was built with */
 	for (i = 0; i < exp->nr_variants; i++)
-		pick[i] = !strcmp(text, "all");
+		pick[i] = !strcmp(text, "all") && !lab_variant_not_built(&exp->variants[i]);
 	while (strcmp(text, "all")) {
 		size_t n = strcspn(p, ",");
+		const char *missing;
 
 		for (i = 0; i < exp->nr_variants; i++)
 			if (strlen(exp->variants[i].name) == n && !strncmp(exp->variants[i].name, p, n))
@@ -248,6 +273,13 @@ static int resolve_variants(struct lab_config *cfg, const struct given *g,
 		if (i == exp->nr_variants) {
 			snprintf(why, sizeof(why), "unknown variant '%.*s'", (int)n, p);
 			ret = global_error(err, len, G_VARIANT, text, why, exp, m);
+			break;
+		}
+		missing = lab_variant_not_built(&exp->variants[i]);
+		if (missing) {
+			ret = opt_fail(err, len, "--variant %s: %s's design %s is not built into this "
+				       "mmlab; built: %s (make DESIGNS=...)", text, exp->variants[i].name,
+				       missing, mm_designs_built);
 			break;
 		}
 		pick[i] = true;

@@ -12,50 +12,11 @@
 
 struct vm_event_state vm_event_states[NR_CPUS];
 
-/*
- * The event part of the kernel's vmstat_text, in enum vm_event_item order.
- * The model's own items are named after the function or object they count
- * in, lower case like the kernel's.
- */
+/* The event part of the kernel's vmstat_text, from the same list as the enum. */
 const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
-	[PGALLOC_NORMAL]	= "pgalloc_normal",
-	[PGFREE]		= "pgfree",
-	[PGFAULT]		= "pgfault",
-	[PGSCAN_FILE]		= "pgscan_file",
-	[PGSTEAL_FILE]		= "pgsteal_file",
-	[PGREUSE]		= "pgreuse",
-	[PGMIGRATE_SUCCESS]	= "pgmigrate_success",
-	[PGMIGRATE_FAIL]	= "pgmigrate_fail",
-#ifdef CONFIG_DEBUG_VM_EVENTS
-	[PGREF_TRYGET]		= "pgref_tryget",
-	[PGREF_TRYGET_FAIL]	= "pgref_tryget_fail",
-	[PGREF_CAS_RETRY]	= "pgref_cas_retry",
-	[PGREF_UNDO_LOOP]	= "pgref_undo_loop",
-	[PGREF_PUT_RACE]	= "pgref_put_race",
-	[FILEMAP_FAST_READ]	= "filemap_fast_read",
-	[FILEMAP_FAST_FALLBACK]	= "filemap_fast_fallback",
-	[FILEMAP_GET_RETRY]	= "filemap_get_retry",
-	[FILEMAP_XA_LOCK_ADD]	= "filemap_xa_lock_add",
-	[FILEMAP_XA_LOCK_NS]	= "filemap_xa_lock_ns",
-	[FILEMAP_FOLIOS_ADDED]	= "filemap_folios_added",
-	[FILEMAP_READ_REQUESTS]	= "filemap_read_requests",
-	[FILEMAP_RA_FALLBACK]	= "filemap_ra_fallback",
-	[RMAP_WALKS]		= "rmap_walks",
-	[RMAP_VMAS]		= "rmap_vmas",
-	[RMAP_PVMW_HITS]	= "rmap_pvmw_hits",
-	[RMAP_BATCHES]		= "rmap_batches",
-	[RMAP_REFERENCED_NS]	= "rmap_referenced_ns",
-	[RMAP_UNMAP_NS]		= "rmap_unmap_ns",
-	[PTE_RMW]		= "pte_rmw",
-	[PVMW_WALKS]		= "pvmw_walks",
-	[PVMW_PTL]		= "pvmw_ptl",
-	[MIGRATE_UNMAP_VMAS]	= "migrate_unmap_vmas",
-	[MIGRATE_RESTORE_VMAS]	= "migrate_restore_vmas",
-	[MIGRATE_ENTRIES_MADE]	= "migrate_entries_made",
-	[MIGRATE_ENTRIES_REMOVED] = "migrate_entries_removed",
-	[MIGRATE_RESTORE_NS]	= "migrate_restore_ns",
-	[MIGRATE_MOVE_NS]	= "migrate_move_ns",
-#endif
+#define VM_EVENT(item, name)	[item] = name,
+#include <linux/vm_event_list.h>
+#undef VM_EVENT
 };
 
 /* The model's possible CPUs: every id the lab has handed out. */
