@@ -21,9 +21,9 @@
 #include <mmlab/kernel.h>
 
 /* What migrate-fork sets before it boots a build. */
-static int stand_in_nodes = 1;
+static int stand_in_nodes __attribute__((unused)) = 1;
 
-static int not_built(const char *design)
+static __attribute__((unused)) int not_built(const char *design)
 {
 	fflush(stdout);
 	fprintf(stderr, "mmlab: design %s is not built into this mmlab; built: %s (make DESIGNS=...)\n",
