@@ -337,7 +337,7 @@ run: deps
 	@bash tools/run-all.sh
 
 check: deps
-	@$(MAKE) all
+	@$(MAKE) all $(VENV)/.stamp
 	@DESIGNS='$(DESIGNS)' bash tools/run-tests.sh
 
 mutation:

@@ -564,12 +564,16 @@ def plot_threads(run, ax):
             ax.plot(xs, [per_thread * t for t in xs], "k--", linewidth=1,
                     label="linear scaling of %s%s" % (BASELINE, suffix))
     # The seed's own measurements on the simulated machine, where the run has them.
-    for v, (src, pts) in seed_points(run).items():
+    # (Drawn where the seed gives the metric at numeric points: the plot's axis is threads.)
+    for (v, counter), (src, pts) in seed_points(run).items():
+        if counter is not None or not all(t.isdigit() for t in pts):
+            continue
         if not run.multi() or run.metric == run.metrics[0][0]:
-            xs = sorted(pts)
-            ax.plot(xs, [pts[t] for t in xs], linestyle=":", marker="s", fillstyle="none",
+            xs = sorted(pts, key=int)
+            mids = [sum(pts[t]) / 2 for t in xs]
+            ax.plot([int(t) for t in xs], mids, linestyle=":", marker="s", fillstyle="none",
                     label="seed: %s (measured)" % v)
-            top = max([top] + list(pts.values()))
+            top = max([top] + [hi for _, hi in pts.values()])
     ax.set_xlabel("virtual CPUs (threads)" if run.d.get("machine", {}).get("time") == "virtual"
                   else "threads")
     threads = sorted({p["threads"] for p in run.points})
