@@ -21,6 +21,7 @@
 #include <linux/guest_touch.h>
 #include <linux/math.h>
 #include <linux/percpu_counter.h>
+#include <linux/pgtable.h>
 #include <linux/vmstat.h>
 
 #include "internal.h"
