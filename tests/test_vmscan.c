@@ -9,6 +9,12 @@
  * on the design: only the cost may (PTE batches, TLB flushes), and that is
  * asserted per design.  After every reclaim no entry maps a freed folio,
  * the deferred TLB flush has been done, and teardown leaks nothing.
+ * No page reaches the allocator while a deferred flush may still leave it
+ * in a TLB (the debug check in free_pages_prepare()): reclaim_pages() of
+ * 30, 31, 32, 62 and 63 order-0 folios exercises the free batch of 31, whose
+ * in-loop flush memory_reclaim()'s lists of order-4 folios never reach;
+ * the mutants vmscan-free-before-flush, vmscan-no-batch-flush,
+ * vmscan-free-before-final-flush and tlb-pending-unrecorded are caught.
  *
  * Mutants: rmap-past-pmd is caught reclaiming a mapping whose folios
  * straddle page tables (a debug check fires), rmap-past-folio by two
