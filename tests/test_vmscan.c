@@ -9,6 +9,12 @@
  * on the design: only the cost may (PTE batches, TLB flushes), and that is
  * asserted per design.  After every reclaim no entry maps a freed folio,
  * the deferred TLB flush has been done, and teardown leaks nothing.
+ * No page reaches the allocator while a deferred flush may still leave it
+ * in a TLB (the debug check in free_pages_prepare()): reclaim_pages() of
+ * 30, 31, 32, 62 and 63 order-0 folios exercises the free batch of 31, whose
+ * in-loop flush memory_reclaim()'s lists of order-4 folios never reach;
+ * the mutants vmscan-free-before-flush, vmscan-no-batch-flush,
+ * vmscan-free-before-final-flush and tlb-pending-unrecorded are caught.
  *
  * Mutants: rmap-past-pmd is caught reclaiming a mapping whose folios
  * straddle page tables (a debug check fires), rmap-past-folio by two
@@ -24,6 +30,7 @@
 #include <string.h>
 
 #include <linux/gfp.h>
+#include <linux/migrate.h>
 #include <machine/machine.h>
 
 #include "rmap_test.h"
@@ -500,6 +507,95 @@ static void __maybe_unused test_reclaim_exec(void)
 	finish("exec", &mm, 1, &f, warns, false);
 }
 
+/*
+ * The flush-before-free rule, the checker alone: a run of entries whose
+ * flush was deferred counts its pages pending, exactly the run's pages
+ * (not the one below it, not the one above), until try_to_unmap_flush();
+ * a block freed with a pending page warns once, a block beside it or
+ * freed after the flush does not.
+ */
+static void __maybe_unused test_flush_pending_checker(void)
+{
+	unsigned long warns;
+	struct mm_struct *mm = rt_mm_alloc();
+	struct page *page = alloc_pages(GFP_KERNEL, 2);
+	unsigned long pfn = page_to_pfn(page);
+	bool quiet = vm_warn_quiet;
+
+	mmu_arch = MMU_X86_64;
+	set_tlb_ubc_flush_pending(mm, pfn_pte(pfn + 1, PAGE_READONLY), RT_BASE, RT_BASE + RT_PAGES(2));
+	ok(tlb_ubc.flush_required, "checker: a deferred run leaves a flush required");
+	ok(!page_tlb_flush_pending(page), "checker: the page below the run is not pending");
+	ok(page_tlb_flush_pending(page + 1) && page_tlb_flush_pending(page + 2),
+	   "checker: the run's first and last pages are pending");
+	ok(!page_tlb_flush_pending(page + 3), "checker: the page above the run is not pending");
+	warns = vm_warn_count;
+	vm_warn_quiet = true;
+	__free_pages(page, 2);
+	vm_warn_quiet = quiet;
+	is_int(vm_warn_count - warns, 1, "checker: freeing the block before the flush warns, once");
+	try_to_unmap_flush();
+	ok(!tlb_ubc.flush_required && !page_tlb_flush_pending(page + 1) && !page_tlb_flush_pending(page + 2),
+	   "checker: the flush clears the run");
+
+	page = alloc_pages(GFP_KERNEL, 0);
+	pfn = page_to_pfn(page);
+	warns = vm_warn_count;
+	set_tlb_ubc_flush_pending(mm, pfn_pte(pfn, PAGE_READONLY), RT_BASE, RT_BASE + PAGE_SIZE);
+	set_tlb_ubc_flush_pending(mm, pfn_pte(pfn, PAGE_READONLY), RT_BASE, RT_BASE + PAGE_SIZE);
+	try_to_unmap_flush();
+	__free_pages(page, 0);
+	is_int(vm_warn_count - warns, 0, "checker: a page deferred twice and flushed frees silently");
+	mmput(mm);
+	is_int(rt_allocated_pages(), 0, "checker: nothing left allocated");
+}
+
+/*
+ * reclaim_pages() of @n isolated, mapped order-0 folios: one
+ * shrink_folio_list() call, whose free batch holds 31 folios.  Below 31
+ * the only flush and free are at the end; at 31 the batch fills on the
+ * last folio (flush and free there, nothing at the end); above, the first
+ * 31 are flushed and freed in the loop, the rest at the end.  Every
+ * unmap is deferred: no page may reach the allocator before its flush
+ * (the debug check in free_pages_prepare()), and on x86 there is exactly
+ * one flush per batch freed.
+ */
+static void __maybe_unused test_reclaim_pages_flush(enum mmu_arch arch, unsigned long n)
+{
+	const char *a = arch_name(arch);
+	unsigned long warns = vm_warn_count, got, nr_isolated = 0;
+	struct rt_counters c, d;
+	LIST_HEAD(list);
+	struct mm_struct *mm;
+	struct rt_file f;
+	char what[64];
+
+	snprintf(what, sizeof(what), "reclaim_pages %s n=%lu", a, n);
+	mm = rt_map_file(&f, arch, n, 0);
+	is_int(rt_census(mm, RT_BASE, n).present, (long)n, "%s: all %lu mapped", what, n);
+	lru_add_drain();
+	for (unsigned long i = 0; i < n; i++) {
+		struct folio *folio = rt_folio(&f, i);
+
+		if (folio && folio_isolate_lru(folio)) {
+			list_add_tail(&folio->lru, &list);
+			nr_isolated++;
+		}
+	}
+	is_int(nr_isolated, n, "%s: all isolated", what);
+	rt_counters_start(&c);
+	got = reclaim_pages(&list, true);
+	d = rt_counters_delta(&c);
+	is_int(got, n, "%s: all reclaimed", what);
+	is_int(vm_warn_count - warns, 0, "%s: no page freed before its deferred flush", what);
+	if (arch == MMU_X86_64)
+		is_int(d.tlb.syncs, DIV_ROUND_UP(n, FOLIO_BATCH_SIZE), "%s: one flush per batch of %d freed",
+		       what, FOLIO_BATCH_SIZE);
+	is_int(rt_census(mm, RT_BASE, n).present, 0, "%s: nothing mapped", what);
+	check_after_reclaim(what, &mm, 1, &f);
+	finish(what, &mm, 1, &f, warns, false);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -522,6 +618,13 @@ int main(void)
 	test_reclaim_unmapped();
 	test_reclaim_exec();
 	test_reclaim_pmd_straddle();
+	test_flush_pending_checker();
+	for (unsigned long n = FOLIO_BATCH_SIZE - 1; n <= FOLIO_BATCH_SIZE + 1; n++) {
+		test_reclaim_pages_flush(MMU_X86_64, n);
+		test_reclaim_pages_flush(MMU_ARM64, n);
+	}
+	test_reclaim_pages_flush(MMU_X86_64, 2 * FOLIO_BATCH_SIZE);
+	test_reclaim_pages_flush(MMU_X86_64, 2 * FOLIO_BATCH_SIZE + 1);
 #endif
 	test_reclaim_adjacent();
 	mem_exit();

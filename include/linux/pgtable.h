@@ -354,6 +354,13 @@ struct tlbflush_unmap_batch {
 	bool flush_required;
 	unsigned long pending_pages;	/* x86: what the final flush covers */
 	unsigned long cpumask[NR_CPUS / BITS_PER_LONG];	/* x86: the CPUs to interrupt */
+#ifdef CONFIG_DEBUG_VM
+	/* The pages deferred since the last flush: pfn runs (flush-before-free). */
+	struct tlb_ubc_pfn_run {
+		unsigned long pfn, nr;
+	} *dbg_runs;
+	unsigned int dbg_nr, dbg_cap;
+#endif
 };
 
 extern __thread struct tlbflush_unmap_batch tlb_ubc;
@@ -362,6 +369,36 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval,
 			       unsigned long start, unsigned long end);
 /* Flush what unmapping deferred (try_to_unmap_flush in mm/rmap.c). */
 void try_to_unmap_flush(void);
+
+/*
+ * The flush-before-free rule (CONFIG_DEBUG_VM only; the timed builds carry
+ * none of it).  An entry cleared with its flush deferred may still be in
+ * some CPU's TLB until try_to_unmap_flush(): a page freed before that can
+ * be handed out again while another CPU still reads or writes it through
+ * the stale translation.  The kernel calls try_to_unmap_flush() before
+ * free_unref_folios() in shrink_folio_list() for exactly this reason.
+ * set_tlb_ubc_flush_pending() records the pfns in the thread's batch and
+ * counts each page pending (page_ext); try_to_unmap_flush() uncounts them;
+ * free_pages_prepare() warns (VM_WARN_ON_PAGE) on a page freed while any
+ * batch still counts it.  page_tlb_flush_pending(): does any batch?
+ */
+#ifdef CONFIG_DEBUG_VM
+unsigned int *page_ext_tlb_flush_pending(unsigned long pfn);	/* page_ext.c */
+bool page_tlb_flush_pending(const struct page *page);
+void free_pages_check_tlb_flush(struct page *page, unsigned long nr);
+#else
+static inline bool page_tlb_flush_pending(const struct page *page)
+{
+	(void)page;
+	return false;
+}
+
+static inline void free_pages_check_tlb_flush(struct page *page, unsigned long nr)
+{
+	(void)page;
+	(void)nr;
+}
+#endif
 
 /* --- the architecture ----------------------------------------------------------------- */
 

@@ -119,6 +119,13 @@ struct scan_control {
 unsigned long memory_reclaim(unsigned long nr_pages, struct reclaim_stat *stat);
 
 /*
+ * Reclaim folios the caller isolated (folio_isolate_lru()), as MADV_PAGEOUT
+ * does (mm/internal.h's reclaim_pages()); what is not reclaimed goes back
+ * on the LRU.  Returns the pages reclaimed.
+ */
+unsigned long reclaim_pages(struct list_head *folio_list, bool ignore_references);
+
+/*
  * The LRU's invariants: every folio on a list carries PG_lru, is on the
  * list its PG_active says, and the counts add up.  0, or -1 and @msg.
  */

@@ -21,6 +21,7 @@
 #include <linux/guest_touch.h>
 #include <linux/math.h>
 #include <linux/percpu_counter.h>
+#include <linux/pgtable.h>
 #include <linux/vmstat.h>
 
 #include "internal.h"
@@ -1202,6 +1203,7 @@ bool free_pages_prepare(struct page *page, unsigned int order)
 		}
 		destroy_compound_page(page, order);
 	}
+	free_pages_check_tlb_flush(page, 1UL << order);
 	for (unsigned long i = 0; is_check_pages_enabled() && i < (1UL << order); i++) {
 		reason = page_bad_reason(page + i);
 		if (unlikely(reason)) {
@@ -1235,6 +1237,7 @@ bool free_pages_prepare_contig(struct page *page, unsigned int order)
 		if (unlikely(PageHWPoison(page + i) || PageCompound(page + i) ||
 			     (is_check_pages_enabled() && page_bad_reason(page + i))))
 			return false;
+	free_pages_check_tlb_flush(page, nr);
 	for (unsigned long i = 0; i < nr; i++)
 		page[i].flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
 	if (page_poisoning)

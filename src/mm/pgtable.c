@@ -4,6 +4,7 @@
  * helpers for huge kernel mappings) and the TLB flush model.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/pgtable.h>
@@ -331,6 +332,68 @@ static void x86_tlbbatch_add_pending(struct mm_struct *mm, unsigned long start, 
 #define TLB_FLUSH_BATCH_PENDING_MASK	((1 << (TLB_FLUSH_BATCH_FLUSHED_SHIFT - 1)) - 1)
 #define TLB_FLUSH_BATCH_PENDING_LARGE	(TLB_FLUSH_BATCH_PENDING_MASK / 2)
 
+#ifdef CONFIG_DEBUG_VM
+/*
+ * The flush-before-free check (pgtable.h): each page of a deferred run is
+ * counted pending until this thread's try_to_unmap_flush().  The counts
+ * are plain __atomic builtins, not atomic_t: the interleaving checker must
+ * not see a scheduling point the kernel does not have.
+ */
+static void tlb_ubc_debug_add(pte_t pteval, unsigned long start, unsigned long end)
+{
+	unsigned long pfn = pte_pfn(pteval), nr = (end - start) >> PAGE_SHIFT;
+
+	if (tlb_ubc.dbg_nr == tlb_ubc.dbg_cap) {
+		unsigned int cap = tlb_ubc.dbg_cap ? 2 * tlb_ubc.dbg_cap : 64;
+		struct tlb_ubc_pfn_run *runs = realloc(tlb_ubc.dbg_runs, cap * sizeof(*runs));
+
+		if (!runs)
+			abort();
+		tlb_ubc.dbg_runs = runs;
+		tlb_ubc.dbg_cap = cap;
+	}
+	tlb_ubc.dbg_runs[tlb_ubc.dbg_nr++] = (struct tlb_ubc_pfn_run){ pfn, nr };
+	for (unsigned long i = 0; i < nr; i++)
+		__atomic_fetch_add(page_ext_tlb_flush_pending(pfn + i), 1, __ATOMIC_RELAXED);
+}
+
+static void tlb_ubc_debug_flushed(void)
+{
+	for (unsigned int r = 0; r < tlb_ubc.dbg_nr; r++) {
+		const struct tlb_ubc_pfn_run *run = &tlb_ubc.dbg_runs[r];
+
+		for (unsigned long i = 0; i < run->nr; i++)
+			__atomic_fetch_sub(page_ext_tlb_flush_pending(run->pfn + i), 1, __ATOMIC_RELAXED);
+	}
+	tlb_ubc.dbg_nr = 0;
+}
+
+bool page_tlb_flush_pending(const struct page *page)
+{
+	return __atomic_load_n(page_ext_tlb_flush_pending(page_to_pfn(page)), __ATOMIC_RELAXED) != 0;
+}
+
+/* From free_pages_prepare(): one warning per block, naming its first pending page. */
+void free_pages_check_tlb_flush(struct page *page, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++) {
+		if (VM_WARN_ON_PAGE(page_tlb_flush_pending(page + i), page + i))
+			return;
+	}
+}
+#else
+static inline void tlb_ubc_debug_add(pte_t pteval, unsigned long start, unsigned long end)
+{
+	(void)pteval;
+	(void)start;
+	(void)end;
+}
+
+static inline void tlb_ubc_debug_flushed(void)
+{
+}
+#endif
+
 /*
  * Every call pays what the kernel's does: the architecture's bookkeeping
  * and one locked increment of mm->tlb_flush_batched, which tells a racing
@@ -342,7 +405,7 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval,
 {
 	int batch;
 
-	(void)pteval;
+	tlb_ubc_debug_add(pteval, start, end);
 	if (mmu_arch == MMU_ARM64)
 		__flush_tlb_range_nosync(mm, start, end);	/* arch_tlbbatch_add_pending() */
 	else
@@ -372,4 +435,5 @@ void try_to_unmap_flush(void)
 	__delay(tlb_flush_loops);
 	tlb_ubc.flush_required = false;
 	tlb_ubc.pending_pages = 0;
+	tlb_ubc_debug_flushed();	/* every CPU's TLB is clean of the batch now */
 }

@@ -76,7 +76,7 @@ static void free_unref_folios(struct folio_batch *fbatch)
 }
 
 static unsigned long shrink_folio_list(struct list_head *folio_list, struct list_head *ret,
-				       struct scan_control *sc)
+				       struct scan_control *sc, bool ignore_references)
 {
 	struct folio_batch free_folios;
 	unsigned long nr_reclaimed = 0;
@@ -91,7 +91,7 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 		if (!folio_trylock(folio))
 			goto keep;
 		sc->stat->nr_scanned += nr_pages;
-		switch (folio_check_references(folio, sc)) {
+		switch (ignore_references ? FOLIOREF_RECLAIM : folio_check_references(folio, sc)) {
 		case FOLIOREF_ACTIVATE:
 			goto activate_locked;
 		case FOLIOREF_KEEP:
@@ -116,7 +116,11 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 		/* Frozen and out of the cache: nobody else can see the lock. */
 		__folio_clear_locked(folio);
 		nr_reclaimed += nr_pages;
-		/* Entries were cleared without a flush: flush before any page is reused. */
+		/*
+		 * Entries were cleared without a flush: another CPU may still
+		 * reach these pages through its TLB, so flush before the batch
+		 * goes back to the allocator (the debug builds check it there).
+		 */
 		if (folio_batch_add(&free_folios, folio) == 0) {
 			try_to_unmap_flush();
 			free_unref_folios(&free_folios);
@@ -209,7 +213,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	count_vm_events(PGSCAN_FILE, nr_scanned);
 	if (!nr_taken)
 		return 0;
-	nr_reclaimed = shrink_folio_list(&folio_list, &ret, sc);
+	nr_reclaimed = shrink_folio_list(&folio_list, &ret, sc, false);
 	move_folios_to_lru(lruvec, &ret);
 	count_vm_events(PGSTEAL_FILE, nr_reclaimed);
 	return nr_reclaimed;
@@ -320,6 +324,34 @@ unsigned long memory_reclaim(unsigned long nr_to_reclaim, struct reclaim_stat *s
 		nr_reclaimed += reclaimed;
 	}
 	stat->nr_reclaimed = nr_reclaimed;
+	return nr_reclaimed;
+}
+
+/*
+ * Reclaim the folios a caller isolated (MADV_PAGEOUT, DAMON): one
+ * shrink_folio_list() over the whole list (the model has one node), then
+ * the rest back on the LRU.  With @ignore_references, young entries and
+ * PG_referenced do not save a folio.  Returns the pages reclaimed.
+ */
+unsigned long reclaim_pages(struct list_head *folio_list, bool ignore_references)
+{
+	struct reclaim_stat stat = { 0 };
+	struct scan_control sc = {
+		.nr_to_reclaim = SWAP_CLUSTER_MAX,
+		.priority = DEF_PRIORITY,
+		.stat = &stat,
+	};
+	LIST_HEAD(node_folio_list);
+	LIST_HEAD(ret);
+	unsigned long nr_reclaimed;
+	struct folio *folio, *next;
+
+	list_for_each_entry_safe(folio, next, folio_list, lru) {
+		folio_clear_active(folio);
+		list_move_tail(&folio->lru, &node_folio_list);
+	}
+	nr_reclaimed = shrink_folio_list(&node_folio_list, &ret, &sc, ignore_references);
+	move_folios_to_lru(&node_lruvec, &ret);
 	return nr_reclaimed;
 }
 
