@@ -22,7 +22,11 @@
  *    acquire) and stops, so that the migration frees the source, sees what
  *    every process that dropped an entry (folio_migration_entries_add(-1),
  *    release) did before: the count replaces the PTE lock of every VMA that
- *    vanilla's walk takes.  A relaxed add and a relaxed read are each caught.
+ *    vanilla's walk takes.  A relaxed add and a relaxed read are each caught;
+ *  the spinlock (linux/spinlock.h, every lock of the model): a critical
+ *    section sees the one before it (the unlock's release store, the
+ *    trylock's acquire exchange: each weakened to relaxed is caught, as a
+ *    lost update of a counter both sections increment).
  *
  * The scenario's own data is a pair of atomic_t written with atomic_set()
  * and read with atomic_read() (relaxed, so only the orderings under test
@@ -34,6 +38,7 @@
 #include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/page_ref.h>
+#include <linux/spinlock.h>
 #include <machine/checker.h>
 
 #include "tap.h"
@@ -294,6 +299,81 @@ static bool put_ordered(void *arg, char *why, size_t len)
 	return true;
 }
 
+/* --- the spinlock ----------------------------------------------------------------------- */
+
+static spinlock_t lock;
+
+static void lock_setup(void *arg)
+{
+	reset(arg);
+	spin_lock_init(&lock);
+}
+
+/* A read-modify-write of the scenario's data by relaxed accesses: only the lock orders it. */
+static void section(void)
+{
+	int v = atomic_read(&data);
+
+	atomic_set(&data, v + 1);
+	if (checker_self())
+		r1 = v;
+	else
+		r0 = v;
+}
+
+/*
+ * spin_lock()'s slow path polls the word with a relaxed read before its
+ * exchange; this model has no eventual visibility, so a poll may read the
+ * stale "locked" forever once the holder is gone (a deadlock report, not a
+ * bug).  The lock is therefore taken by spin_trylock() in a loop: the same
+ * acquire exchange both of spin_lock()'s paths end with, and a failed one
+ * reads the latest value.
+ */
+static void take_lock(void)
+{
+	while (!spin_trylock(&lock))
+		cpu_relax();
+}
+
+static void locker(void *arg)
+{
+	take_lock();
+	section();
+	spin_unlock(&lock);
+}
+
+/* spin_lock() with the acquire of its exchange weakened to relaxed. */
+static void locker_relaxed_lock(void *arg)
+{
+	int unlocked;
+
+	for (;;) {
+		unlocked = 0;
+		if (atomic_try_cmpxchg_relaxed(&lock.locked, &unlocked, 1))
+			break;
+		cpu_relax();
+	}
+	section();
+	spin_unlock(&lock);
+}
+
+/* spin_unlock() as a relaxed store. */
+static void locker_relaxed_unlock(void *arg)
+{
+	take_lock();
+	section();
+	atomic_set(&lock.locked, 0);
+}
+
+static bool sections_ordered(void *arg, char *why, size_t len)
+{
+	if (!((r0 == 0 && r1 == 1) || (r0 == 1 && r1 == 0))) {
+		snprintf(why, len, "the critical sections read %d and %d: an update was lost", r0, r1);
+		return false;
+	}
+	return true;
+}
+
 /* --- the migration-entry count (seed 003's designs) ---------------------------------- */
 
 #if defined(CONFIG_MIGRATE_ENTRY_COUNTER) || defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
@@ -381,8 +461,11 @@ static void zapper_relaxed(void *arg)
 	atomic_fetch_add_relaxed(-1, mig_count());
 }
 
+static unsigned long early_stops;	/* executions in which the restore stopped at 0 */
+
 static bool stop_sees_zap(void *arg, char *why, size_t len)
 {
+	early_stops += M.froze;
 	if (M.froze && M.seen != 1) {
 		snprintf(why, len, "the restore stopped at 0 without seeing what the zapper did");
 		return false;
@@ -446,6 +529,20 @@ static const struct checker_scenario ref_bad[] = {
 	    .final = put_ordered),
 };
 
+static const struct checker_scenario lock_ok[] = {
+	REF(.name = "spinlock: two critical sections", .nthreads = 2,
+	    .thread = { locker, locker }, .setup = lock_setup, .final = sections_ordered),
+};
+
+static const struct checker_scenario lock_bad[] = {
+	REF(.name = "spinlock: the lock's exchange relaxed", .nthreads = 2,
+	    .thread = { locker_relaxed_lock, locker_relaxed_lock }, .setup = lock_setup,
+	    .final = sections_ordered),
+	REF(.name = "spinlock: the unlock a relaxed store", .nthreads = 2,
+	    .thread = { locker_relaxed_unlock, locker_relaxed_unlock }, .setup = lock_setup,
+	    .final = sections_ordered),
+};
+
 #ifdef MIGRATION_COUNT
 static const struct checker_scenario mig_ok[] = {
 	REF(.name = "migration count: restore (add -1, remain) vs zap (add -1)", .nthreads = 2,
@@ -505,14 +602,24 @@ int main(void)
 		expect(&ref_bad[i], CHECKER_VIOLATION);
 		expect_sc_blind(&ref_bad[i]);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(lock_ok); i++)
+		expect(&lock_ok[i], CHECKER_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(lock_bad); i++) {
+		expect(&lock_bad[i], CHECKER_VIOLATION);
+		expect_sc_blind(&lock_bad[i]);
+	}
 #ifdef MIGRATION_COUNT
 #ifdef CONFIG_MIGRATE_ENTRY_COUNTER
 	mem_map = &MFOLIO->page;	/* the count lives in page_ext, at the folio's pfn (0) */
 	if (!ok(page_ext_init(1) == 0, "page_ext for one folio"))
 		return done_testing();
 #endif
-	for (size_t i = 0; i < ARRAY_SIZE(mig_ok); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(mig_ok); i++) {
+		early_stops = 0;
 		expect(&mig_ok[i], CHECKER_OK);
+		ok(early_stops > 0, "%s: the restore stops at 0 (%lu executions)", mig_ok[i].name,
+		   early_stops);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(mig_bad); i++) {
 		expect(&mig_bad[i], CHECKER_VIOLATION);
 		expect_sc_blind(&mig_bad[i]);
