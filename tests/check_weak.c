@@ -16,7 +16,17 @@
  *    later loads (a relaxed try-get is caught);
  *  fully ordered: whoever's folio_ref_dec_and_test() returns true sees what
  *    every other holder wrote before its put (a relaxed, a release-only and
- *    an acquire-only decrement are each caught).
+ *    an acquire-only decrement are each caught);
+ *  the migration-entry count (mgt-entry, mgt-counter: linux/migrate.h): a
+ *    restore that reads the count 0 (folio_migration_entries_remain(),
+ *    acquire) and stops, so that the migration frees the source, sees what
+ *    every process that dropped an entry (folio_migration_entries_add(-1),
+ *    release) did before: the count replaces the PTE lock of every VMA that
+ *    vanilla's walk takes.  A relaxed add and a relaxed read are each caught;
+ *  the spinlock (linux/spinlock.h, every lock of the model): a critical
+ *    section sees the one before it (the unlock's release store, the
+ *    trylock's acquire exchange: each weakened to relaxed is caught, as a
+ *    lost update of a counter both sections increment).
  *
  * The scenario's own data is a pair of atomic_t written with atomic_set()
  * and read with atomic_read() (relaxed, so only the orderings under test
@@ -24,8 +34,11 @@
  */
 #include <string.h>
 
+#include <linux/migrate.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/page_ref.h>
+#include <linux/spinlock.h>
 #include <machine/checker.h>
 
 #include "tap.h"
@@ -286,6 +299,181 @@ static bool put_ordered(void *arg, char *why, size_t len)
 	return true;
 }
 
+/* --- the spinlock ----------------------------------------------------------------------- */
+
+static spinlock_t lock;
+
+static void lock_setup(void *arg)
+{
+	reset(arg);
+	spin_lock_init(&lock);
+}
+
+/* A read-modify-write of the scenario's data by relaxed accesses: only the lock orders it. */
+static void section(void)
+{
+	int v = atomic_read(&data);
+
+	atomic_set(&data, v + 1);
+	if (checker_self())
+		r1 = v;
+	else
+		r0 = v;
+}
+
+/*
+ * spin_lock()'s slow path polls the word with a relaxed read before its
+ * exchange; this model has no eventual visibility, so a poll may read the
+ * stale "locked" forever once the holder is gone (a deadlock report, not a
+ * bug).  The lock is therefore taken by spin_trylock() in a loop: the same
+ * acquire exchange both of spin_lock()'s paths end with, and a failed one
+ * reads the latest value.
+ */
+static void take_lock(void)
+{
+	while (!spin_trylock(&lock))
+		cpu_relax();
+}
+
+static void locker(void *arg)
+{
+	take_lock();
+	section();
+	spin_unlock(&lock);
+}
+
+/* spin_lock() with the acquire of its exchange weakened to relaxed. */
+static void locker_relaxed_lock(void *arg)
+{
+	int unlocked;
+
+	for (;;) {
+		unlocked = 0;
+		if (atomic_try_cmpxchg_relaxed(&lock.locked, &unlocked, 1))
+			break;
+		cpu_relax();
+	}
+	section();
+	spin_unlock(&lock);
+}
+
+/* spin_unlock() as a relaxed store. */
+static void locker_relaxed_unlock(void *arg)
+{
+	take_lock();
+	section();
+	atomic_set(&lock.locked, 0);
+}
+
+static bool sections_ordered(void *arg, char *why, size_t len)
+{
+	if (!((r0 == 0 && r1 == 1) || (r0 == 1 && r1 == 0))) {
+		snprintf(why, len, "the critical sections read %d and %d: an update was lost", r0, r1);
+		return false;
+	}
+	return true;
+}
+
+/* --- the migration-entry count (seed 003's designs) ---------------------------------- */
+
+#if defined(CONFIG_MIGRATE_ENTRY_COUNTER) || defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+#define MIGRATION_COUNT
+/*
+ * The source folio of a migration, unmapped, with two migration entries
+ * naming it: the migrating process's own (restored by the restore walk) and
+ * another process's (zapped by its exit or munmap, under its PTE lock only).
+ * The restore walk stops when the count reads 0, without taking the
+ * zapper's PTE lock, and the migration then frees the source.
+ *
+ * What the zapper does to the folio before it drops its entry is a read
+ * (zap_nonpresent_ptes(): mm_counter(folio)), and the free writes the
+ * folio: a read-then-write order, which this model's views never break (a
+ * load cannot read a store made after it in the interleaving).  The
+ * scenario's zapper writes instead, the access the model can see: the same
+ * release/acquire edge is what orders both in C11, and without it the
+ * restorer's read of the zapper's write is stale.
+ */
+static struct folio mfolios[1];
+#define MFOLIO	(&mfolios[0])
+
+static atomic_t *mig_count(void)
+{
+#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+	return folio_migration_entries(MFOLIO);
+#else
+	return &MFOLIO->_mapcount;
+#endif
+}
+
+static void two_entries(void *arg)
+{
+	reset(arg);
+#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+	atomic_set(mig_count(), 2);
+#else
+	/* what try_to_migrate_exit() sets once the walk has unmapped the folio */
+	atomic_set(mig_count(), (int)((unsigned int)PGTY_mgt_entry << PAGE_TYPE_SHIFT | 2));
+#endif
+}
+
+/* remove_migration_ptes(): restore our entry, then ask whether any is left. */
+static void restorer(void *arg)
+{
+	folio_migration_entries_add(MFOLIO, -1);	/* remove_migration_pte() */
+	if (!folio_migration_entries_remain(MFOLIO)) {
+		M.froze = true;				/* stopped early: the source is freed */
+		M.seen = atomic_read(&data);
+	}
+}
+
+/* ... with folio_migration_entries_remain()'s acquire weakened to relaxed. */
+static bool remain_relaxed(void)
+{
+	unsigned int t = (unsigned int)atomic_read(mig_count());
+
+#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+	return (int)t > 0;
+#else
+	return t >> PAGE_TYPE_SHIFT != PGTY_mgt_entry || (t & PAGE_TYPE_VALUE_MASK);
+#endif
+}
+
+static void restorer_relaxed(void *arg)
+{
+	folio_migration_entries_add(MFOLIO, -1);
+	if (!remain_relaxed()) {
+		M.froze = true;
+		M.seen = atomic_read(&data);
+	}
+}
+
+/* zap_nonpresent_ptes(): done with the folio, drop the entry (release). */
+static void zapper(void *arg)
+{
+	atomic_set(&data, 1);
+	folio_migration_entries_add(MFOLIO, -1);
+}
+
+/* ... with the add's release weakened to relaxed. */
+static void zapper_relaxed(void *arg)
+{
+	atomic_set(&data, 1);
+	atomic_fetch_add_relaxed(-1, mig_count());
+}
+
+static unsigned long early_stops;	/* executions in which the restore stopped at 0 */
+
+static bool stop_sees_zap(void *arg, char *why, size_t len)
+{
+	early_stops += M.froze;
+	if (M.froze && M.seen != 1) {
+		snprintf(why, len, "the restore stopped at 0 without seeing what the zapper did");
+		return false;
+	}
+	return true;
+}
+#endif
+
 /* --- running them --------------------------------------------------------------------- */
 
 #define WEAK(...)	{ .weak_memory = true, .setup = reset, __VA_ARGS__ }
@@ -341,6 +529,36 @@ static const struct checker_scenario ref_bad[] = {
 	    .final = put_ordered),
 };
 
+static const struct checker_scenario lock_ok[] = {
+	REF(.name = "spinlock: two critical sections", .nthreads = 2,
+	    .thread = { locker, locker }, .setup = lock_setup, .final = sections_ordered),
+};
+
+static const struct checker_scenario lock_bad[] = {
+	REF(.name = "spinlock: the lock's exchange relaxed", .nthreads = 2,
+	    .thread = { locker_relaxed_lock, locker_relaxed_lock }, .setup = lock_setup,
+	    .final = sections_ordered),
+	REF(.name = "spinlock: the unlock a relaxed store", .nthreads = 2,
+	    .thread = { locker_relaxed_unlock, locker_relaxed_unlock }, .setup = lock_setup,
+	    .final = sections_ordered),
+};
+
+#ifdef MIGRATION_COUNT
+static const struct checker_scenario mig_ok[] = {
+	REF(.name = "migration count: restore (add -1, remain) vs zap (add -1)", .nthreads = 2,
+	    .thread = { restorer, zapper }, .setup = two_entries, .final = stop_sees_zap),
+};
+
+static const struct checker_scenario mig_bad[] = {
+	REF(.name = "migration count: the zap's add relaxed", .nthreads = 2,
+	    .thread = { restorer, zapper_relaxed }, .setup = two_entries,
+	    .final = stop_sees_zap),
+	REF(.name = "migration count: the restore's remain relaxed", .nthreads = 2,
+	    .thread = { restorer_relaxed, zapper }, .setup = two_entries,
+	    .final = stop_sees_zap),
+};
+#endif
+
 static struct checker_result res;
 
 static void expect(const struct checker_scenario *sc, enum checker_status want)
@@ -384,6 +602,29 @@ int main(void)
 		expect(&ref_bad[i], CHECKER_VIOLATION);
 		expect_sc_blind(&ref_bad[i]);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(lock_ok); i++)
+		expect(&lock_ok[i], CHECKER_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(lock_bad); i++) {
+		expect(&lock_bad[i], CHECKER_VIOLATION);
+		expect_sc_blind(&lock_bad[i]);
+	}
+#ifdef MIGRATION_COUNT
+#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+	mem_map = &MFOLIO->page;	/* the count lives in page_ext, at the folio's pfn (0) */
+	if (!ok(page_ext_init(1) == 0, "page_ext for one folio"))
+		return done_testing();
+#endif
+	for (size_t i = 0; i < ARRAY_SIZE(mig_ok); i++) {
+		early_stops = 0;
+		expect(&mig_ok[i], CHECKER_OK);
+		ok(early_stops > 0, "%s: the restore stops at 0 (%lu executions)", mig_ok[i].name,
+		   early_stops);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(mig_bad); i++) {
+		expect(&mig_bad[i], CHECKER_VIOLATION);
+		expect_sc_blind(&mig_bad[i]);
+	}
+#endif
 	is_int(vm_warn_count, 0, "no VM_WARN fired");
 	return done_testing();
 }
