@@ -466,7 +466,7 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 }
 
 /* @c's load miss brought the pointer @val, there at @done. */
-static void vt_note_pointer(struct vt_cpu *c, uintptr_t val, vt_ps done)
+static __attribute__((unused)) void vt_note_pointer(struct vt_cpu *c, uintptr_t val, vt_ps done)
 {
 	struct vt_mlp *m = &c->mlp;
 
