@@ -175,18 +175,16 @@ assert sp["vanilla"]["points"] == {"1": [100, 200], "2": 300} and "counter" not 
 assert sp["frozen-bit"]["counter"] == "ops" and sp["frozen-bit"]["points"] == {"1": 5}, sp
 PY
 ok $? "seed series: a range is [lo, hi], a single value a number, a counter is named"
-seedline "$tmp/s1.conf" "seed.refcount-scale.vanilla 1:200..100 | here"
-usage_error_says "LO <= HI" "a seed range whose low end is above its high end" run refcount-scale --machine "$tmp/s1.conf"
-seedline "$tmp/s2.conf" "seed.refcount-scale.vanilla 1:100.. | here"
-usage_error_says "POINT:LO..HI" "a seed range without its high end" run refcount-scale --machine "$tmp/s2.conf"
-seedline "$tmp/s3.conf" "seed.refcount-scale.vanilla 1:-1 | here"
-usage_error_says "0 <= LO" "a negative seed value" run refcount-scale --machine "$tmp/s3.conf"
-seedline "$tmp/s4.conf" "seed.refcount-scale.vanilla.ops. 1:1 | here"
-usage_error_says "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series whose counter is empty" run refcount-scale --machine "$tmp/s4.conf"
-seedline "$tmp/s5.conf" "seed.refcount-scale.vanilla.a.b 1:1 | here"
-usage_error_says "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series name of five parts" run refcount-scale --machine "$tmp/s5.conf"
-seedline "$tmp/s6.conf" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 24)):1 | here"
-usage_error_says "at most 23" "a seed point of 24 characters" run refcount-scale --machine "$tmp/s6.conf"
+bad_seed() {	# bad_seed PATTERN DESCRIPTION LINE: a machine file with LINE is refused saying PATTERN
+	seedline "$tmp/badseed-line.conf" "$3"
+	usage_error_says "$1" "$2" run refcount-scale --machine "$tmp/badseed-line.conf"
+}
+bad_seed "LO <= HI" "a seed range whose low end is above its high end" "seed.refcount-scale.vanilla 1:200..100 | here"
+bad_seed "POINT:LO..HI" "a seed range without its high end" "seed.refcount-scale.vanilla 1:100.. | here"
+bad_seed "0 <= LO" "a negative seed value" "seed.refcount-scale.vanilla 1:-1 | here"
+bad_seed "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series whose counter is empty" "seed.refcount-scale.vanilla.ops. 1:1 | here"
+bad_seed "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series name of five parts" "seed.refcount-scale.vanilla.a.b 1:1 | here"
+bad_seed "at most 23" "a seed point of 24 characters" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 24)):1 | here"
 seedline "$tmp/s7.conf" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 23)):1 | here"
 "$MMLAB" run refcount-scale --machine "$tmp/s7.conf" --threads 1 --repeat 1 --variant vanilla >/dev/null 2>&1
 ok $? "a seed point of 23 characters is taken"

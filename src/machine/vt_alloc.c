@@ -50,7 +50,6 @@ struct vt_chunk {
 static struct {
 	struct vt_chunk *chunks;	/* the newest first: it is carved */
 	void *free[VT_NR_CLASS];	/* LIFO, linked through the payload */
-	unsigned long epoch_objs;
 } heap;
 
 /* Class sizes: 16-byte steps to 256, then four steps per power of two. */
@@ -125,7 +124,6 @@ void vt_alloc_reset(void)
 	struct vt_chunk *k = heap.chunks;
 
 	memset(heap.free, 0, sizeof(heap.free));
-	heap.epoch_objs = 0;
 	if (k && !k->live) {
 		k->used = 0;		/* the same chunk, from its start */
 	} else if (k && k->used) {
@@ -195,10 +193,7 @@ static void *vt_alloc(size_t n, size_t align)
 		chunk_of(p)->live++;
 		return p;
 	}
-	p = carve(c, align < VT_HDR ? VT_HDR : align);
-	if (p)
-		heap.epoch_objs++;
-	return p;
+	return carve(c, align < VT_HDR ? VT_HDR : align);
 }
 
 void *vt_malloc(size_t n)

@@ -529,16 +529,15 @@ static void core_evicted(struct vt_cpu *c, uint64_t t, bool tracked)
 /*
  * Line @t into @c's L2 (if it has it not), writable if @excl, ready at
  * @ready; @tracked: the line table has it now (a run of one CPU keeps only
- * the lines of atomics there).  @absent: the caller has just seen the L2
- * miss.  The slot, in the L2.
+ * the lines of atomics there).
  */
-static int l2_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool tracked, bool absent)
+static void l2_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool tracked)
 {
 	struct vt_core *k = core_of(c);
 	uint64_t old;
 	int i;
 
-	i = absent ? -1 : cache_find(&k->l2, t);
+	i = cache_find(&k->l2, t);
 	if (i < 0) {
 		bool was_tracked;
 
@@ -553,7 +552,6 @@ static int l2_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool tr
 	k->l2.tracked[i] |= tracked;
 	if (cache_find(&vt.h->l3[c->l3], t) < 0)
 		cache_insert(&vt.h->l3[c->l3], t, &old, NULL);
-	return i;
 }
 
 /* @c's core gets line @t into its L2 and its L1: as l2_fill(). */
@@ -563,7 +561,7 @@ static void core_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool
 	uint64_t old;
 	int i;
 
-	l2_fill(c, t, excl, ready, tracked, false);
+	l2_fill(c, t, excl, ready, tracked);
 	i = cache_find(&k->l1, t);
 	if (i < 0)
 		i = cache_insert(&k->l1, t, &old, NULL);	/* L1 victims stay in the L2 */
@@ -682,7 +680,7 @@ static void vt_prefetch(struct vt_cpu *c, uint64_t t)
 	}
 	issue = k->pf_next > c->clock ? k->pf_next : c->clock;
 	k->pf_next = issue + lat / vt.h->l2mshr;
-	l2_fill(c, t, false, issue + lat, !vt.h->solo, true);	/* the streamer fills the L2 alone */
+	l2_fill(c, t, false, issue + lat, !vt.h->solo);	/* the streamer fills the L2 alone */
 	vt.acc.st.prefetches++;
 }
 

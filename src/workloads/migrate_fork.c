@@ -195,7 +195,7 @@ static int mf_check(struct mf_run *run, struct mf_result *r, char *msg, size_t l
 
 int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, size_t len)
 {
-	struct mf_run run = { .p = p, .base = MF_BASE + (p->offset & ~(PAGE_SIZE - 1)) };
+	struct mf_run run = { .p = p, .base = MF_BASE + p->offset };
 	unsigned long events[NR_VM_EVENT_ITEMS], nr = 1UL << p->folio_order;
 	double t0;
 	int err;
@@ -203,7 +203,7 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 	*r = (struct mf_result){ 0 };
 	run.nr_pages = (unsigned long)(p->size >> PAGE_SHIFT);
 	if (p->children < 0 || p->cow < 0 || p->cow > 1 || !run.nr_pages || run.nr_pages % nr ||
-	    nr_online_nodes < 2) {
+	    p->offset % (nr * PAGE_SIZE) || p->offset >= PMD_SIZE || nr_online_nodes < 2) {
 		snprintf(msg, len, "migrate-fork: bad parameters");
 		return -EINVAL;
 	}
