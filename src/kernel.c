@@ -40,6 +40,10 @@ const struct mm_kernel MM_KERNEL_SYM = {
 	.nr_vm_events = NR_VM_EVENT_ITEMS,
 	.all_vm_events = all_vm_events,
 	.reset_vm_events = reset_vm_events,
+#ifdef MMLAB_VT
+	.vt_span_names = vmtime_text,
+	.nr_vt_spans = NR_VM_TIME_ITEMS,
+#endif
 	.mem_init = mem_init,
 	.mem_exit = mem_exit,
 	.mem_check = kernel_mem_check,

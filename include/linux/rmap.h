@@ -359,6 +359,19 @@ static inline unsigned long rmap_time_start(void)
 	return rmap_clock_ns();
 }
 #define rmap_time_add(item, start)	count_vm_events(item, rmap_clock_ns() - (start))
+#elif defined(MMLAB_VT)
+/*
+ * Virtual time: the machine sums each span's virtual time under its item
+ * (machine/vt.h, vt_span_add()), at no cost to the model, so a run on a
+ * simulated machine says where reclaim's and migration's time went.
+ */
+unsigned long vt_span_clock(void);
+void vt_span_add(int key, unsigned long start);
+static inline unsigned long rmap_time_start(void)
+{
+	return vt_span_clock();
+}
+#define rmap_time_add(item, start)	vt_span_add(item, start)
 #else
 static inline unsigned long rmap_time_start(void)
 {

@@ -22,4 +22,14 @@ enum vm_event_item {
 	NR_VM_EVENT_ITEMS
 };
 
+#ifdef MMLAB_VT
+/* The vt flavour's timed spans: keys of the machine's span clock (linux/rmap.h). */
+enum vm_time_item {
+#define VM_TIME(item, name)	item,
+#include <linux/vm_time_list.h>
+#undef VM_TIME
+	NR_VM_TIME_ITEMS
+};
+#endif
+
 #endif /* _LINUX_VM_EVENT_ITEM_H */

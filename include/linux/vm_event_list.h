@@ -40,8 +40,6 @@ VM_EVENT(RMAP_WALKS, "rmap_walks")		/* rmap_walk() calls */
 VM_EVENT(RMAP_VMAS, "rmap_vmas")		/* VMAs visited */
 VM_EVENT(RMAP_PVMW_HITS, "rmap_pvmw_hits")	/* entries page_vma_mapped_walk() stopped at */
 VM_EVENT(RMAP_BATCHES, "rmap_batches")		/* young-bit or unmap operations on a run of entries */
-VM_EVENT(RMAP_REFERENCED_NS, "rmap_referenced_ns")	/* nanoseconds in folio_referenced() */
-VM_EVENT(RMAP_UNMAP_NS, "rmap_unmap_ns")	/* nanoseconds in try_to_unmap() */
 VM_EVENT(PTE_RMW, "pte_rmw")			/* PTEs the young-bit and unmap primitives read-modify-write */
 VM_EVENT(PVMW_WALKS, "pvmw_walks")		/* page_vma_mapped_walk() walks started (one per VMA looked at) */
 VM_EVENT(PVMW_PTL, "pvmw_ptl")			/* page table locks page_vma_mapped_walk() took */
@@ -50,6 +48,8 @@ VM_EVENT(MIGRATE_UNMAP_VMAS, "migrate_unmap_vmas")	/* VMAs try_to_migrate() visi
 VM_EVENT(MIGRATE_RESTORE_VMAS, "migrate_restore_vmas")	/* VMAs remove_migration_ptes() visited */
 VM_EVENT(MIGRATE_ENTRIES_MADE, "migrate_entries_made")	/* migration entries written by try_to_migrate_one() */
 VM_EVENT(MIGRATE_ENTRIES_REMOVED, "migrate_entries_removed")	/* ... and replaced by remove_migration_pte() */
-VM_EVENT(MIGRATE_RESTORE_NS, "migrate_restore_ns")	/* nanoseconds in remove_migration_ptes() */
-VM_EVENT(MIGRATE_MOVE_NS, "migrate_move_ns")	/* nanoseconds in move_to_new_folio() */
+/* The timed spans (include/linux/vm_time_list.h): nanoseconds in a function */
+#define VM_TIME(item, name)	VM_EVENT(item, name)
+#include <linux/vm_time_list.h>
+#undef VM_TIME
 #endif

@@ -21,6 +21,9 @@ extern struct vm_event_state vm_event_states[NR_CPUS];
 
 /* The names /proc/vmstat gives the items, in item order. */
 extern const char *const vmstat_text[NR_VM_EVENT_ITEMS];
+#ifdef MMLAB_VT
+extern const char *const vmtime_text[NR_VM_TIME_ITEMS];
+#endif
 
 /*
  * this_cpu_add(): the kernel's is one instruction that preemption cannot

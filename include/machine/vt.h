@@ -183,6 +183,9 @@ enum vt_dist vt_distance(const struct vt_machine *m, int a, int b);
 /*
  * What a run did, summed over its CPUs.  Times in virtual nanoseconds.
  */
+/* Keys of timed spans (the vt flavour's linux/vm_time_list.h) fit below this. */
+#define VT_NR_SPANS	16
+
 struct vt_stats {
 	double end_ns;			/* the latest clock when the last CPU finished */
 	double cpu_ns;			/* every CPU's clock at its end, summed */
@@ -210,6 +213,12 @@ struct vt_stats {
 	unsigned long long mem_remote;	/* ... by another node's */
 	unsigned long long prefetches;	/* lines the stream prefetcher brought in */
 	double mem_ns;			/* time the CPUs stalled on their own misses (after overlap) */
+	/*
+	 * Virtual time inside the kernel model's timed spans (vt_span_add()),
+	 * summed by the span's key (the vt flavour's enum vm_time_item).  In the
+	 * timed windows alone when the run marks them.
+	 */
+	double span_ns[VT_NR_SPANS];
 };
 
 typedef void (*vt_thread_fn)(void *arg);
@@ -288,5 +297,16 @@ void *vt_aligned_alloc(size_t align, size_t n);
 
 /* The calling virtual CPU's clock, in ns (0 outside a run). */
 double vt_clock_ns(void);
+
+/*
+ * A timed span of the kernel model (linux/rmap.h's rmap_time_start() and
+ * rmap_time_add() in the vt flavour): vt_span_clock() is the calling CPU's
+ * clock with its code so far charged, in ps; vt_span_add() adds the clock's
+ * advance since @start to span @key (0..VT_NR_SPANS-1; others are ignored).
+ * Neither costs the model anything: they read the clock the model already
+ * keeps, as the event build reads the host's.
+ */
+unsigned long vt_span_clock(void);
+void vt_span_add(int key, unsigned long start);
 
 #endif

@@ -33,6 +33,12 @@ struct mm_kernel {
 	void (*all_vm_events)(unsigned long *ret);
 	/* Zero every CPU's counters; never while the machine's CPUs run. */
 	void (*reset_vm_events)(void);
+	/*
+	 * The vt flavour's timed spans (linux/vm_time_list.h), by key: their
+	 * virtual time is the machine's (struct vt_stats, span_ns[key]).
+	 */
+	const char *const *vt_span_names;
+	int nr_vt_spans;
 
 	int (*mem_init)(unsigned long long bytes);
 	void (*mem_exit)(void);

@@ -74,6 +74,20 @@ int exp_vt_check_threads(const struct exp_ctx *ctx)
 	return 0;
 }
 
+double exp_vt_span_ns(const struct mm_kernel *k, const struct vt_stats *st, const char *name)
+{
+	if (k->nr_vt_spans > VT_NR_SPANS) {
+		fprintf(stderr, "mmlab: the %s build times %d spans, more than the machine's %d "
+			"(VT_NR_SPANS, machine/vt.h)\n", k->name, k->nr_vt_spans, VT_NR_SPANS);
+		abort();
+	}
+	for (int i = 0; i < k->nr_vt_spans; i++)
+		if (!strcmp(k->vt_span_names[i], name))
+			return st->span_ns[i];
+	fprintf(stderr, "mmlab: the %s build times no span \"%s\" in virtual time\n", k->name, name);
+	abort();
+}
+
 void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 		     const char *delay_counter)
 {

@@ -51,6 +51,11 @@ struct vt_stats;
  * (@delay_counter, a string that outlives the sample: "share_syscall_pct")
  * and the code between events.
  */
+/*
+ * Virtual time a vt run spent inside the kernel model's spans @name (one
+ * of linux/vm_time_list.h, timed by rmap_time_add()), in ns.
+ */
+double exp_vt_span_ns(const struct mm_kernel *k, const struct vt_stats *st, const char *name);
 void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 		     const char *delay_counter);
 

@@ -231,6 +231,15 @@ struct mf_call {
 	int err;
 };
 
+/* Where the migration's time went: remove_migration_ptes() against move_to_new_folio(). */
+static void mf_add_times(struct sample *out, double restore_ns, double move_ns)
+{
+	sample_counter(out, "restore_usec", restore_ns / 1e3);
+	sample_counter(out, "move_usec", move_ns / 1e3);
+	sample_counter(out, "restore_pct", restore_ns + move_ns > 0 ?
+		       100 * restore_ns / (restore_ns + move_ns) : 0);
+}
+
 static void mf_call(void *arg)
 {
 	struct mf_call *c = arg;
@@ -274,8 +283,11 @@ static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 	} else {
 		mf_check_result(r, who, out);
 	}
-	if (ctx->vt)
+	if (ctx->vt) {
 		exp_vt_counters(out, &st, (double)(r->pages_moved >> p.folio_order), "share_delay_pct");
+		mf_add_times(out, exp_vt_span_ns(k, &st, "migrate_restore_ns"),
+			     exp_vt_span_ns(k, &st, "migrate_move_ns"));
+	}
 	exp_mem_check_exit(k, who, out);
 	*k->nr_online_nodes = 1;
 	return ret;
@@ -284,14 +296,11 @@ static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 /*
  * The event build's counters.  Its walks are the timed build's, on any
  * machine; its times are the host's, so a run on a simulated machine takes
- * the walk counts alone.
+ * the walk counts alone (and its times from the machine: mf_boot_run()).
  */
 static void mf_add_event_counters(struct sample *out, const struct mm_kernel *k, const unsigned long *ev,
 				  bool host_times)
 {
-	double restore = exp_vm_event(k, ev, "migrate_restore_ns") / 1e3;
-	double move = exp_vm_event(k, ev, "migrate_move_ns") / 1e3;
-
 	sample_counter(out, "unmap_vmas_visited", (double)exp_vm_event(k, ev, "migrate_unmap_vmas"));
 	sample_counter(out, "restore_vmas_visited", (double)exp_vm_event(k, ev, "migrate_restore_vmas"));
 	sample_counter(out, "ptl_taken", (double)exp_vm_event(k, ev, "pvmw_ptl"));
@@ -301,9 +310,8 @@ static void mf_add_event_counters(struct sample *out, const struct mm_kernel *k,
 		       (double)exp_vm_event(k, ev, "migrate_entries_removed"));
 	if (!host_times)
 		return;
-	sample_counter(out, "restore_usec", restore);
-	sample_counter(out, "move_usec", move);
-	sample_counter(out, "restore_pct", restore + move > 0 ? 100 * restore / (restore + move) : 0);
+	mf_add_times(out, (double)exp_vm_event(k, ev, "migrate_restore_ns"),
+		     (double)exp_vm_event(k, ev, "migrate_move_ns"));
 }
 
 static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct exp_point *p, int rep,

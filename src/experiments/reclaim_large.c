@@ -289,8 +289,11 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 	} else {
 		rl_check_result(&p, r, who, out);
 	}
-	if (ctx->vt)
+	if (ctx->vt) {
 		exp_vt_counters(out, &st, (double)(r->reclaimed_pages >> p.folio_order), "share_delay_pct");
+		sample_counter(out, "referenced_usec", exp_vt_span_ns(k, &st, "rmap_referenced_ns") / 1e3);
+		sample_counter(out, "unmap_usec", exp_vt_span_ns(k, &st, "rmap_unmap_ns") / 1e3);
+	}
 	exp_mem_check_exit(k, who, out);
 	return ret;
 }

@@ -1078,6 +1078,8 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.nr_windows = 0;
 	vt.window_open = false;
 	vt.windows_ps = 0;
+	memset(vt.span_ps, 0, sizeof(vt.span_ps));
+	memset(vt.window_span_ps, 0, sizeof(vt.window_span_ps));
 	vt.m = m;
 	for (int d = 0; d < VT_NR_DIST; d++)
 		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
@@ -1161,6 +1163,8 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.acc.st.code_ns = vt.acc.code_ps / 1000.0;
 	vt.acc.st.mem_ns = vt.acc.mem_ps / 1000.0;
 	vt.acc.st.hier = m->hier;
+	for (int k = 0; k < VT_NR_SPANS; k++)
+		vt.acc.st.span_ns[k] = (vt.nr_windows ? vt.window_span_ps[k] : vt.span_ps[k]) / 1000.0;
 	if (stats)
 		*stats = vt.acc.st;
 out:

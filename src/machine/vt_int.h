@@ -151,6 +151,8 @@ struct vt_state {
 	bool window_open;
 	struct vt_counts window_start, windows;
 	vt_ps window_clock, windows_ps;
+	/* vt_span_add(): each span's time, all of it and inside timed windows */
+	vt_ps span_ps[VT_NR_SPANS], window_span_ps[VT_NR_SPANS];
 	vt_ps stop_ps;
 	bool failed;
 #if defined(__x86_64__)

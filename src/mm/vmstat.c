@@ -19,6 +19,15 @@ const char *const vmstat_text[NR_VM_EVENT_ITEMS] = {
 #undef VM_EVENT
 };
 
+#ifdef MMLAB_VT
+/* The vt flavour's timed spans, named as the event build's items. */
+const char *const vmtime_text[NR_VM_TIME_ITEMS] = {
+#define VM_TIME(item, name)	[item] = name,
+#include <linux/vm_time_list.h>
+#undef VM_TIME
+};
+#endif
+
 /* The model's possible CPUs: every id the lab has handed out. */
 static int nr_possible_cpus(void)
 {
