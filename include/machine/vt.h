@@ -177,6 +177,14 @@ int vt_calibrate_mem(struct vt_machine *m);
 #include <stdio.h>
 void vt_machine_print(FILE *f, const struct vt_machine *m);
 
+/*
+ * The settings of @m whose source begins "fit:" (a number taken from the
+ * table a seed reports rather than from a measurement of its own), as
+ * "key VALUE (source), ..." in @buf; how many there are.  A table run on
+ * @m names them: the points they were fitted to are not predictions.
+ */
+int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len);
+
 /* The distance between CPUs @a and @b of @m (Linux x86 numbering, below). */
 enum vt_dist vt_distance(const struct vt_machine *m, int a, int b);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <machine/vt.h>
 #include <mmlab/lab.h>
 
 #define CELL_LEN	64
@@ -371,6 +372,17 @@ static bool print_bases(FILE *f, const struct lab_results *r)
 	return any;
 }
 
+/*
+ * A simulated machine's settings fitted to a seed's table ("fit:" sources):
+ * the points they were fitted to are not predictions, and the table says so.
+ */
+static void print_fitted(FILE *f, const struct lab_results *r)
+{
+	char fit[2048];
+
+	if (r->cfg->vt && vt_machine_fitted(r->cfg->vt, fit, sizeof(fit)))
+		fprintf(f, "fitted, not predicted: %s's %s\n", r->cfg->vt->name, fit);
+}
 static void print_footer(FILE *f, const struct lab_results *r)
 {
 	int repeat = r->min_samples;
@@ -383,6 +395,7 @@ static void print_footer(FILE *f, const struct lab_results *r)
 	fprintf(f, "\n%s sample%s per variant and point, variants interleaved; "
 		"first table%s: medians; Hmean/Amean rows: means of the samples\n",
 		count, r->max_samples == 1 ? "" : "s", multi_metric(r) ? " of each metric" : "");
+	print_fitted(f, r);
 	if (!any_cmps(r)) {
 		fprintf(f, "no comparisons: %s was not run\n", LAB_BASELINE);
 	} else {

@@ -479,3 +479,43 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			    m->nr_cpus, VT_MAX_CPUS);
 	return 0;
 }
+
+/* A source that says its number was fitted to a result: "fit: ...". */
+static bool is_fit(const char *src)
+{
+	return !strncmp(src, "fit:", 4);
+}
+
+static int add_fitted(char *buf, size_t len, size_t *at, const char *key, double v, const char *src)
+{
+	int n;
+
+	if (!is_fit(src))
+		return 0;
+	n = snprintf(buf + *at, len - *at, "%s%s %g (%s)", *at ? "; " : "", key, v, src + 4 + (src[4] == ' '));
+	*at += n > 0 && (size_t)n < len - *at ? (size_t)n : 0;
+	return 1;
+}
+
+int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
+{
+	char key[32];
+	size_t at = 0;
+	int n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int k = 0; k < VT_NR_DIST; k++) {
+		snprintf(key, sizeof(key), "lat.%s", vt_dist_names[k]);
+		n += add_fitted(buf, len, &at, key, m->lat_ns[k], m->lat_src[k]);
+	}
+	for (int k = 0; k < VT_NR_COST; k++) {
+		snprintf(key, sizeof(key), "cost.%s", vt_cost_names[k]);
+		n += add_fitted(buf, len, &at, key, m->cost_ns[k], m->cost_src[k]);
+	}
+	for (int k = 0; m->hier && k < VT_NR_HIER; k++)
+		n += add_fitted(buf, len, &at, vt_hier_keys[k].name, m->hier_val[k], m->hier_src[k]);
+	if (m->syscall_ns > 0)
+		n += add_fitted(buf, len, &at, "syscall", m->syscall_ns, m->syscall_src);
+	return n;
+}
