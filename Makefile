@@ -295,6 +295,8 @@ per_design = $(filter-out $(COMMON),$(1))
 # check_page_ref includes page_ref.h alone, identical in every other design.
 DESIGNS_check_migrate := vanilla mgt-entry mgt-counter
 DESIGNS_check_page_ref := vanilla refcount-frozen-bit refcount-cmpxchg-guess
+# check_recheck: the COW fault's and the FGP_LOCK lookup's rechecks, which no design changes.
+DESIGNS_check_recheck := vanilla
 designs_of = $(filter $(KERNELS),$(or $(DESIGNS_$(1)),$(KERNELS)))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(UNIT) $(STRESS)),$(eval $(call TEST_BUILD,$(k),dbg,$(t),$(k)))))
 $(foreach k,$(KERNELS),$(foreach t,$(call per_design,$(STRESS)),$(eval $(call TEST_BUILD,$(k),tsan,$(t),$(k)))))

@@ -49,6 +49,8 @@ static struct model {
 	int released;		/* ... and releases (counted as the holder leaves) */
 	bool queued;		/* a waiter was queued in this execution */
 	bool shared;		/* a folio_wait_locked() ran: it may leave PG_waiters set */
+	bool was_locked;	/* PG_locked after the previous step */
+	int unlocks;		/* steps after which PG_locked went from set to clear */
 } M;
 
 static unsigned long queued_schedules;
@@ -96,18 +98,30 @@ static void locker_twice(void *arg)
 /* folio_wait_locked(): must not return while the lock stays held throughout. */
 static void waiter(void *arg)
 {
-	int released0;
+	int unlocks0;
+	bool held0;
 
 	checker_sched_point();
 	M.shared = true;
-	released0 = M.released;
+	/*
+	 * The unlock is a step of its own (folio_unlock()'s xor), after the
+	 * holder has left its critical section: "held throughout" is told by
+	 * the bit itself, whose every release the invariant counts.
+	 */
+	unlocks0 = M.unlocks;
+	held0 = folio_test_locked(M.folio);
 	folio_wait_locked(M.folio);
-	if (M.inside && M.released == released0)
+	if (held0 && folio_test_locked(M.folio) && M.unlocks == unlocks0)
 		checker_fail("W returned from folio_wait_locked() while the lock stayed held");
 }
 
 static bool inv(void *arg, char *why, size_t len)
 {
+	bool locked = folio_test_locked(M.folio);
+
+	if (M.was_locked && !locked)
+		M.unlocks++;
+	M.was_locked = locked;
 	if (folio_wait_queued(M.folio))
 		M.queued = true;
 	return true;

@@ -26,7 +26,15 @@
  *  the spinlock (linux/spinlock.h, every lock of the model): a critical
  *    section sees the one before it (the unlock's release store, the
  *    trylock's acquire exchange: each weakened to relaxed is caught, as a
- *    lost update of a counter both sections increment).
+ *    lost update of a counter both sections increment);
+ *  the folio lock (linux/pagemap.h): the same for folio_trylock() (an
+ *    acquire test_and_set_bit_lock()) and folio_unlock() (the release xor
+ *    that also reports PG_waiters);
+ *  PG_uptodate (linux/page-flags.h): what was written into a folio before
+ *    folio_mark_uptodate() (release; the kernel's smp_wmb() before the
+ *    set_bit()) is seen by a reader whose folio_test_uptodate() saw the
+ *    flag (acquire; the kernel's smp_rmb() after the test_bit()): a relaxed
+ *    mark and a relaxed test are each caught.
  *
  * The scenario's own data is a pair of atomic_t written with atomic_set()
  * and read with atomic_read() (relaxed, so only the orderings under test
@@ -37,7 +45,9 @@
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
+#include <linux/page-flags.h>
 #include <linux/page_ref.h>
+#include <linux/pagemap.h>
 #include <linux/spinlock.h>
 #include <machine/checker.h>
 
@@ -374,6 +384,111 @@ static bool sections_ordered(void *arg, char *why, size_t len)
 	return true;
 }
 
+/* --- the folio lock ---------------------------------------------------------------------- */
+
+/*
+ *	L0: folio_trylock (loop) ; data = data + 1 ; folio_unlock
+ *	L1: folio_trylock (loop) ; data = data + 1 ; folio_unlock
+ * Each section must read the other's increment or none: 0 and 1, in some order.
+ */
+static struct folio lfolios[1];
+#define LFOLIO	(&lfolios[0])
+
+static void folio_lock_setup(void *arg)
+{
+	reset(arg);
+	LFOLIO->flags = 0;
+}
+
+/* As take_lock(): folio_lock()'s sleeping path polls, which this model may starve. */
+static void take_folio_lock(void)
+{
+	while (!folio_trylock(LFOLIO))
+		cpu_relax();
+}
+
+static void folio_locker(void *arg)
+{
+	take_folio_lock();
+	section();
+	folio_unlock(LFOLIO);
+}
+
+/* folio_trylock() with test_and_set_bit_lock()'s acquire weakened to relaxed. */
+static void folio_locker_relaxed_lock(void *arg)
+{
+	for (;;) {
+		__atomic_step();
+		if (!((__shim_fetch_or(&LFOLIO->flags, BIT(PG_locked), __ATOMIC_RELAXED) >>
+		       PG_locked) & 1))
+			break;
+		cpu_relax();
+	}
+	section();
+	folio_unlock(LFOLIO);
+}
+
+/* folio_unlock() with its xor's release weakened to relaxed. */
+static void folio_locker_relaxed_unlock(void *arg)
+{
+	take_folio_lock();
+	section();
+	__atomic_step();
+	(void)__shim_fetch_xor(&LFOLIO->flags, BIT(PG_locked), __ATOMIC_RELAXED);
+}
+
+/* --- PG_uptodate ------------------------------------------------------------------------- */
+
+/*
+ *	W: data = 1 (the folio's contents) ; folio_mark_uptodate
+ *	R: if folio_test_uptodate: r0 = data
+ * A reader that sees the flag must read 1.
+ */
+static struct folio ufolios[1];
+#define UFOLIO	(&ufolios[0])
+
+static void uptodate_setup(void *arg)
+{
+	reset(arg);
+	UFOLIO->flags = 0;
+}
+
+static void filler(void *arg)
+{
+	atomic_set(&data, 1);
+	folio_mark_uptodate(UFOLIO);
+}
+
+/* folio_mark_uptodate() without its release (the kernel's smp_wmb() left out). */
+static void filler_relaxed(void *arg)
+{
+	atomic_set(&data, 1);
+	set_bit(PG_uptodate, &UFOLIO->flags);
+}
+
+static void uptodate_reader(void *arg)
+{
+	checker_sched_point();
+	if (folio_test_uptodate(UFOLIO))
+		r0 = atomic_read(&data);
+}
+
+/* folio_test_uptodate() without its acquire (the kernel's smp_rmb() left out). */
+static void uptodate_reader_relaxed(void *arg)
+{
+	checker_sched_point();
+	if (test_bit(PG_uptodate, &UFOLIO->flags))
+		r0 = atomic_read(&data);
+}
+
+static unsigned long uptodate_seen;	/* executions in which the reader saw the flag */
+
+static bool uptodate_ok(void *arg, char *why, size_t len)
+{
+	uptodate_seen += r0 != -1;
+	return mp_ok(arg, why, len);
+}
+
 /* --- the migration-entry count (seed 003's designs) ---------------------------------- */
 
 #if defined(CONFIG_MIGRATE_ENTRY_COUNTER) || defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
@@ -543,6 +658,35 @@ static const struct checker_scenario lock_bad[] = {
 	    .final = sections_ordered),
 };
 
+static const struct checker_scenario folio_lock_ok[] = {
+	REF(.name = "folio lock: two critical sections", .nthreads = 2,
+	    .thread = { folio_locker, folio_locker }, .setup = folio_lock_setup,
+	    .final = sections_ordered),
+};
+
+static const struct checker_scenario folio_lock_bad[] = {
+	REF(.name = "folio lock: folio_trylock relaxed", .nthreads = 2,
+	    .thread = { folio_locker_relaxed_lock, folio_locker_relaxed_lock },
+	    .setup = folio_lock_setup, .final = sections_ordered),
+	REF(.name = "folio lock: folio_unlock's xor relaxed", .nthreads = 2,
+	    .thread = { folio_locker_relaxed_unlock, folio_locker_relaxed_unlock },
+	    .setup = folio_lock_setup, .final = sections_ordered),
+};
+
+static const struct checker_scenario uptodate_ok_sc[] = {
+	REF(.name = "uptodate: folio_mark_uptodate vs folio_test_uptodate", .nthreads = 2,
+	    .thread = { filler, uptodate_reader }, .setup = uptodate_setup, .final = uptodate_ok),
+};
+
+static const struct checker_scenario uptodate_bad[] = {
+	REF(.name = "uptodate: the mark relaxed (no smp_wmb)", .nthreads = 2,
+	    .thread = { filler_relaxed, uptodate_reader }, .setup = uptodate_setup,
+	    .final = uptodate_ok),
+	REF(.name = "uptodate: the test relaxed (no smp_rmb)", .nthreads = 2,
+	    .thread = { filler, uptodate_reader_relaxed }, .setup = uptodate_setup,
+	    .final = uptodate_ok),
+};
+
 #ifdef MIGRATION_COUNT
 static const struct checker_scenario mig_ok[] = {
 	REF(.name = "migration count: restore (add -1, remain) vs zap (add -1)", .nthreads = 2,
@@ -607,6 +751,22 @@ int main(void)
 	for (size_t i = 0; i < ARRAY_SIZE(lock_bad); i++) {
 		expect(&lock_bad[i], CHECKER_VIOLATION);
 		expect_sc_blind(&lock_bad[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(folio_lock_ok); i++)
+		expect(&folio_lock_ok[i], CHECKER_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(folio_lock_bad); i++) {
+		expect(&folio_lock_bad[i], CHECKER_VIOLATION);
+		expect_sc_blind(&folio_lock_bad[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(uptodate_ok_sc); i++) {
+		uptodate_seen = 0;
+		expect(&uptodate_ok_sc[i], CHECKER_OK);
+		ok(uptodate_seen > 0, "%s: the reader sees the flag (%lu executions)",
+		   uptodate_ok_sc[i].name, uptodate_seen);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(uptodate_bad); i++) {
+		expect(&uptodate_bad[i], CHECKER_VIOLATION);
+		expect_sc_blind(&uptodate_bad[i]);
 	}
 #ifdef MIGRATION_COUNT
 #ifdef CONFIG_MIGRATE_ENTRY_COUNTER

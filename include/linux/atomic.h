@@ -43,6 +43,12 @@
 	((__typeof__(*(p)))checker_wm_rmw((p), sizeof(*(p)), MACHINE_RMW_ADD, (v), (o)))
 #define __shim_xchg(p, v, o)						\
 	((__typeof__(*(p)))checker_wm_rmw((p), sizeof(*(p)), MACHINE_RMW_XCHG, (v), (o)))
+#define __shim_fetch_or(p, v, o)					\
+	((__typeof__(*(p)))checker_wm_rmw((p), sizeof(*(p)), MACHINE_RMW_OR, (long long)(v), (o)))
+#define __shim_fetch_and(p, v, o)					\
+	((__typeof__(*(p)))checker_wm_rmw((p), sizeof(*(p)), MACHINE_RMW_AND, (long long)(v), (o)))
+#define __shim_fetch_xor(p, v, o)					\
+	((__typeof__(*(p)))checker_wm_rmw((p), sizeof(*(p)), MACHINE_RMW_XOR, (long long)(v), (o)))
 #define __shim_fence(o)		checker_wm_fence(o)
 
 static inline bool __shim_cmpxchg(int *p, int *old, int new, int o, int fail)
@@ -58,6 +64,9 @@ static inline bool __shim_cmpxchg(int *p, int *old, int new, int o, int fail)
 #define __shim_store(p, v, o)		__atomic_store_n((p), (v), (o))
 #define __shim_fetch_add(p, v, o)	__atomic_fetch_add((p), (v), (o))
 #define __shim_xchg(p, v, o)		__atomic_exchange_n((p), (v), (o))
+#define __shim_fetch_or(p, v, o)	__atomic_fetch_or((p), (v), (o))
+#define __shim_fetch_and(p, v, o)	__atomic_fetch_and((p), (v), (o))
+#define __shim_fetch_xor(p, v, o)	__atomic_fetch_xor((p), (v), (o))
 #define __shim_fence(o)			__atomic_thread_fence(o)
 #define __shim_cmpxchg(p, old, new, o, fail)				\
 	__atomic_compare_exchange_n((p), (old), (new), false, (o), (fail))

@@ -44,34 +44,50 @@ enum pageflags {
 /* Flags cleared when a page is prepared for freeing. */
 #define PAGE_FLAGS_CHECK_AT_PREP	(BIT(NR_PAGEFLAGS) - 1)
 
+/*
+ * The bit operations go through the shims' memory operations, so that the
+ * interleaving checker's weak-memory mode sees their orderings (what
+ * folio_mark_uptodate() publishes, what the folio lock orders); elsewhere
+ * they are the compiler's builtins.  Only the lock's own operations
+ * (test_and_set_bit_lock(), clear_bit_unlock() and the unlock's xor) are
+ * steps of the checker, as every other lock operation is.
+ */
 static inline bool test_bit(int nr, const unsigned long *addr)
 {
-	return (__atomic_load_n(addr, __ATOMIC_RELAXED) >> nr) & 1;
+	return (__shim_load(addr, __ATOMIC_RELAXED) >> nr) & 1;
 }
 
 static inline void set_bit(int nr, unsigned long *addr)
 {
-	__atomic_fetch_or(addr, BIT(nr), __ATOMIC_RELAXED);
+	(void)__shim_fetch_or(addr, BIT(nr), __ATOMIC_RELAXED);
 }
 
 static inline void clear_bit(int nr, unsigned long *addr)
 {
-	__atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_RELAXED);
+	(void)__shim_fetch_and(addr, ~BIT(nr), __ATOMIC_RELAXED);
 }
 
 static inline bool test_and_set_bit(int nr, unsigned long *addr)
 {
-	return (__atomic_fetch_or(addr, BIT(nr), __ATOMIC_SEQ_CST) >> nr) & 1;
+	return (__shim_fetch_or(addr, BIT(nr), __ATOMIC_SEQ_CST) >> nr) & 1;
 }
 
 static inline bool test_and_clear_bit(int nr, unsigned long *addr)
 {
-	return (__atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_SEQ_CST) >> nr) & 1;
+	return (__shim_fetch_and(addr, ~BIT(nr), __ATOMIC_SEQ_CST) >> nr) & 1;
+}
+
+/* A bit lock's acquire: later accesses stay after it (folio_trylock()). */
+static inline bool test_and_set_bit_lock(int nr, unsigned long *addr)
+{
+	__atomic_step();
+	return (__shim_fetch_or(addr, BIT(nr), __ATOMIC_ACQUIRE) >> nr) & 1;
 }
 
 static inline void clear_bit_unlock(int nr, unsigned long *addr)
 {
-	__atomic_fetch_and(addr, ~BIT(nr), __ATOMIC_RELEASE);
+	__atomic_step();
+	(void)__shim_fetch_and(addr, ~BIT(nr), __ATOMIC_RELEASE);
 }
 
 /*
@@ -82,7 +98,8 @@ static inline void clear_bit_unlock(int nr, unsigned long *addr)
  */
 static inline bool xor_unlock_is_waiters_set(unsigned long mask, unsigned long *addr)
 {
-	return (__atomic_fetch_xor(addr, mask, __ATOMIC_RELEASE) >> PG_waiters) & 1;
+	__atomic_step();
+	return (__shim_fetch_xor(addr, mask, __ATOMIC_RELEASE) >> PG_waiters) & 1;
 }
 
 /* Non-atomic forms, for pages nobody else can see. */
@@ -145,12 +162,12 @@ static inline bool folio_xor_flags_has_waiters(struct folio *folio, unsigned lon
  */
 static inline bool folio_test_uptodate(const struct folio *folio)
 {
-	return (__atomic_load_n(&folio->flags, __ATOMIC_ACQUIRE) >> PG_uptodate) & 1;
+	return (__shim_load(&folio->flags, __ATOMIC_ACQUIRE) >> PG_uptodate) & 1;
 }
 
 static inline void folio_mark_uptodate(struct folio *folio)
 {
-	__atomic_fetch_or(&folio->flags, BIT(PG_uptodate), __ATOMIC_RELEASE);
+	(void)__shim_fetch_or(&folio->flags, BIT(PG_uptodate), __ATOMIC_RELEASE);
 }
 
 static inline void folio_clear_uptodate(struct folio *folio)

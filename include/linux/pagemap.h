@@ -120,7 +120,7 @@ extern int sysctl_page_lock_unfairness;
 
 static inline bool folio_trylock(struct folio *folio)
 {
-	return !test_and_set_bit(PG_locked, &folio->flags);
+	return !test_and_set_bit_lock(PG_locked, &folio->flags);
 }
 
 static inline void folio_lock(struct folio *folio)

@@ -77,11 +77,20 @@ struct rw_semaphore {
 static inline void init_rwsem(struct rw_semaphore *sem)		{ atomic_set(&sem->count, 0); }
 static inline void destroy_rwsem(struct rw_semaphore *sem)	{ }
 
+/*
+ * As the kernel's __down_read_trylock(): a failed exchange that still finds
+ * no writer tries again at once.  (Polling instead would wait for another
+ * thread's step, which never comes once the other reader has finished.)
+ */
 static inline bool down_read_trylock(struct rw_semaphore *sem)
 {
 	int c = atomic_read(&sem->count);
 
-	return c >= 0 && atomic_try_cmpxchg_acquire(&sem->count, &c, c + 1);
+	while (c >= 0) {
+		if (atomic_try_cmpxchg_acquire(&sem->count, &c, c + 1))
+			return true;
+	}
+	return false;
 }
 
 static inline void down_read(struct rw_semaphore *sem)

@@ -48,9 +48,11 @@
  * one it read.  Full barriers (smp_mb, and each fully ordered RMW, before
  * and after) are ordered by the interleaving and meet in one view: each
  * publishes its thread's view there and takes in what every earlier one
- * published, as C11's SC fences.  Plain C accesses, READ_ONCE/WRITE_ONCE
- * and the page-flag bitops stay sequentially consistent (so only what the
- * shims order is weakened).  Histories hold at most CHECKER_WM_HIST entries
+ * published, as C11's SC fences.  The page-flag bit operations
+ * (linux/page-flags.h) go through the model too: folio_mark_uptodate()'s
+ * release, folio_test_uptodate()'s acquire, the folio lock's acquire and
+ * release.  Plain C accesses and READ_ONCE/WRITE_ONCE stay sequentially
+ * consistent (so only what the shims order is weakened).  Histories hold at most CHECKER_WM_HIST entries
  * for CHECKER_WM_LOCS locations per execution (more is an error).  A
  * property stated in terms of the interleaving's order ("the slot held the
  * folio at that moment") is not meaningful under this mode: stores become

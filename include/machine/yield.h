@@ -29,7 +29,7 @@ void checker_spin_wait(void);
  * plain builtins; inside it they go through its model of views, so that a
  * load may read an older value unless an ordering forbids it.
  */
-enum { MACHINE_RMW_ADD, MACHINE_RMW_XCHG };
+enum { MACHINE_RMW_ADD, MACHINE_RMW_XCHG, MACHINE_RMW_OR, MACHINE_RMW_AND, MACHINE_RMW_XOR };
 long long checker_wm_load(const void *p, int size, int order);
 void checker_wm_store(void *p, int size, long long v, int order);
 long long checker_wm_rmw(void *p, int size, int op, long long arg, int order);

@@ -607,18 +607,57 @@ static long long op_xchg(long long old, long long arg)
 	return arg;
 }
 
+static long long op_or(long long old, long long arg)
+{
+	return old | arg;
+}
+
+static long long op_and(long long old, long long arg)
+{
+	return old & arg;
+}
+
+static long long op_xor(long long old, long long arg)
+{
+	return old ^ arg;
+}
+
+/* The builtin of @op on @p, outside the weak-memory model. */
+static long long mem_rmw(void *p, int size, int op, long long arg, int order)
+{
+	long long *q = p;
+	int *w = p;
+
+	switch (op) {
+	case MACHINE_RMW_XCHG:
+		return size == 8 ? __atomic_exchange_n(q, arg, order)
+				 : __atomic_exchange_n(w, (int)arg, order);
+	case MACHINE_RMW_OR:
+		return size == 8 ? __atomic_fetch_or(q, arg, order)
+				 : __atomic_fetch_or(w, (int)arg, order);
+	case MACHINE_RMW_AND:
+		return size == 8 ? __atomic_fetch_and(q, arg, order)
+				 : __atomic_fetch_and(w, (int)arg, order);
+	case MACHINE_RMW_XOR:
+		return size == 8 ? __atomic_fetch_xor(q, arg, order)
+				 : __atomic_fetch_xor(w, (int)arg, order);
+	default:
+		return size == 8 ? __atomic_fetch_add(q, arg, order)
+				 : __atomic_fetch_add(w, (int)arg, order);
+	}
+}
+
 long long checker_wm_rmw(void *p, int size, int op, long long arg, int order)
 {
+	static long long (*const ops[])(long long, long long) = {
+		[MACHINE_RMW_ADD] = op_add, [MACHINE_RMW_XCHG] = op_xchg,
+		[MACHINE_RMW_OR] = op_or, [MACHINE_RMW_AND] = op_and, [MACHINE_RMW_XOR] = op_xor,
+	};
 	int i;
 
-	if (!wm_active() || (i = wm_loc(p, size)) < 0) {
-		if (op == MACHINE_RMW_XCHG)
-			return size == 8 ? __atomic_exchange_n((long long *)p, arg, order)
-					 : __atomic_exchange_n((int *)p, (int)arg, order);
-		return size == 8 ? __atomic_fetch_add((long long *)p, arg, order)
-				 : __atomic_fetch_add((int *)p, (int)arg, order);
-	}
-	return wm_rmw(self->id, i, order, op == MACHINE_RMW_XCHG ? op_xchg : op_add, arg);
+	if (!wm_active() || (i = wm_loc(p, size)) < 0)
+		return mem_rmw(p, size, op, arg, order);
+	return wm_rmw(self->id, i, order, ops[op], arg);
 }
 
 bool checker_wm_cmpxchg(void *p, int size, long long *expected, long long v, int order,
