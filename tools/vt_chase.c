@@ -2,7 +2,7 @@
 /*
  * vt_chase: the latency-against-working-set curve a machine file predicts.
  *
- *   build/tools/vt_chase MACHINE.conf [--sizes 16K,1M,...] [--pages huge|4k]
+ *   build/tools/vt_chase MACHINE.conf [--sizes 16K,1M,...]
  *
  * On one virtual CPU of the machine (vt_run(), src/machine/vt.c and
  * vt_cache.c), for each working-set size:
@@ -24,11 +24,10 @@
  * loads).  One lap warms the caches, the next is timed inside a window
  * (vt_window_begin()), so the counters are the timed lap's alone.
  *
- * --pages huge (the default) numbers the set's 4 KiB pages in address order
- * before the chase, as a 1 GiB page or a fresh machine's contiguous frames
- * would place them (the caches' sets are taken from the frame); --pages 4k
- * lets the chase's first touches number them in random order, as an OS's
- * scattered 4 KiB frames do.  The model has no TLB either way.
+ * The set's 4 KiB pages are numbered (vt_cache.c's frames, which give the
+ * caches' sets) in address order before the chase, as a 1 GiB page would
+ * place them; the model numbers frames densely, so every set of a cache gets
+ * its equal share of the working set, and it has no TLB.
  *
  * Output: '#' lines (the machine, the method), then one line a size:
  *   SIZE_KIB RANDOM_NS SEQ_NS STREAM_GBS L1_MISS L2_MISS L3_MISS PREFETCHES
@@ -62,7 +61,6 @@ static const char *default_sizes =
 static struct vt_machine mach;
 static char *arena;
 static size_t set_bytes;
-static bool huge_pages = true;
 static bool streaming;
 static unsigned int laps;
 static double lap_ns;
@@ -71,7 +69,7 @@ static void die_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "vt_chase: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (usage: vt_chase MACHINE.conf [--sizes 16K,1M,...] [--pages huge|4k])\n");
+	fprintf(stderr, " (usage: vt_chase MACHINE.conf [--sizes 16K,1M,...])\n");
 	exit(2);
 }
 
@@ -151,8 +149,7 @@ static void chase(void *arg)
 	char *p = arena;
 	double t0;
 
-	if (huge_pages)		/* each page's frame in address order, before any other touch */
-		for (size_t off = 0; off < set_bytes; off += PAGE)
+	for (size_t off = 0; off < set_bytes; off += PAGE)
 			__tsan_read8(arena + off);
 	p = lap(p, n);
 	vt_window_begin();
@@ -189,15 +186,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
 			sizes = argv[++i];
-		else if (!strcmp(argv[i], "--pages") && i + 1 < argc) {
-			i++;
-			if (!strcmp(argv[i], "huge"))
-				huge_pages = true;
-			else if (!strcmp(argv[i], "4k"))
-				huge_pages = false;
-			else
-				die_usage("--pages '%s': huge or 4k", argv[i]);
-		} else if (argv[i][0] == '-' || file)
+		else if (argv[i][0] == '-' || file)
 			die_usage("unexpected argument '%s'", argv[i]);
 		else
 			file = argv[i];
@@ -230,8 +219,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vt_chase: cannot map %zu bytes\n", max);
 		return 1;
 	}
-	printf("# vt_chase: machine %s (%s), one virtual CPU, pages %s\n", mach.name, file,
-	       huge_pages ? "huge (frames in address order)" : "4k (frames in first-touch order)");
+	printf("# vt_chase: machine %s (%s), one virtual CPU, frames in address order\n", mach.name, file);
 	printf("# l1d %.0f KiB %.0f-way, l2 %.0f KiB %.0f-way %.2f ns, l3 %.0f KiB %.0f-way %.2f ns, "
 	       "cost.mem %.2f ns, pf.degree %.0f, cost.block %.3f ns\n",
 	       mach.hier_val[VT_H_L1D_SIZE], mach.hier_val[VT_H_L1D_WAYS], mach.hier_val[VT_H_L2_SIZE],
