@@ -3,6 +3,8 @@
 #   make          build build/mmlab and every test program
 #   make run      build, run every experiment at --scale default, write results/<run-id>/
 #   make check    build, run every test (unit, interleaving checker, stress, stress under TSan)
+#   make validate print tools/vt_chase's latency curves for the held-out machines of
+#                 machines/validation/ (docs/VALIDATION.md)
 #   make mutation apply each one-line mutant of tools/mutants.txt to a scratch copy and
 #                 report which the tests catch (slow; not part of make check)
 #   make DESIGNS=vanilla,contig-bulk
@@ -317,11 +319,20 @@ $(BUILD)/tests/lab/%: tests/%.c $(BUILD)/lab/dbg/liblab.a $(BUILD)/machine/dbg/l
 TEST_BINS += $(addprefix $(BUILD)/tests/lab/,$(LABT))
 DEPFILES += $(addsuffix .d,$(addprefix $(BUILD)/tests/lab/,$(LABT)))
 
+# tools/vt_chase: the latency-against-working-set curve a machine file
+# predicts (docs/VALIDATION.md); `make validate` prints it for every held-out
+# machine of machines/validation/.
+$(BUILD)/tools/vt_chase: tools/vt_chase.c $(BUILD)/machine/run/libmachine.a
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) -MF $@.d -O2 -o $@ $< $(BUILD)/machine/run/libmachine.a $(LIBS)
+DEPFILES += $(BUILD)/tools/vt_chase.d
+
 -include $(DEPFILES)
 
 # --- the two commands -------------------------------------------------------
-.PHONY: all deps run check mutation clean venv layers FORCE expect-fail
-all: $(BUILD)/mmlab $(TEST_BINS)
+.PHONY: all deps run check mutation clean venv layers FORCE expect-fail validate
+all: $(BUILD)/mmlab $(TEST_BINS) $(BUILD)/tools/vt_chase
 
 deps:
 	@bash tools/install-deps.sh
@@ -344,6 +355,9 @@ check: deps
 
 mutation:
 	@bash tools/mutation.sh
+
+validate: $(BUILD)/tools/vt_chase
+	@for m in machines/validation/*.conf; do $(BUILD)/tools/vt_chase $$m || exit 1; echo; done
 
 # make expect-fail DESIGN=foo: foo's tests, compiled with foo's KCFG (what
 # they expect) and linked with vanilla's kernel: which fail (tools/expect-fail.sh)
