@@ -385,4 +385,16 @@ ok $? "a source \"fit seed 000\" (no colon) marks nothing"
 [ -z "$(fitted_line m2-vm)" ]
 ok $? "a preset with no fitted setting prints no such line"
 
+# l1d.lat (optional, with the hierarchy): 0.01..100 ns, at and beyond each bound.
+l1lat() { sed "s/^\(l1d.size .*\)$/\1\nl1d.lat $1 | a test/" machines/e5-2690v3-2s.conf >"$tmp/l1.conf"; }
+l1lat 0.01; "$MMLAB" run free-contig --machine "$tmp/l1.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "l1d.lat 0.01 (the least) is taken"
+l1lat 100; "$MMLAB" run free-contig --machine "$tmp/l1.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "l1d.lat 100 (the most) is taken"
+l1lat 0.009; usage_error_says '0.01..100' "l1d.lat below 0.01" run free-contig --machine "$tmp/l1.conf"
+l1lat 100.5; usage_error_says '0.01..100' "l1d.lat above 100" run free-contig --machine "$tmp/l1.conf"
+grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
+echo "l1d.lat 1.2 | a test" >>"$tmp/noh.conf"
+usage_error_says 'needs the memory hierarchy' "l1d.lat without the hierarchy" run free-contig --machine "$tmp/noh.conf"
+
 done_testing

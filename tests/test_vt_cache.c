@@ -14,6 +14,7 @@
  *   latencies: L2 5 ns, L3 20 ns, memory 100 ns (200 from socket 1's),
  *   core to core: SMT 2, same L3 30, same socket 60, other socket 120.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,76 @@ static void test_prefetch(void)
 	   "independent misses overlap ten at a time: %.1f ns a line (dependent: %.0f)", far, LAT_MEM);
 	ok(st.l3_miss == 256 && st.mem_local == 256, "... each missed to memory (%llu, %llu)",
 	   st.l3_miss, st.mem_local);
+}
+
+/* --- l1d.lat: a chase through the L1 pays the load-to-use latency, independent hits do not -- */
+
+/*
+ * Half the L1 (32 lines), warmed by two laps, then timed, one basic block
+ * (1 ns) a step:
+ *
+ *   chase:        p = *(p + skew): each line holds the next line's address minus @skew, so a
+ *                 load lies @skew bytes past the pointer it follows; followed below 256 bytes
+ *   independent:  load line i of a second region holding no pointers: nothing to wait for
+ */
+static bool l1_indep;
+static size_t l1_skew;
+#define L1_OTHER	(1 << 20)	/* the independent loads' region, past the chase's */
+
+static void l1_walk(void *arg)
+{
+	size_t n = chase_bytes / 64;
+	char *p = arena - l1_skew;
+	double t0 = 0;
+
+	for (int lap = 0; lap < 3; lap++) {
+		if (lap == 2)
+			t0 = vt_clock_ns();
+		for (size_t i = 0; i < n; i++) {
+			__sanitizer_cov_trace_pc();
+			if (l1_indep) {
+				__tsan_read8(arena + L1_OTHER + 64 * i);
+			} else {
+				__tsan_read8(p + l1_skew);
+				p = *(char **)(p + l1_skew);
+			}
+		}
+	}
+	lap_ns = (vt_clock_ns() - t0) / n;
+}
+
+static double l1_ns(double l1_lat, bool indep, size_t skew)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 8, 1);
+	mach.l1_lat_ns = l1_lat;
+	chase_build(L1_KIB * 1024 / 2, 64);
+	for (size_t i = 0; i < chase_bytes / 64; i++)
+		*(char **)(arena + 64 * i) -= skew;
+	l1_indep = indep;
+	l1_skew = skew;
+	run_on(0, l1_walk, &st);
+	return lap_ns;
+}
+
+static void test_l1_latency(void)
+{
+	double ns;
+
+	ns = l1_ns(0, false, 0);
+	ok(fabs(ns - 1) < 1e-9, "l1d.lat unset: a chase through the L1 costs its block alone (%.3f ns a load)",
+	   ns);
+	ns = l1_ns(1.25, false, 0);
+	ok(fabs(ns - 1.25) < 1e-9, "l1d.lat 1.25: the same chase costs 1.25 ns a load (%.3f)", ns);
+	ns = l1_ns(0.5, false, 0);
+	ok(fabs(ns - 1) < 1e-9, "l1d.lat 0.5, below the step's block: the block is the step (%.3f ns)", ns);
+	ns = l1_ns(1.25, true, 0);
+	ok(fabs(ns - 1) < 1e-9, "independent hits do not wait: their block alone, 1 ns a load (%.3f)", ns);
+	ns = l1_ns(1.25, false, 255);
+	ok(fabs(ns - 1.25) < 1e-9, "a load 255 bytes past the pointer it follows waits for it (%.3f ns)", ns);
+	ns = l1_ns(1.25, false, 256);
+	ok(fabs(ns - 1) < 1e-9, "one 256 bytes past is not taken to follow it (%.3f ns)", ns);
 }
 
 /* --- SMT siblings share a core ------------------------------------------------------------- */
@@ -474,6 +545,7 @@ int main(void)
 	memset(arena, 0x5a, ARENA);
 	test_levels();
 	test_prefetch();
+	test_l1_latency();
 	test_smt();
 	test_sharing();
 	test_invalidate();

@@ -131,6 +131,7 @@ struct vt_machine {
 	double lat_ns[VT_NR_DIST];	/* one line transfer at that distance */
 	double cost_ns[VT_NR_COST];
 	double syscall_ns;		/* the rest of a pread(2) beyond the model (refcount-scale) */
+	double l1_lat_ns;		/* l1d.lat: load-to-use of an L1 hit, for loads that follow a pointer (0: off) */
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -143,6 +144,7 @@ struct vt_machine {
 	char lat_src[VT_NR_DIST][VT_SRC_LEN];
 	char cost_src[VT_NR_COST][VT_SRC_LEN];
 	char syscall_src[VT_SRC_LEN];
+	char l1_lat_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];

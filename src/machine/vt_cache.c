@@ -114,6 +114,7 @@ struct vt_hier {
 	unsigned long rob_blocks;
 	int mshr, l2mshr, degree;
 	vt_ps share_permille;
+	vt_ps l1_ps;		/* l1d.lat: 0, no load-to-use on hits */
 	bool solo;		/* one CPU, no agents: no other core can hold a line */
 };
 
@@ -359,6 +360,7 @@ int vt_hier_start(const struct vt_machine *m)
 			return -1;
 	}
 	h->l2_ps = ns_to_ps(v[VT_H_L2_LAT]);
+	h->l1_ps = ns_to_ps(m->l1_lat_ns);
 	h->l3_ps = ns_to_ps(v[VT_H_L3_LAT]);
 	h->mem_ps = ns_to_ps(m->cost_ns[VT_C_MEM]);
 	h->remote_ps = ns_to_ps(v[VT_H_MEM_REMOTE]);
@@ -802,11 +804,53 @@ static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_
 	return done;
 }
 
+/* @c's clock with the code it ran since the clock last moved, not charged yet. */
+static inline vt_ps vt_now(const struct vt_cpu *c)
+{
+	return c->clock + vt_hier_code_ps(c, c->blocks);
+}
+
+/*
+ * l1d.lat: a load whose address lies up to VT_DEP_SPAN bytes past a pointer
+ * a recent load brought from the L1 cannot issue before that load's data
+ * is there, its load-to-use latency after it issued: a chase through lines
+ * the L1 holds runs at one hit latency a step, as on every core, where
+ * independent hits overlap and cost only their blocks.
+ */
+static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
+{
+	struct vt_mlp *m = &c->mlp;
+	vt_ps ready = 0;
+
+	for (int i = 0; i < VT_MLP_DEPS; i++)
+		if (addr - m->hit[i].val < VT_DEP_SPAN && m->hit[i].ready > ready)
+			ready = m->hit[i].ready;
+	if (!ready || ready <= vt_now(c))
+		return;
+	vt_charge_code(c);
+	vt.acc.mem_ps += ready - c->clock;
+	c->clock = ready;
+}
+
+/* l1d.lat: @c's 8-byte load hit and brought @val, usable one hit latency from now. */
+static void vt_note_hit_pointer(struct vt_cpu *c, uintptr_t val)
+{
+	struct vt_mlp *m = &c->mlp;
+
+	m->hit[m->next_hit].val = val;
+	m->hit[m->next_hit].ready = vt_now(c) + vt.h->l1_ps;
+	m->next_hit = (m->next_hit + 1) % VT_MLP_DEPS;
+}
+
 /* @c's plain access to the line of @addr; when a miss's data is there, 0 for a hit. */
 static inline vt_ps vt_line_access(struct vt_cpu *c, uintptr_t addr, bool write)
 {
 	struct vt_cache *l1 = &core_of(c)->l1;
-	int i = cache_find(l1, (addr >> VT_LINE_SHIFT) + 1);
+	int i;
+
+	if (vt.h->l1_ps)
+		vt_l1_wait(c, addr);
+	i = cache_find(l1, (addr >> VT_LINE_SHIFT) + 1);
 
 	if (i >= 0 && (!write || l1->excl[i])) {
 		cache_touch(l1, i);
@@ -911,6 +955,8 @@ void __tsan_read8(void *p)
 	done = vt_line_access(c, a, false);
 	if (done)
 		vt_note_pointer(c, *(const uintptr_t *)p, done);
+	else if (vt.h->l1_ps)
+		vt_note_hit_pointer(c, *(const uintptr_t *)p);
 }
 
 /*

@@ -213,4 +213,6 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "%-15s %g | %s\n", vt_hier_keys[k].name, m->hier_val[k], m->hier_src[k]);
 	if (m->syscall_src[0])
 		fprintf(f, "syscall         %.0f | %s\n", m->syscall_ns, m->syscall_src);
+	if (m->l1_lat_ns > 0)
+		fprintf(f, "l1d.lat         %g | %s\n", m->l1_lat_ns, m->l1_lat_src);
 }

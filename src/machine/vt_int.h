@@ -44,6 +44,9 @@ struct vt_mlp {
 	int n;
 	int next_dep;
 	struct { uintptr_t val; vt_ps done; } dep[VT_MLP_DEPS];
+	/* l1d.lat: pointers the latest 8-byte loads that hit brought, usable from @ready */
+	struct { uintptr_t val; vt_ps ready; } hit[VT_MLP_DEPS];
+	int next_hit;
 };
 
 struct vt_cpu {

@@ -16,6 +16,8 @@
  *	line.order      fifo|far-first|near-first | SOURCE   (optional, default
  *	                fifo) which queued request of a contended line goes next
  *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
+ *	l1d.lat         NS | SOURCE   (optional, with the hierarchy) an L1 hit's load-to-use
+ *	                latency, paid by a load whose address a recent load produced
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -425,6 +427,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			parse_window(m, val, &why);
 		} else if (!strcmp(key, "syscall")) {
 			parse_sourced(val, &m->syscall_ns, m->syscall_src, &why);
+		} else if (!strcmp(key, "l1d.lat")) {
+			if (!parse_sourced(val, &m->l1_lat_ns, m->l1_lat_src, &why) &&
+			    (m->l1_lat_ns < 0.01 || m->l1_lat_ns > 100))
+				why = "NS out of range; valid: 0.01..100 (an L1 hit's load-to-use latency)";
 		} else if (!strncmp(key, "lat.", 4)) {
 			for (k = 0; k < VT_NR_DIST && strcmp(key + 4, vt_dist_names[k]); k++)
 				;
@@ -450,7 +456,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, calibrated, seed.*";
+			      "line.order, line.window, syscall, l1d.lat, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
@@ -473,6 +479,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			    "loop never ends; valid: %g..1000000 ns", m->cost_ns[VT_C_BLOCK], VT_MIN_BLOCK_NS);
 	if (hier_complete(m, have_hier, path, err, len))
 		return -1;
+	if (m->l1_lat_ns > 0 && !m->hier)
+		return fail(err, len, path, 0, "l1d.lat needs the memory hierarchy's settings (l1d.size and the rest)");
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
 	if (m->nr_cpus > VT_MAX_CPUS)
 		return fail(err, len, path, 0, "%d CPUs, more than the %d a simulated machine may have",
@@ -517,5 +525,7 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, vt_hier_keys[k].name, m->hier_val[k], m->hier_src[k]);
 	if (m->syscall_ns > 0)
 		n += add_fitted(buf, len, &at, "syscall", m->syscall_ns, m->syscall_src);
+	if (m->l1_lat_ns > 0)
+		n += add_fitted(buf, len, &at, "l1d.lat", m->l1_lat_ns, m->l1_lat_src);
 	return n;
 }
