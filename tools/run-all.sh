@@ -49,7 +49,7 @@ for name in $names; do
 done
 
 # Seed 000's two machines in virtual time, at the seed's thread counts (seconds, not
-# minutes): the model's predictions beside the seed's own table (docs/DESIGN.md).
+# minutes): the model's predictions beside the seed's own table (docs/design/seed-000-refcount.md).
 vt_runs=("e5-2690v3-2s 1,2,5,10,12,14,16,18,20,24"
 	 "epyc-9654-2s 1,5,10,20,49,97,105,136,168,193,289,353")
 for vt in "${vt_runs[@]}"; do
