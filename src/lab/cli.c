@@ -65,7 +65,7 @@ static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
 {
 	const struct experiment *exp;
 	struct lab_config cfg;
-	struct lab_machine m;
+	struct host_facts m;
 	char msg[LAB_ERR_LEN];
 	int status;
 
@@ -81,7 +81,7 @@ static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
 		fprintf(err, "mmlab: unknown experiment '%s'; valid: %s\n", argv[0], msg);
 		return 2;
 	}
-	lab_machine_probe(&m);
+	host_facts_probe(&m);
 	if (lab_parse_args(&cfg, exp, &m, argc - 1, argv + 1, msg, sizeof(msg))) {
 		fprintf(err, "mmlab: %s\n", msg);
 		return 2;
