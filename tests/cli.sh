@@ -9,6 +9,16 @@ ok $? "mmlab list exits 0"
 grep -q '^refcount-scale .*000_e9374adfdd9a9d66.txt' "$tmp/list"
 ok $? "list names refcount-scale and its seed"
 
+# mmlab variants NAME: the built variants (all of them, or those of make DESIGNS=...)
+"$MMLAB" variants vmalloc >"$tmp/variants"
+ok $? "mmlab variants vmalloc exits 0"
+"$MMLAB" run vmalloc --help >"$tmp/vhelp" 2>&1
+[ "$(head -1 "$tmp/variants")" = vanilla ] &&
+	while read -r v; do grep -q "^  $v " "$tmp/vhelp" || exit 1; done <"$tmp/variants"
+ok $? "it lists vanilla first, and only variants --help shows ($(tr '\n' ' ' <"$tmp/variants"))"
+usage_error "variants without a name" variants
+usage_error "variants of an unknown experiment" variants nosuch
+
 "$MMLAB" run refcount-scale --help >"$tmp/help" 2>&1
 ok $? "run refcount-scale --help exits 0"
 for opt in threads seconds read-size pages syscall-ns variant scale repeat seed json mem; do

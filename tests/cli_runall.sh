@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # `make run`'s script, tools/run-all.sh, with a stub mmlab (TAP): a results/<run-id>/
 # directory appears only whole (the run is written under results/.<run-id>.partial/ and
-# renamed), an interrupted run leaves no results/<run-id>/, and tools/report.py writes its
-# files whole under the run id.
+# renamed), an interrupted run leaves no results/<run-id>/, tools/report.py writes its
+# files whole under the run id, and a run that names its variants runs only those the
+# mmlab has built (`mmlab variants NAME`: make DESIGNS=... builds some designs only).
 set -u
 cd "$(dirname "$0")/.."
 . tests/cli_lib.bash
 
-# The stub: two experiments; `run` writes its --json, the second after STUB_SLEEP seconds.
+# The stub: two experiments; `run` logs its arguments to STUB_LOG (if set) and writes its
+# --json, the second after STUB_SLEEP seconds; `variants` prints STUB_VARIANTS (words),
+# by default the variants every run of run-all.sh names.
 cat >"$tmp/mmlab" <<'SH'
 #!/usr/bin/env bash
 case $1 in
 list)	printf 'one  -  first\ntwo  -  second\n' ;;
-run)	json=
+variants)
+	[ $# -eq 2 ] || exit 2
+	printf '%s\n' ${STUB_VARIANTS:-vanilla batched bulk mgt-entry} ;;
+run)	[ -n "${STUB_LOG:-}" ] && echo "$*" >>"$STUB_LOG"
+	json=
 	while [ $# -gt 0 ]; do [ "$1" = --json ] && json=$2; shift; done
 	[[ $json == */two.json ]] && sleep "${STUB_SLEEP:-0}"
 	echo '{"experiment": "stub"}' >"$json"
@@ -62,5 +69,37 @@ $py tools/report.py "$tmp/results/.20990101-000000.partial" >/dev/null 2>&1 &&
 	[ "$(head -1 "$tmp/results/.20990101-000000.partial/report.md")" = "# mmlab results: 20990101-000000" ] &&
 	[ "$(ls -A "$tmp/results/.20990101-000000.partial")" = report.md ]
 ok $? "report.py replaces report.md whole, titled with the run id, no temporary left"
+
+# Variant lists: every variant built, the lists go through unchanged
+STUB_LOG=$tmp/all.log tools/run-all.sh >"$tmp/run4.out" 2>&1
+ok $? "with every variant built the run exits 0"
+grep -q -- "^run vmalloc --machine m2-vm .*--variant vanilla,batched,bulk " "$tmp/all.log" &&
+	grep -q -- "^run migrate-fork --machine qemu-2node .*--variant vanilla,mgt-entry " "$tmp/all.log" &&
+	! grep -q "not built into" "$tmp/run4.out"
+ok $? "and vmalloc and migrate-fork run their whole lists"
+
+# make DESIGNS=vanilla,contig-bulk: only vanilla and bulk are built
+STUB_VARIANTS="vanilla bulk" STUB_LOG=$tmp/some.log tools/run-all.sh >"$tmp/run5.out" 2>&1
+ok $? "with some designs built the run exits 0 ($(tail -1 "$tmp/run5.out"))"
+grep -q -- "^run vmalloc --machine m2-vm .*--variant vanilla,bulk " "$tmp/some.log" &&
+	grep -q -- "^run migrate-fork --machine qemu-2node .*--variant vanilla " "$tmp/some.log"
+ok $? "vmalloc runs vanilla,bulk and migrate-fork vanilla, the built ones of their lists"
+grep -q "^run-all: vmalloc on m2-vm runs vanilla,bulk of vanilla,batched,bulk (the rest are not built into " "$tmp/run5.out"
+ok $? "and says what it left out"
+[ "$(grep -c '^run ' "$tmp/some.log")" -eq "$(grep -c '^run ' "$tmp/all.log")" ]
+ok $? "every run still runs ($(grep -c '^run ' "$tmp/some.log") of them)"
+
+# none of a list built: that run is skipped, the others go on
+STUB_VARIANTS="bulk" STUB_LOG=$tmp/none.log tools/run-all.sh >"$tmp/run6.out" 2>&1
+ok $? "a run none of whose variants is built is skipped, exit 0"
+! grep -q -- "^run migrate-fork " "$tmp/none.log" &&
+	grep -q "^run-all: none of vanilla,mgt-entry is built into .*; migrate-fork on qemu-2node skipped" "$tmp/run6.out"
+ok $? "and it says so"
+
+# an mmlab that cannot list its variants: that run counts as failed
+sed -i 's/^variants)$/variants) exit 2 ;;\nnever)/' "$tmp/mmlab"
+tools/run-all.sh >"$tmp/run7.out" 2>&1
+[ $? -ne 0 ] && grep -q "failed: .*vmalloc --machine m2-vm ('.* variants vmalloc' failed)" "$tmp/run7.out"
+ok $? "when '$MMLAB variants' fails the run fails and names it"
 
 done_testing

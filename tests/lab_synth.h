@@ -120,7 +120,7 @@ SYNTH_EXPERIMENT(synth_higher, "synth", true);
 SYNTH_EXPERIMENT(synth_lower, "synth-lower", false);
 
 /* A machine with known limits, so error messages are predictable. */
-static const struct lab_machine synth_machine = {
+static const struct host_facts synth_machine = {
 	.cpus = 4,
 	.mem_bytes = 8ULL << 30,
 	.cpu_model = "Synthetic CPU \"quoted\" \\ 1.0GHz",

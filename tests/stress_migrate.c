@@ -56,7 +56,7 @@ static unsigned char *access_byte(struct mm_struct *mm, unsigned long addr, bool
 
 /*
  * mgt-entry miscounts an entry that a fork copies while try_to_migrate()
- * walks (docs/DESIGN.md; check_migrate's scenario finds the schedule): the
+ * walks (docs/design/seed-003-migrate-fork.md; check_migrate's scenario finds the schedule): the
  * restore then stops with the copy left, naming a freed page.  Here, in that
  * build only, the fork holds P's mmap lock, which do_mbind() holds for
  * writing, so that no fork overlaps a migration and what else races

@@ -395,6 +395,58 @@ static void test_pageblock_merge_rules(void)
 }
 
 /*
+ * NR_FREE_PAGES_BLOCKS: the free pages in blocks of pageblock_order (9) or
+ * more, outside isolated pageblocks, kept by the free-list helpers as the
+ * kernel's are.  The 8 MiB machine is two order-10 blocks; an order-8
+ * allocation splits one into an order-9 block (at the boundary: counted),
+ * an order-8 one (below: not counted) and the allocation, beside the other
+ * order-10 block (above: counted).
+ */
+static unsigned long free_blocks(void)
+{
+	return zone_page_state_snapshot(&contig_zone, NR_FREE_PAGES_BLOCKS);
+}
+
+static void test_free_pages_blocks(void)
+{
+	struct page_alloc_report r;
+	struct page *p, *b;
+
+	reboot();
+	is_int(free_blocks(), 2048, "boot: both order-10 blocks counted (above the boundary)");
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, pageblock_order - 1);
+	ok(p != NULL, "an order-8 block from the buddy");
+	is_int(free_blocks(), 1024 + 512, "split: the order-9 half counts (at the boundary), the free "
+	       "order-8 quarter does not (below it), the other order-10 block does");
+	is_int(nr_free_pages(), 2048 - 256, "NR_FREE_PAGES counts the order-8 quarter too");
+	ok(check(&r) == 0 && r.free_blocks == 1536, "the checker agrees (%lu)", r.free_blocks);
+	__free_pages(p, pageblock_order - 1);
+	is_int(free_blocks(), 2048, "freed: the merges (8 -> 9 -> 10) count the order-10 block once");
+
+	p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	ok(p != NULL, "an order-10 block");
+	is_int(free_blocks(), 1024, "its 1024 pages leave the count");
+	__free_pages(p, MAX_PAGE_ORDER);
+	is_int(free_blocks(), 2048, "and come back with it");
+	reboot();
+
+	/*
+	 * An isolated pageblock's block is free but not counted; its neighbour
+	 * is.  (The merge mutant merges the two: test_pageblock_merge_rules.)
+	 */
+	if (MERGE_MUTANT)
+		return;
+	b = alloc_pages(GFP_KERNEL | __GFP_MOVABLE, MAX_PAGE_ORDER);
+	set_pageblock_migratetype(b + pageblock_nr_pages, MIGRATE_ISOLATE);
+	__free_pages(b, MAX_PAGE_ORDER);
+	is_int(free_blocks(), 1024 + 512, "an isolated order-9 block is not counted, its movable "
+	       "neighbour is");
+	ok(check(&r) == 0 && r.free_blocks == 1536 && r.isolated == pageblock_nr_pages,
+	   "the checker agrees (%lu counted, %lu isolated)", r.free_blocks, r.isolated);
+	reboot();
+}
+
+/*
  * How much a spill frees: nr_pcp_free() gives at most high - batch, so a
  * CPU that keeps freeing still keeps a batch on its list.
  */
@@ -611,6 +663,11 @@ static void test_checker_catches_mutants(void)
 	ok(check(&r) != 0 && strstr(msg, "free pages"), "mutant: wrong free count is caught");
 	reboot();
 
+	atomic_long_add(512, &contig_zone.vm_stat[NR_FREE_PAGES_BLOCKS]);
+	ok(check(&r) != 0 && strstr(msg, "blocks of pageblock_order"),
+	   "mutant: wrong count of free pages in pageblock-sized blocks is caught");
+	reboot();
+
 	spin_lock(&contig_zone.lock);
 	p = list_first_entry(&contig_zone.free_area[MAX_PAGE_ORDER].free_list[MIGRATE_MOVABLE],
 			     struct page, lru);
@@ -673,6 +730,7 @@ int main(void)
 	test_split_page();
 	test_migratetype_fallback();
 	test_pageblock_merge_rules();
+	test_free_pages_blocks();
 	test_pcp_spill_keeps_a_batch();
 	test_merge_likely_below_max_order();
 	test_zone_stat_threshold_and_clamp();

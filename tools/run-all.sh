@@ -14,6 +14,9 @@
 # results/<run-id>/ when it is complete, so a results/<run-id>/ directory is
 # always a whole run; an interrupted one stays in its .partial directory,
 # which `mmlab compare` suggestions and reports do not pick up.
+# A run that names its variants (--variant LIST below) runs those of LIST that
+# this mmlab has built (`mmlab variants NAME`), so that a build of some designs
+# only (make DESIGNS=vanilla,foo) runs what it has; it says what it left out.
 # Environment: MMLAB, PYTHON (the binary and interpreter), MMLAB_RESULTS (the
 # results directory, default results).
 set -uo pipefail
@@ -39,6 +42,18 @@ if ! names=$("$MMLAB" list | awk '{ print $1 }') || [ -z "$names" ]; then
 	exit 1
 fi
 
+# The variants of experiment $1 that $MMLAB has built, out of the comma-separated
+# list $2, comma-separated in $2's order (empty if none); fails if mmlab cannot say.
+built_variants() {
+	local have v out=()
+	have=$("$MMLAB" variants "$1") || return 1
+	IFS=, read -ra want <<<"$2"
+	for v in "${want[@]}"; do
+		grep -qxF -- "$v" <<<"$have" && out+=("$v")
+	done
+	(IFS=,; echo "${out[*]}")
+}
+
 failed=()
 for name in $names; do
 	echo "=== $name ==="
@@ -49,7 +64,7 @@ for name in $names; do
 done
 
 # Seed 000's two machines in virtual time, at the seed's thread counts (seconds, not
-# minutes): the model's predictions beside the seed's own table (docs/DESIGN.md).
+# minutes): the model's predictions beside the seed's own table (docs/design/seed-000-refcount.md).
 vt_runs=("e5-2690v3-2s 1,2,5,10,12,14,16,18,20,24"
 	 "epyc-9654-2s 1,5,10,20,49,97,105,136,168,193,289,353")
 for vt in "${vt_runs[@]}"; do
@@ -79,8 +94,24 @@ st_runs=("free-contig m2-vm --iterations 10000"
 for st in "${st_runs[@]}"; do
 	read -r name machine args <<<"$st"
 	echo "=== $name on $machine (virtual time) ==="
-	# shellcheck disable=SC2086
-	"$MMLAB" run "$name" --machine "$machine" $args \
+	read -ra argv <<<"$args"
+	for i in "${!argv[@]}"; do
+		[ "${argv[$i]}" = --variant ] || continue
+		want=${argv[$((i + 1))]}
+		if ! got=$(built_variants "$name" "$want"); then
+			failed+=("$name --machine $machine ('$MMLAB variants $name' failed)")
+			continue 2
+		fi
+		if [ -z "$got" ]; then
+			echo "run-all: none of $want is built into $MMLAB; $name on $machine skipped"
+			echo
+			continue 2
+		fi
+		[ "$got" = "$want" ] ||
+			echo "run-all: $name on $machine runs $got of $want (the rest are not built into $MMLAB)"
+		argv[i + 1]=$got
+	done
+	"$MMLAB" run "$name" --machine "$machine" "${argv[@]}" \
 		--json "$dir/$name@$machine.json" | tee "$dir/$name@$machine.txt"
 	status=${PIPESTATUS[0]}
 	[ "$status" -eq 0 ] || failed+=("$name --machine $machine (exit $status)")

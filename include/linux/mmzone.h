@@ -259,6 +259,7 @@ struct page_alloc_report {
 	unsigned long free;		/* pages in buddy free blocks */
 	unsigned long free_listed;	/* ... counted from the free lists */
 	unsigned long isolated;		/* of which on MIGRATE_ISOLATE lists */
+	unsigned long free_blocks;	/* of which not isolated, in blocks >= pageblock_order */
 	unsigned long pcp;		/* pages on per-CPU lists */
 	unsigned long allocated;	/* pages neither free nor leaked */
 	unsigned long leaked;		/* pages leaked by bad_page() */

@@ -310,8 +310,9 @@ unsigned long pgtable_teardown(struct mm_struct *mm);
  *    each: one per page, or one per range with tlbi_range (FEAT_TLBIRANGE);
  *    the wait is paid once, later.
  *
- * The lab sets both from --tlb-flush-ns and --tlbi-ns (docs/DESIGN.md says
- * why the defaults are what they are).
+ * The lab sets both from --tlb-flush-ns and --tlbi-ns (docs/design/
+ * seed-004-reclaim-large.md, "TLB model", says why the defaults are what
+ * they are).
  */
 struct tlb_flush_stats {
 	unsigned long flushes;		/* invalidation requests, waited for or not */

@@ -85,6 +85,7 @@ void reset_vm_events(void);
  */
 enum zone_stat_item {
 	NR_FREE_PAGES,		/* buddy pages, isolated pageblocks excluded */
+	NR_FREE_PAGES_BLOCKS,	/* ... of them in blocks of at least pageblock_order */
 	NR_VM_ZONE_STAT_ITEMS
 };
 

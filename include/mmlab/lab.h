@@ -39,16 +39,8 @@
 #define LAB_ALPHA	0.05
 #define LAB_TEST	"mann-whitney-u, two-sided, alpha 0.05"
 
-/* --- the machine (machine.c) --------------------------------------------- */
-
-struct lab_machine {
-	int cpus;			/* online */
-	unsigned long long mem_bytes;	/* physical */
-	char cpu_model[128];
-	char name[64];			/* --machine: "" on the host, else the simulated machine */
-};
-
-void lab_machine_probe(struct lab_machine *m);
+/* --- the host's facts: struct host_facts (host_facts.h, host_facts.c) ------ */
+#include <mmlab/host_facts.h>
 
 /* --- simulated machines (vt_presets.c) ------------------------------------ */
 struct vt_machine;
@@ -60,8 +52,6 @@ void lab_vt_describe_valid(char *buf, size_t len);
 int lab_machines(FILE *out, FILE *err);
 /* `mmlab calibrate`: host-model's measurements, as a machine file on @out. */
 int lab_calibrate(FILE *out, FILE *err);
-/* `git rev-parse --short HEAD` of the working directory, or "unknown". */
-void lab_git_rev(char *buf, size_t len);
 
 /* --- options (opt_global.c, opt_value.c, opt_help.c) --------------------- */
 
@@ -98,13 +88,13 @@ const char *lab_variant_not_built(const struct exp_variant *v);
  * lab_config_free().
  */
 int lab_parse_args(struct lab_config *cfg, const struct experiment *exp,
-		   const struct lab_machine *m, int argc, char **argv,
+		   const struct host_facts *m, int argc, char **argv,
 		   char *err, size_t len);
 void lab_config_free(struct lab_config *cfg);
 
 /* Parse @text as the value of @o into @v (v->list is malloc'ed). */
 int lab_parse_value(const struct exp_option *o, const char *text,
-		    const struct lab_machine *m, struct opt_value *v,
+		    const struct host_facts *m, struct opt_value *v,
 		    char *err, size_t len);
 void lab_value_free(struct opt_value *v);
 
@@ -238,7 +228,7 @@ struct lab_results {
 	const struct experiment *exp;
 	const struct lab_config *cfg;
 	const struct exp_ctx *ctx;
-	struct lab_machine machine;
+	struct host_facts machine;
 	int nr_points, nr_variants;
 	/* The points measured (a shard's share), each one's index among all of them. */
 	const struct exp_point **points;
@@ -334,7 +324,7 @@ static inline struct lab_cmp *lab_cmp(const struct lab_results *r, int point, in
  * Errors and progress go to @err.  Returns the exit status: 0, 1 (a check
  * failed or a sample could not run), 2 (bad usage found by prepare()).
  */
-int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
+int lab_run(const struct lab_config *cfg, const struct host_facts *m,
 	    FILE *out, FILE *err);
 
 /* Fill every cell's summary and every comparison, in every metric (after the samples). */

@@ -21,7 +21,7 @@ extern const char *const lab_scale_names[NR_SCALES];
 
 /* What global option @g accepts, for errors and help. */
 void opt_describe_global(int g, const struct experiment *exp,
-			 const struct lab_machine *m, char *buf, size_t len);
+			 const struct host_facts *m, char *buf, size_t len);
 /* --repeat and --mem when not given, at scale @s. */
 int opt_default_repeat(const struct experiment *exp, enum scale s);
 const char *opt_default_mem(const struct experiment *exp, enum scale s);

@@ -7,10 +7,10 @@
 #include <stdio.h>
 
 struct experiment;
-struct lab_machine;
+struct host_facts;
 
 /* The experiment's variants, then every option with its default and valid values. */
 void lab_print_help(FILE *f, const struct experiment *exp,
-		    const struct lab_machine *m);
+		    const struct host_facts *m);
 
 #endif

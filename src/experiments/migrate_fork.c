@@ -1,5 +1,6 @@
 /*
- * COST LEDGER (seed 003; docs/design-seed003-notes.md has the evidence).
+ * COST LEDGER (seed 003; docs/design/seed-003-migrate-fork.md, "The cost
+ * ledger", has the evidence).
  *
  * Timed: do_mbind(parent, buffer, node 1, MPOL_MF_MOVE) alone, from
  * lru_cache_disable() to lru_cache_enable(): queue_pages_range() (PTE lock

@@ -6,7 +6,7 @@
 
 #include <mmlab/lab.h>
 
-#define COMMANDS	"list, machines, calibrate, run NAME [options], compare [--force] A B, merge OUT SHARD..., --help"
+#define COMMANDS	"list, variants NAME, machines, calibrate, run NAME [options], compare [--force] A B, merge OUT SHARD..., --help"
 
 static void names_of(char *buf, size_t len, const struct experiment *const *exps)
 {
@@ -44,6 +44,7 @@ static void list_experiments(FILE *f, const struct experiment *const *exps)
 static void usage(FILE *f, const struct experiment *const *exps)
 {
 	fprintf(f, "usage: mmlab list                  the experiments, one a line\n"
+		   "       mmlab variants NAME         its variants built into this mmlab, one a line\n"
 		   "       mmlab machines              the machines --machine accepts, one a line\n"
 		   "       mmlab calibrate             measure this host's latencies: a machine file\n"
 		   "       mmlab run NAME [options]    run one, print its table\n"
@@ -65,7 +66,7 @@ static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
 {
 	const struct experiment *exp;
 	struct lab_config cfg;
-	struct lab_machine m;
+	struct host_facts m;
 	char msg[LAB_ERR_LEN];
 	int status;
 
@@ -81,7 +82,7 @@ static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
 		fprintf(err, "mmlab: unknown experiment '%s'; valid: %s\n", argv[0], msg);
 		return 2;
 	}
-	lab_machine_probe(&m);
+	host_facts_probe(&m);
 	if (lab_parse_args(&cfg, exp, &m, argc - 1, argv + 1, msg, sizeof(msg))) {
 		fprintf(err, "mmlab: %s\n", msg);
 		return 2;
@@ -94,6 +95,36 @@ static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
 	}
 	lab_config_free(&cfg);
 	return status;
+}
+
+/*
+ * `variants NAME`: the variants of NAME whose design this mmlab was built
+ * with (make DESIGNS=...), one a line in the experiment's order: what
+ * --variant all picks, and what a script may name in --variant.
+ */
+static int cmd_variants(int argc, char **argv, const struct experiment *const *exps,
+			FILE *out, FILE *err)
+{
+	const struct experiment *exp;
+	char msg[LAB_ERR_LEN];
+	int i;
+
+	if (argc != 1) {
+		names_of(msg, sizeof(msg), exps);
+		fprintf(err, "mmlab: variants: takes one experiment name, got %d argument%s; valid: %s\n",
+			argc, argc == 1 ? "" : "s", msg);
+		return 2;
+	}
+	exp = find_experiment(exps, argv[0]);
+	if (!exp) {
+		names_of(msg, sizeof(msg), exps);
+		fprintf(err, "mmlab: unknown experiment '%s'; valid: %s\n", argv[0], msg);
+		return 2;
+	}
+	for (i = 0; i < exp->nr_variants; i++)
+		if (!lab_variant_not_built(&exp->variants[i]))
+			fprintf(out, "%s\n", exp->variants[i].name);
+	return 0;
 }
 
 /* `compare [--force] A B`, --force anywhere. */
@@ -161,6 +192,8 @@ int lab_main(int argc, char **argv, const struct experiment *const *exps,
 		}
 		return lab_calibrate(out, err);
 	}
+	if (!strcmp(argv[1], "variants"))
+		return cmd_variants(argc - 2, argv + 2, exps, out, err);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2, exps, out, err);
 	if (!strcmp(argv[1], "compare"))

@@ -69,7 +69,7 @@ const char *opt_default_mem(const struct experiment *exp, enum scale s)
 }
 
 void opt_describe_global(int g, const struct experiment *exp,
-			    const struct lab_machine *m, char *buf, size_t len)
+			    const struct host_facts *m, char *buf, size_t len)
 {
 	char hi[64];
 	size_t used;
@@ -119,7 +119,7 @@ void opt_describe_global(int g, const struct experiment *exp,
 
 static int global_error(char *err, size_t len, int g, const char *value,
 			const char *why, const struct experiment *exp,
-			const struct lab_machine *m)
+			const struct host_facts *m)
 {
 	char valid[LAB_ERR_LEN / 2];
 
@@ -171,7 +171,7 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-static int collect(const struct experiment *exp, const struct lab_machine *m,
+static int collect(const struct experiment *exp, const struct host_facts *m,
 		   int argc, char **argv, struct given *g, char *err, size_t len)
 {
 	int i, idx, kind;
@@ -209,7 +209,7 @@ static int collect(const struct experiment *exp, const struct lab_machine *m,
 }
 
 static int resolve_scale(struct lab_config *cfg, const struct given *g,
-			 const struct lab_machine *m, char *err, size_t len)
+			 const struct host_facts *m, char *err, size_t len)
 {
 	const char *text = g->global[G_SCALE] ? g->global[G_SCALE] : "default";
 	int s;
@@ -245,7 +245,7 @@ const char *lab_variant_not_built(const struct exp_variant *v)
 }
 
 static int resolve_variants(struct lab_config *cfg, const struct given *g,
-			    const struct lab_machine *m, char *err, size_t len)
+			    const struct host_facts *m, char *err, size_t len)
 {
 	const struct experiment *exp = cfg->exp;
 	const char *text = g->global[G_VARIANT] ? g->global[G_VARIANT] : "all";
@@ -298,7 +298,7 @@ static int resolve_variants(struct lab_config *cfg, const struct given *g,
 
 /* "auto" or "auto:SECONDS"; 1 if @text is neither, 0 parsed, -1 error. */
 static int resolve_auto(struct lab_config *cfg, const char *text,
-			const struct lab_machine *m, char *err, size_t len)
+			const struct host_facts *m, char *err, size_t len)
 {
 	long long secs = LAB_AUTO_SECONDS;
 
@@ -315,7 +315,7 @@ static int resolve_auto(struct lab_config *cfg, const char *text,
 }
 
 static int resolve_ci_target(struct lab_config *cfg, const struct given *g,
-			     const struct lab_machine *m, char *err, size_t len)
+			     const struct host_facts *m, char *err, size_t len)
 {
 	const char *text = g->global[G_CI_TARGET];
 	char *end;
@@ -337,7 +337,7 @@ static int resolve_ci_target(struct lab_config *cfg, const struct given *g,
 }
 
 static int resolve_shard(struct lab_config *cfg, const struct given *g,
-			 const struct lab_machine *m, char *err, size_t len)
+			 const struct host_facts *m, char *err, size_t len)
 {
 	const char *text = g->global[G_SHARD], *end;
 	long long i, n;
@@ -356,7 +356,7 @@ static int resolve_shard(struct lab_config *cfg, const struct given *g,
 }
 
 static int resolve_numbers(struct lab_config *cfg, const struct given *g,
-			   const struct lab_machine *m, char *err, size_t len)
+			   const struct host_facts *m, char *err, size_t len)
 {
 	const struct experiment *exp = cfg->exp;
 	const char *text;
@@ -388,7 +388,7 @@ static int resolve_numbers(struct lab_config *cfg, const struct given *g,
 }
 
 static int resolve_mem(struct lab_config *cfg, const struct given *g,
-		       const struct lab_machine *m, char *err, size_t len)
+		       const struct host_facts *m, char *err, size_t len)
 {
 	const char *text = g->global[G_MEM] ? g->global[G_MEM] : opt_default_mem(cfg->exp, cfg->scale);
 	char why[128];
@@ -415,7 +415,7 @@ static int resolve_mem(struct lab_config *cfg, const struct given *g,
  * its repetitions draw different interleavings).
  */
 static int resolve_machine(struct lab_config *cfg, const struct given *g,
-			   const struct lab_machine *m, char *err, size_t len)
+			   const struct host_facts *m, char *err, size_t len)
 {
 	const char *text = g->global[G_MACHINE];
 
@@ -445,7 +445,7 @@ static int resolve_machine(struct lab_config *cfg, const struct given *g,
 }
 
 static int resolve_options(struct lab_config *cfg, const struct given *g,
-			   const struct lab_machine *m, char *err, size_t len)
+			   const struct host_facts *m, char *err, size_t len)
 {
 	const struct experiment *exp = cfg->exp;
 	char valid[LAB_ERR_LEN / 2];
@@ -466,7 +466,7 @@ static int resolve_options(struct lab_config *cfg, const struct given *g,
 }
 
 int lab_parse_args(struct lab_config *cfg, const struct experiment *exp,
-		   const struct lab_machine *m, int argc, char **argv,
+		   const struct host_facts *m, int argc, char **argv,
 		   char *err, size_t len)
 {
 	struct given g = { 0 };

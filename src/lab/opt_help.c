@@ -20,7 +20,7 @@ static void help_line(FILE *f, const char *name, const char *meta, const char *h
 	fprintf(f, "  %-26s default %s; valid: %s\n", "", def, valid);
 }
 
-static void describe_default(const struct exp_option *o, const struct lab_machine *m,
+static void describe_default(const struct exp_option *o, const struct host_facts *m,
 			     char *buf, size_t len)
 {
 	const char *def = opt_default(o, SCALE_DEFAULT);
@@ -61,7 +61,7 @@ static void print_variants(FILE *f, const struct experiment *exp)
 	}
 }
 
-static void print_globals(FILE *f, const struct experiment *exp, const struct lab_machine *m)
+static void print_globals(FILE *f, const struct experiment *exp, const struct host_facts *m)
 {
 	char valid[LAB_ERR_LEN / 2], def[128];
 	int g, s;
@@ -97,7 +97,7 @@ static void print_globals(FILE *f, const struct experiment *exp, const struct la
 	}
 }
 
-void lab_print_help(FILE *f, const struct experiment *exp, const struct lab_machine *m)
+void lab_print_help(FILE *f, const struct experiment *exp, const struct host_facts *m)
 {
 	char valid[LAB_ERR_LEN / 2], def[256];
 	int i;

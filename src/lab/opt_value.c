@@ -203,7 +203,7 @@ static int parse_choice(const struct exp_option *o, const char *text,
 
 /* An OPT_INT may also take the words of its ->choices ("auto"): ->choice says which. */
 static int parse_int(const struct exp_option *o, const char *text,
-		     const struct lab_machine *m, struct opt_value *v,
+		     const struct host_facts *m, struct opt_value *v,
 		     char *why, size_t len)
 {
 	long long x;
@@ -240,7 +240,7 @@ static int parse_double(const struct exp_option *o, const char *text,
 }
 
 static int parse_size_opt(const struct exp_option *o, const char *text,
-			  const struct lab_machine *m, struct opt_value *v,
+			  const struct host_facts *m, struct opt_value *v,
 			  char *why, size_t len)
 {
 	unsigned long long b;
@@ -299,7 +299,7 @@ bad:
 }
 
 static int parse_list(const struct exp_option *o, const char *text,
-		      const struct lab_machine *m, struct opt_value *v,
+		      const struct host_facts *m, struct opt_value *v,
 		      char *why, size_t len)
 {
 	const char *p = text, *end = NULL;
@@ -364,7 +364,7 @@ static int parse_choice_list(const struct exp_option *o, const char *text,
 }
 
 static int parse_typed(const struct exp_option *o, const char *text,
-		       const struct lab_machine *m, struct opt_value *v,
+		       const struct host_facts *m, struct opt_value *v,
 		       char *why, size_t len)
 {
 	switch (o->type) {
@@ -379,7 +379,7 @@ static int parse_typed(const struct exp_option *o, const char *text,
 }
 
 int lab_parse_value(const struct exp_option *o, const char *text,
-		    const struct lab_machine *m, struct opt_value *v,
+		    const struct host_facts *m, struct opt_value *v,
 		    char *err, size_t len)
 {
 	char why[128] = "", valid[256];

@@ -76,7 +76,7 @@ int lab_results_alloc(struct lab_results *r, int capacity, bool samples)
  * and have values of their own.
  */
 static int results_init(struct lab_results *r, const struct lab_config *cfg,
-			const struct exp_ctx *ctx, const struct lab_machine *m)
+			const struct exp_ctx *ctx, const struct host_facts *m)
 {
 	int per_metric, i;
 
@@ -466,7 +466,7 @@ static int write_json(const char *path, const struct lab_results *r, FILE *err)
 	struct lab_out o;
 	int ret;
 
-	lab_git_rev(git, sizeof(git));
+	host_git_rev(git, sizeof(git));
 	if (lab_out_open(&o, path, msg, sizeof(msg))) {
 		fprintf(err, "mmlab: --json: %s\n", msg);
 		return -1;
@@ -523,7 +523,7 @@ static int check_metrics(const struct experiment *exp, FILE *err)
  * The samples after prepare(); the table and JSON only if every sample
  * ran, the JSON (--json) renamed into place whole.
  */
-static int measure(const struct lab_config *cfg, const struct lab_machine *m,
+static int measure(const struct lab_config *cfg, const struct host_facts *m,
 		   struct exp_ctx *ctx, FILE *out, FILE *err)
 {
 	const struct experiment *exp = cfg->exp;
@@ -567,7 +567,7 @@ out:
 	return status;
 }
 
-int lab_run(const struct lab_config *cfg, const struct lab_machine *m,
+int lab_run(const struct lab_config *cfg, const struct host_facts *m,
 	    FILE *out, FILE *err)
 {
 	const struct experiment *exp = cfg->exp;

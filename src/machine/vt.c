@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The virtual-time machine: see include/machine/vt.h and docs/DESIGN.md,
- * "Virtual time".
+ * The virtual-time machine: see include/machine/vt.h and
+ * docs/design/virtual-time.md.
  *
  * Virtual CPUs are coroutines on the thread that calls vt_run(), switched
  * by a few instructions of assembly (x86-64) or swapcontext() elsewhere.

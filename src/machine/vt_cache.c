@@ -34,7 +34,7 @@
  * core.l2mshr allows.  Two busy SMT siblings each run their plain code at
  * smt.share of the core's single-thread speed.
  *
- * Not modelled (docs/DESIGN.md, "Memory hierarchy"): instruction fetch,
+ * Not modelled (docs/design/memory-hierarchy.md): instruction fetch,
  * TLBs and page walks, DRAM bandwidth and banks, a clean line served by
  * another domain's L3 (it comes from memory here), L1 prefetchers and
  * prefetches across pages.

@@ -186,7 +186,7 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	m->line_order = VT_ORDER_FIFO;
 	snprintf(m->line_order_src, VT_SRC_LEN, "not measured: one L3, so the order is the queue's");
 	m->line_window = VT_WINDOW_DEFAULT;
-	snprintf(m->line_window_src, VT_SRC_LEN, "not measured: the presets' half-way (docs/DESIGN.md, Virtual time)");
+	snprintf(m->line_window_src, VT_SRC_LEN, "not measured: the presets' half-way (docs/design/virtual-time.md)");
 	m->syscall_ns = 0;
 	snprintf(m->syscall_src, VT_SRC_LEN, "not measured: give --syscall-ns");
 	m->calibrated = true;

@@ -529,8 +529,8 @@ static bool remove_migration_done(struct folio *folio)
 /*
  * David Hildenbrand's other idea, for the tests (Makefile:
  * migrate-stop-exclusive): stop the walk after restoring an exclusive
- * entry.  Unsound for a large folio mapped by several VMAs (docs/DESIGN.md,
- * test_migrate's split VMA).
+ * entry.  Unsound for a large folio mapped by several VMAs (docs/design/
+ * seed-003-migrate-fork.md, test_migrate's split VMA).
  */
 #ifndef CONFIG_MIGRATE_MUTANT_STOP_EXCLUSIVE
 static inline bool restored_exclusive_ends_walk(rmap_t rmap_flags)

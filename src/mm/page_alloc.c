@@ -100,8 +100,11 @@ static inline bool migratetype_is_mergeable(int mt)
 /*
  * NR_FREE_PAGES counts what can be allocated: blocks on isolated pageblocks
  * are left out.  Like the kernel, the free-list helpers below do not
- * account; their callers do, once per operation (one per freed block, not
- * one per merge step).
+ * account it; their callers do, once per operation (one per freed block,
+ * not one per merge step).  NR_FREE_PAGES_BLOCKS, the part of it in blocks
+ * of pageblock_order or more (what defrag_mode's watermark checks read), is
+ * the helpers' own, as in the kernel: only blocks that big change it, so a
+ * merge step below pageblock_order costs nothing more.
  */
 static inline void account_freepages(struct zone *zone, long nr_pages, int migratetype)
 {
@@ -121,21 +124,27 @@ static inline void __add_to_free_list(struct page *page, struct zone *zone,
 	else
 		list_add(&page->lru, &area->free_list[migratetype]);
 	area->nr_free++;
+
+	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
+		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, 1L << order);
 }
 
 static inline void __del_page_from_free_list(struct page *page, struct zone *zone,
-					     unsigned int order)
+					     unsigned int order, int migratetype)
 {
 	list_del(&page->lru);
 	__ClearPageBuddy(page);
 	page->private = 0;
 	zone->free_area[order].nr_free--;
+
+	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
+		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, -(1L << order));
 }
 
 static inline void del_page_from_free_list(struct page *page, struct zone *zone,
 					   unsigned int order, int migratetype)
 {
-	__del_page_from_free_list(page, zone, order);
+	__del_page_from_free_list(page, zone, order, migratetype);
 	account_freepages(zone, -(1L << order), migratetype);
 }
 
@@ -143,9 +152,19 @@ static inline void del_page_from_free_list(struct page *page, struct zone *zone,
 static inline void move_to_free_list(struct page *page, struct zone *zone,
 				     unsigned int order, int old_mt, int new_mt)
 {
+	long nr_pages = 1L << order;
+
 	list_move_tail(&page->lru, &zone->free_area[order].free_list[new_mt]);
-	account_freepages(zone, -(1L << order), old_mt);
-	account_freepages(zone, 1L << order, new_mt);
+	account_freepages(zone, -nr_pages, old_mt);
+	account_freepages(zone, nr_pages, new_mt);
+
+	/* Into or out of an isolated pageblock: the big block leaves or joins the count. */
+	if (order >= pageblock_order &&
+	    is_migrate_isolate(old_mt) != is_migrate_isolate(new_mt)) {
+		if (!is_migrate_isolate(old_mt))
+			nr_pages = -nr_pages;
+		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, nr_pages);
+	}
 }
 
 /* The block at the head of @area's @migratetype list, or NULL. */
@@ -197,7 +216,7 @@ static void __free_one_page(struct page *page, unsigned long pfn, struct zone *z
 			     !migratetype_is_mergeable(buddy_mt)))
 				break;
 		}
-		__del_page_from_free_list(buddy, zone, order);
+		__del_page_from_free_list(buddy, zone, order, buddy_mt);
 		/* The merged block is of one type: expand() will rely on it. */
 		if (unlikely(buddy_mt != migratetype))
 			change_pageblock_range(buddy, (int)order, migratetype);
@@ -266,7 +285,7 @@ static void page_del_and_expand(struct zone *zone, struct page *page, unsigned i
 {
 	long nr_pages = 1L << high;
 
-	__del_page_from_free_list(page, zone, high);
+	__del_page_from_free_list(page, zone, high, migratetype);
 	nr_pages -= expand(zone, page, low, high, migratetype);
 	account_freepages(zone, -nr_pages, migratetype);
 }

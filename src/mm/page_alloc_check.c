@@ -92,6 +92,8 @@ static int check_free_lists(struct zone *zone, unsigned char *state,
 				r->free_listed += 1UL << order;
 				if (is_migrate_isolate(mt))
 					r->isolated += 1UL << order;
+				else if (order >= pageblock_order)
+					r->free_blocks += 1UL << order;
 				if (++n > max_pfn)
 					return check_fail(msg, len, "order-%u free list is circular", order);
 			}
@@ -228,7 +230,8 @@ static int check_zone(struct zone *zone, unsigned char *state, struct page_alloc
 		      char *msg, size_t len)
 {
 	unsigned long free_before = r->free_listed, isolated_before = r->isolated;
-	long free_pages;
+	unsigned long blocks_before = r->free_blocks;
+	long free_pages, free_blocks;
 	int ret;
 
 	ret = check_free_lists(zone, state, r, msg, len);
@@ -241,6 +244,11 @@ static int check_zone(struct zone *zone, unsigned char *state, struct page_alloc
 		return check_fail(msg, len, "node %d's zone counts %ld free pages, its free lists hold %lu (%lu isolated)",
 				  zone->node, free_pages, r->free_listed - free_before,
 				  r->isolated - isolated_before);
+	free_blocks = zone_page_state_snapshot(zone, NR_FREE_PAGES_BLOCKS);
+	if ((unsigned long)free_blocks != r->free_blocks - blocks_before)
+		return check_fail(msg, len, "node %d's zone counts %ld free pages in blocks of pageblock_order "
+				  "or more, its free lists hold %lu", zone->node, free_blocks,
+				  r->free_blocks - blocks_before);
 	return 0;
 }
 

@@ -27,7 +27,7 @@
  * it is the node statistic NR_VMALLOC, updated per page at free and per
  * block at allocation.
  *
- * Departures (docs/DESIGN.md): one vmap node, so no per-node pools of
+ * Departures (docs/design/seed-001-free-contig-vmalloc.md): one vmap node, so no per-node pools of
  * small areas; the purge runs in the freeing thread instead of a worker;
  * the pages[] array and the bookkeeping objects come from malloc() (the
  * kernel uses kmalloc, or a nested vmalloc above one page of pointers);

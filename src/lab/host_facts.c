@@ -1,12 +1,12 @@
 /*
- * Facts about the machine a run happens on, for option limits and the
- * JSON record.
+ * Facts about the host a run happens on, for option limits and the JSON
+ * record (include/mmlab/host_facts.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <mmlab/lab.h>
+#include <mmlab/host_facts.h>
 
 static void trim(char *s)
 {
@@ -39,7 +39,7 @@ static void read_cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
-void lab_machine_probe(struct lab_machine *m)
+void host_facts_probe(struct host_facts *m)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long pages = sysconf(_SC_PHYS_PAGES);
@@ -52,7 +52,7 @@ void lab_machine_probe(struct lab_machine *m)
 	read_cpu_model(m->cpu_model, sizeof(m->cpu_model));
 }
 
-void lab_git_rev(char *buf, size_t len)
+void host_git_rev(char *buf, size_t len)
 {
 	FILE *p = popen("git rev-parse --short HEAD 2>/dev/null", "r");
 	char line[64] = "";
