@@ -365,6 +365,10 @@ if [ "$(nproc)" -ge 2 ]; then
 	ok $? "calibrate exits 0 ($(grep '^lat.l3' "$tmp/host.conf" | head -c 60))"
 	"$MMLAB" run refcount-scale --machine "$tmp/host.conf" --threads 1,2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
 	ok $? "calibrate's output is a machine file --machine reads back"
+	if grep -q '^l1d.size' "$tmp/host.conf"; then
+		grep -q '^l1d.lat .*| measured now: dependent loads in random order over .* (half the L1)' "$tmp/host.conf"
+		ok $? "calibrate measures the L1's load-to-use with the hierarchy ($(grep '^l1d.lat' "$tmp/host.conf" | head -c 40))"
+	fi
 	"$MMLAB" run refcount-scale --machine host-model --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
 	ok $? "--machine host-model measures this host and runs"
 fi
@@ -386,7 +390,7 @@ ok $? "a source \"fit seed 000\" (no colon) marks nothing"
 ok $? "a preset with no fitted setting prints no such line"
 
 # l1d.lat (optional, with the hierarchy): 0.01..100 ns, at and beyond each bound.
-l1lat() { sed "s/^\(l1d.size .*\)$/\1\nl1d.lat $1 | a test/" machines/e5-2690v3-2s.conf >"$tmp/l1.conf"; }
+l1lat() { sed "s/^l1d.lat .*/l1d.lat $1 | a test/" machines/e5-2690v3-2s.conf >"$tmp/l1.conf"; }
 l1lat 0.01; "$MMLAB" run free-contig --machine "$tmp/l1.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
 ok $? "l1d.lat 0.01 (the least) is taken"
 l1lat 100; "$MMLAB" run free-contig --machine "$tmp/l1.conf" --iterations 2 --variant vanilla >/dev/null 2>&1

@@ -380,7 +380,7 @@ static void print_fitted(FILE *f, const struct lab_results *r)
 {
 	char fit[2048];
 
-	if (r->cfg->vt && vt_machine_fitted(r->cfg->vt, fit, sizeof(fit)))
+	if (r->cfg && r->cfg->vt && vt_machine_fitted(r->cfg->vt, fit, sizeof(fit)))
 		fprintf(f, "fitted, not predicted: %s's %s\n", r->cfg->vt->name, fit);
 }
 static void print_footer(FILE *f, const struct lab_results *r)

@@ -145,6 +145,12 @@ int vt_calibrate_mem(struct vt_machine *m)
 	set(m, VT_H_L3_SIZE, l3, sys);
 	set(m, VT_H_L3_WAYS, l3w, sys);
 	/* Each level at half its size: it fits there and not in the level above. */
+	lat = chase_ns((size_t)(l1 * 1024 / 2));
+	if (lat >= 0.01 && lat <= 100) {
+		m->l1_lat_ns = lat;
+		snprintf(m->l1_lat_src, VT_SRC_LEN, "measured now: dependent loads in random order over "
+			 "%.0f KiB (half the L1), %.2f ns each", l1 / 2, lat);
+	}
 	set_lat(m, VT_H_L2_LAT, l2 / 2, "half the L2");
 	set_lat(m, VT_H_L3_LAT, l3 / 2, "half the L3");
 	lat = chase_ns((size_t)(l3 * 1024 * 8));
