@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <mmlab/lab.h>
+#include <mmlab/host.h>
 
 static void trim(char *s)
 {

@@ -6,10 +6,15 @@
  * signed so that positive means better in that metric.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mmlab/lab.h>
+#include <mmlab/noise.h>
+#include <mmlab/output.h>
+#include <mmlab/result.h>
+#include <mmlab/stats.h>
 
 #define CELL_LEN	64
 
