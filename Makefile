@@ -165,7 +165,7 @@ endif
 #  tsan  CONFIG_DEBUG_VM under ThreadSanitizer
 #  chk   every atomic is a scheduling point of the interleaving checker
 #  vt    virtual time: every shim event is charged by the simulated machine
-#        (src/machine/vt.c), every basic block of plain code counted by it
+#        (src/machine/vt_*.c), every basic block of plain code counted by it
 #        (trace-pc), every plain load, store and copy by its memory hierarchy
 #        (src/machine/vt_cache.c, through GCC's TSan instrumentation);
 #        built for VT_KERNELS only, linked into mmlab
@@ -192,7 +192,7 @@ LDFL_tsan := -fsanitize=thread
 VT_KERNELS := $(KERNELS) $(BASES)
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
-MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c \
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt_sched.c src/machine/vt_coherence.c src/machine/vt_sync.c src/machine/vt_run.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c \
 	    src/machine/vt_calibrate_mem.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))

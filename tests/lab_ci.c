@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "tap.h"
-#include <mmlab/lab.h>
+#include <mmlab/stats.h>
 
 typedef int (*ci_fn)(const double *b, int nb, const double *c, int nc,
 		     double alpha, double *lo, double *hi);

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include <mmlab/kernel.h>
+#include <mmlab/lab.h>
+#include <mmlab/options.h>
 
 #include "tap.h"
 #include "lab_synth.h"

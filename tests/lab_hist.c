@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "tap.h"
+#include <mmlab/experiment.h>
 #include <mmlab/hist.h>
-#include <mmlab/lab.h>
 
 /* --- deterministic inputs ------------------------------------------------------ */
 

@@ -3,11 +3,14 @@
  * the per-sample deltas and flags, and the sums over a cell.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
-#include <mmlab/lab.h>
+#include <mmlab/noise.h>
+#include <mmlab/output.h>
+#include <mmlab/result.h>
 
 static void test_parse(void)
 {

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mmlab/lab.h>
+#include <mmlab/opt_help.h>
 #include <mmlab/opt_value.h>
+#include <mmlab/options.h>
 
 #include "tap.h"
 #include "lab_synth.h"

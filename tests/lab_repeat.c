@@ -3,9 +3,14 @@
  * auto stops and why, that variants stay interleaved, which points a shard
  * runs, and what the JSON says about both (and about host noise).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <mmlab/lab.h>
+#include <mmlab/options.h>
+#include <mmlab/result.h>
 
 #include "tap.h"
 #include "lab_synth.h"

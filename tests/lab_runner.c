@@ -5,10 +5,16 @@
  * path's exit status, and the command line.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <mmlab/lab.h>
+#include <mmlab/options.h>
+#include <mmlab/result.h>
+#include <mmlab/stats.h>
 
 #include "tap.h"
 #include "lab_synth.h"

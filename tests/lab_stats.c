@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "tap.h"
-#include <mmlab/lab.h>
+#include <mmlab/stats.h>
 
 static bool near(double got, double want, double tol)
 {

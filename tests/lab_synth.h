@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mmlab/lab.h>
+#include <mmlab/experiment.h>
+#include <mmlab/host_facts.h>
 
 enum { FAIL_NONE, FAIL_DATA, FAIL_INVARIANTS, FAIL_ABORT, FAIL_REFUSE };
 

@@ -1,5 +1,5 @@
 /*
- * The virtual-time machine (src/machine/vt.c) on its own: the scheduler's
+ * The virtual-time machine (src/machine/vt_*.c) on its own: the scheduler's
  * determinism, the coherence model's costs against a preset, queueing on
  * one line, the FIFO hand-off of its spinlocks, an agent (a kthread) woken
  * by a CPU and left asleep at the end.  The scenarios call the

@@ -1,5 +1,5 @@
 /*
- * The virtual-time machine's rules (src/machine/vt.c), one at a time
+ * The virtual-time machine's rules (src/machine/vt_*.c), one at a time
  * (issue 23, item 16): what each access costs by the state of its line
  * (who owns it, who shares it), what an access leaves behind, how
  * spinlock queues are made, emptied and made again, and whom a write

@@ -35,7 +35,7 @@ static inline void spin_lock_init(spinlock_t *lock)
 /*
  * The virtual-time flavour: the kernel's queued spinlock, FIFO with a
  * direct hand-off to the first waiter, run by the machine in virtual time
- * (src/machine/vt.c).
+ * (src/machine/vt_sync.c).
  */
 bool vt_spin_trylock(int *lock);
 void vt_spin_lock(int *lock);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The virtual-time machine (src/machine/vt.c): a simulated many-CPU
+ * The virtual-time machine (src/machine/vt_*.c): a simulated many-CPU
  * machine that runs the real kernel code, one virtual CPU at a time, in
  * virtual time.
  *
@@ -81,7 +81,7 @@ bool vt_whole_sets(double kib, double ways);
 /*
  * The order in which a contended line serves its queued requests
  * (line.order): oldest first, or first the oldest from another L3 than
- * the line's holder, or from the holder's own L3 (vt.c, vt_pick()).
+ * the line's holder, or from the holder's own L3 (vt_coherence.c, vt_pick()).
  */
 enum vt_line_order {
 	VT_ORDER_FIFO,

@@ -7,7 +7,9 @@
 
 #include <stddef.h>
 
-#include <mmlab/lab.h>
+#include <mmlab/experiment.h>
+
+struct host_facts;
 
 enum global_opt { G_VARIANT, G_SCALE, G_REPEAT, G_SEED, G_JSON, G_MEM, G_CI_TARGET, G_SHARD,
 		  G_MACHINE, NR_GLOBALS };

@@ -1,4 +1,36 @@
 /*
+ * COST LEDGER (seed 001; docs/design/seed-001-free-contig-vmalloc.md, "Freeing contiguous order-0
+ * ranges" and "The page allocator").
+ *
+ * Timed: with --mode split (the default), the whole loop of --iterations,
+ * as the thread's test times it: alloc_pages(GFP_KERNEL, --order) from the
+ * pcp lists or the buddy, split_page(), and __free_contig_range() (what
+ * free_contig_range() calls; its return counts pages still referenced),
+ * which frees the range per design.  With --mode frozen, only
+ * __free_contig_frozen_range() of each --frozen-pages range; the
+ * alloc_contig_frozen_range() that takes the range out of the buddy before
+ * it is not timed.  Not timed: the boot, the census of free memory per
+ * order afterwards and the allocator checks.
+ *
+ * Kernel costs the model leaves out or makes free, and what restores each:
+ *  - the size of the machine: pcp high and batch and the vmstat thresholds
+ *    follow the CPUs at boot, one by default, while the thread's m7g.metal
+ *    has 64.  --cpus 64 (the default at --scale full); the loop itself
+ *    still runs on one CPU, so the zone lock is never contended.
+ *  - the free-time page checks of free_pages_prepare(): off in the timed
+ *    builds, as in a kernel without CONFIG_DEBUG_VM or page debugging.  No
+ *    option: page poisoning, which turns them on, is not offered here.
+ *  - page_owner, allocation tags, memcg and the KASAN hooks: not modelled,
+ *    so preparing a page costs less than the kernel's, which narrows the
+ *    gain chunk-prepare can show.  No option.
+ *  - watermarks, reclaim, compaction and CMA: none; an allocation that
+ *    finds nothing drains the pcp lists once and fails.  No option.
+ *  - the memory system is the host's own: its caches, its prefetchers,
+ *    its misses.  --machine m2-vm (seed 001's machine) or another preset
+ *    predicts the loop on that machine in virtual time: plain code by its
+ *    basic blocks, every access through the machine's caches, the
+ *    ns_per_page counter per design.
+ *
  * free-contig (seed 001, "Free contiguous order-0 pages efficiently"):
  * allocate an order-N block, split_page() it, free_contig_range() it,
  * repeated; total time of the loop per design.  --mode frozen runs the

@@ -1,4 +1,44 @@
 /*
+ * COST LEDGER (seed 002; docs/design/seed-002-readseq.md, "Readahead and the backing
+ * store" and "readseq").
+ *
+ * Timed: every read of --value-size bytes on its own, a clock read before
+ * and after it, as db_bench times each operation: filemap_read() with its
+ * page-cache lookups, the on-demand readahead that allocates and inserts
+ * folios (one xa_lock hold per folio in vanilla, one per window batched)
+ * and submits them to the device, waits on folios still under I/O, and the
+ * copy to the reader's buffer.  With --readahead syscall the readahead(2)
+ * call a read issues is inside that read's time.  ops/s is every record
+ * over the time from the start flag until the last reader ends.  Not
+ * timed: the boot, writing the host files, each record's check against
+ * the file (after the second clock read), the teardown and checks, and the
+ * event build's separate counting run (--events).
+ *
+ * Kernel costs the model leaves out or makes free, and what restores each:
+ *  - the device's latency: zero by default, a request done as soon as one
+ *    host thread's preadv(2) fills it.  --device-latency US per request
+ *    (requests in flight overlap).
+ *  - the data transfer: the device thread fills the folios (DMA in the
+ *    kernel), never charged to the reader.  --io sync makes the reader
+ *    copy from the host file itself and spend the device latency (the
+ *    reader-copies point).
+ *  - the device's parallelism: one thread serves every CPU's queue in
+ *    turn, where an NVMe device works on many queues at once.  No option.
+ *  - RocksDB's shared descriptor: every reader opens each file itself, its
+ *    own struct file and readahead state, where db_bench's threads share a
+ *    table file's f_ra.  No option.
+ *  - db_bench's own user-space work per record: not modelled.  No option.
+ *  - reclaim: none; the files must fit in --mem.
+ *  - on the host, made dearer: the device thread takes processor time
+ *    from the readers when there are fewer processors than readers + 1,
+ *    and waking an idle device is a futex wake-up a doorbell does not pay
+ *    (about a microsecond, at most once per idle period).  --machine
+ *    removes both: the device is an agent of the run with latency only.
+ *  - the memory system is the host's own.  --machine icelake-32v (seed
+ *    002's server, latencies estimated) or another preset predicts the run
+ *    in virtual time; what a sleep and its wake-up cost there is one line
+ *    transfer (docs/design/virtual-time.md).
+ *
  * readseq (seed 002, "mm/readahead: batch folio insertion"): db_bench
  * readseq in shape.  T threads read T files (each every file, or each its
  * own) sequentially in records of --value-size bytes, from a cold page

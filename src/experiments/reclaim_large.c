@@ -1,4 +1,38 @@
 /*
+ * COST LEDGER (seed 004; docs/design/seed-004-reclaim-large.md, "Address spaces, page tables and
+ * rmap" and "Reclaim").
+ *
+ * Timed: one memory_reclaim(--reclaim) call, a write to memory.reclaim:
+ * rounds of try_to_free_pages() over the LRU, lru_add_drain(), isolation,
+ * folio_referenced() and try_to_unmap(TTU_BATCH_FLUSH) over each folio
+ * (an rmap walk of --processes address spaces), __remove_mapping(), and
+ * per batch the deferred TLB flush and the free.  Not timed: the boot,
+ * mapping the file, faulting it in and touching every page, the checks
+ * and digests after the call, and the event build's separate counting
+ * run (--events), whose clock reads give referenced_usec and unmap_usec.
+ *
+ * Kernel costs the model leaves out or makes free, and what restores each:
+ *  - the TLB: there is none, and no IPI is ever sent.  A synchronous flush
+ *    (flush_tlb_range(), the unfold of a contiguous block, reclaim's final
+ *    flush of a batch) is a busy loop of --tlb-flush-ns (default 1000); an
+ *    arm64 TLBI issued without waiting costs --tlbi-ns (default 50), one
+ *    per page unless --tlbi-range on.  --tlb-flush-ns 0 --tlbi-ns 0 shows
+ *    the CPU work alone.  The per-call bookkeeping of a deferred flush is
+ *    charged (the locked increments, the CPU-mask merge).
+ *  - contiguous PTE blocks: --contpte on (arm64) and off (x86-64), one
+ *    point each.  Re-folding after a partial change (contpte_try_fold) and
+ *    BBML2 are not modelled.  No option.
+ *  - memcg: memory.reclaim is a cgroup file, but there is one node and no
+ *    memcg; the uncharge of each freed folio is free.  No option.
+ *  - MGLRU: not modelled, the classic two-list LRU runs.  No option.
+ *  - writeback, swap, PG_reclaim and throttling: none; the file is clean,
+ *    as in the series' test.
+ *  - the size of the machine: pcp lists and vmstat thresholds follow the
+ *    CPUs at boot, one by default.  --cpus N; reclaim runs on one CPU.
+ *  - the memory system is the host's own.  --machine yitian710-32c or
+ *    xeon-8369b-2s (seed 004's machines) predicts the call in virtual
+ *    time, the TLB delays then virtual; the event build is not run there.
+ *
  * reclaim-large (seed 004, "support batch checking of references and
  * unmapping for large folios"): map a file of clean large folios, fault
  * it all in, and ask memory_reclaim() for most of it, as the series' own

@@ -1,4 +1,43 @@
 /*
+ * COST LEDGER (seed 000; docs/design/seed-000-refcount.md, "Page reference counts", "The
+ * page cache" and "refcount-scale").
+ *
+ * Timed: N pinned threads, each looping one read of --read-size bytes at
+ * offset 0 of its page (shmem_file_read() by default, filemap_read() with
+ * --read-path filemap: the lookup, folio_try_get(), the copy to the
+ * thread's buffer, folio_put()), the comparison of the bytes read with the
+ * file, then the rest-of-syscall delay below, for --seconds.  ops/s is
+ * every thread's reads over the time between the start and stop flags;
+ * with --machine, the reads completed within --virtual-us of virtual time.
+ * Not timed: the boot, setting the file up, starting and joining the
+ * threads, the teardown and the allocator checks.
+ *
+ * Kernel costs the model leaves out or makes free, and what restores each:
+ *  - the rest of pread(2): syscall entry and exit, fdget, the iov_iter,
+ *    touch_atime.  A busy loop of --syscall-ns after each read; its
+ *    default, auto, is host-pread's time per read at one thread minus
+ *    vanilla's, measured first in the same run (with --machine, the
+ *    machine file's syscall figure); --syscall-ns 0 leaves the page-cache
+ *    part alone.  Its spread: --syscall-jitter (default 10%).  The part of
+ *    it that is copy_to_user(), between the get and the put: --copy-ns
+ *    (default 0, all of it after the put).
+ *  - the rest of the syscall's own shared lines (the inode, its atime):
+ *    the delay is private to each CPU.  No option.
+ *  - processes: the readers are threads of one process.  No option; the
+ *    seed found both alike.
+ *  - one page for all: --pages spreads the threads over more pages.
+ *  - the lab's own counting (CAS retries, undo loops, failed gets, put
+ *    races, seqcount fallbacks) is not in the timed builds; a separate
+ *    untimed run of the event build counts them: --events-seconds
+ *    (0: none).
+ *  - the kernel as a whole: host-pread runs the same loop with pread(2) of
+ *    a tmpfs file on the host kernel, in the same run, as the reference.
+ *  - the memory system is the host's own, on as many cores as it has.
+ *    --machine e5-2690v3-2s or epyc-9654-2s (seed 000's platforms)
+ *    predicts the loop on up to the machine's CPUs in virtual time; there
+ *    a sleep and its wake-up cost one line transfer, not an IPI and a
+ *    context switch.
+ *
  * refcount-scale (seed 000, "mm: improve folio refcount scalability"):
  * N pinned threads loop a small read at offset 0 of one page-cache page,
  * will-it-scale style, for a fixed time; ops/s per thread count.

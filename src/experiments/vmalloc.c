@@ -1,4 +1,43 @@
 /*
+ * COST LEDGER (seed 001; docs/design/seed-001-free-contig-vmalloc.md, "vmalloc (seed 001)").
+ *
+ * Timed: each test_vmalloc case whole, as lib/test_vmalloc.c times it,
+ * its set-up and tear-down included, for --loops iterations
+ * (fix_size_alloc_test with p >= 64 a fifth of them) on one CPU: the
+ * search of the free address space, vm_area_alloc_pages() (large orders
+ * split, then alloc_pages_bulk()), the page-table mapping, vfree()'s page
+ * freeing per design, and the lazy purge with its TLB flush when the lazy
+ * total passes lazy_max_pages().  Not timed: the boot, the population of
+ * the arena before timing (MADV_POPULATE_WRITE, so that the host's first
+ * touch of its memory, which no kernel pays, is not counted), the census
+ * of free memory per order and the checks.
+ *
+ * Kernel costs the model leaves out or makes free, and what restores each:
+ *  - the TLB: there is none.  A purge's kernel-range flush (an IPI to
+ *    every CPU on x86, a broadcast TLBI and DSB on arm64) is a busy loop of
+ *    --tlb-flush-ns (default 3000); --tlb-flush-ns 0 shows the CPU work
+ *    alone.
+ *  - the size of the machine: lazy_max_pages() (fls(CPUs) * 32 MiB), pcp
+ *    high and batch and the vmstat thresholds follow the CPUs at boot, one
+ *    by default, while the thread's m7g.metal has 64.  --cpus 64 (the
+ *    default at --scale full).
+ *  - the mapping: --arch arm64 (the default, the thread's machine) maps
+ *    vmalloc_huge() areas below 2 MiB with contiguous-PTE blocks; --arch
+ *    x86-64 maps PMD leaves only.
+ *  - memcg: the later mod_lruvec_page_state() form of the vmalloc page
+ *    count is not modelled.  No option.
+ *  - the vmap structures: one vmap node and no per-CPU vmap blocks
+ *    (vm_map_ram() always takes the large-area path), and the pages[]
+ *    array and the bookkeeping come from the host's malloc, not the slab.
+ *    No option.
+ *  - made dearer, not free: the purge runs in the freeing thread, where the
+ *    kernel queues it to a worker.  No option.
+ *  - left out entirely: the kvfree_rcu cases (the kernel's batching is not
+ *    modelled) and pcpu_alloc_test (no per-CPU allocator).
+ *  - the memory system is the host's own.  --machine m2-vm (seed 001's
+ *    machine) or another preset predicts each case on that machine in
+ *    virtual time, the TLB flush then a virtual delay.
+ *
  * vmalloc (seed 001, "vmalloc: Optimize vfree"): the kernel's
  * lib/test_vmalloc.c benchmark cases on one CPU, total usec of a case of
  * test_loop_count iterations, per design of vfree()'s page freeing:

@@ -2,9 +2,15 @@
  * The command line: `mmlab list`, `mmlab run NAME [options]`, the help
  * texts.  Bad usage is one line on @err starting "mmlab: " and status 2.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include <mmlab/host_facts.h>
 #include <mmlab/lab.h>
+#include <mmlab/opt_help.h>
+#include <mmlab/options.h>
+#include <mmlab/result.h>
+#include <mmlab/vt_presets.h>
 
 #define COMMANDS	"list, variants NAME, machines, calibrate, run NAME [options], compare [--force] A B, merge OUT SHARD..., --help"
 

@@ -10,12 +10,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include <mmlab/lab.h>
 #include <mmlab/result_file.h>
+#include <mmlab/stats.h>
 
 #define ROW_LEN	96
 

@@ -10,6 +10,11 @@
 
 #include <machine/vt.h>
 #include <mmlab/lab.h>
+#include <mmlab/noise.h>
+#include <mmlab/options.h>
+#include <mmlab/output.h>
+#include <mmlab/result.h>
+#include <mmlab/stats.h>
 
 #define JW_MAX_DEPTH	16
 

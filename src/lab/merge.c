@@ -11,11 +11,15 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mmlab/files.h>
 #include <mmlab/lab.h>
+#include <mmlab/noise.h>
+#include <mmlab/output.h>
+#include <mmlab/result.h>
 #include <mmlab/result_file.h>
 
 struct merge {

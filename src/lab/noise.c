@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <mmlab/lab.h>
+#include <mmlab/noise.h>
 
 int lab_parse_proc_stat(const char *text, struct lab_cpu_times *t)
 {

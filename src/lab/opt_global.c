@@ -8,14 +8,18 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <machine/vt.h>
+#include <mmlab/host_facts.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
 #include <mmlab/opt_global.h>
 #include <mmlab/opt_value.h>
+#include <mmlab/options.h>
+#include <mmlab/vt_presets.h>
 
 const struct global_desc lab_globals[NR_GLOBALS] = {
 	[G_VARIANT] = { "variant", "LIST", "comma-separated variant names, or all" },

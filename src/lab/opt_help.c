@@ -3,12 +3,15 @@
  * experiment's own, each with its default (per scale where it differs)
  * and the values it accepts.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include <mmlab/host_facts.h>
 #include <mmlab/lab.h>
 #include <mmlab/opt_global.h>
 #include <mmlab/opt_help.h>
 #include <mmlab/opt_value.h>
+#include <mmlab/options.h>
 
 static void help_line(FILE *f, const char *name, const char *meta, const char *help,
 		      const char *def, const char *valid)

@@ -8,11 +8,13 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <mmlab/lab.h>
+#include <mmlab/host_facts.h>
 #include <mmlab/opt_value.h>
+#include <mmlab/options.h>
 
 int opt_fail(char *buf, size_t len, const char *fmt, ...)
 {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,7 +14,13 @@
 
 #include <machine/vt.h>
 #include <mmlab/files.h>
+#include <mmlab/host_facts.h>
 #include <mmlab/lab.h>
+#include <mmlab/noise.h>
+#include <mmlab/options.h>
+#include <mmlab/output.h>
+#include <mmlab/result.h>
+#include <mmlab/stats.h>
 
 /* The points of shard I of N: index % N == I, every variant of a point together. */
 static int select_points(struct lab_results *r, const struct lab_config *cfg,

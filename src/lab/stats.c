@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mmlab/lab.h>
+#include <mmlab/stats.h>
 
 #define MW_EXACT_MAX	20
 

@@ -6,11 +6,16 @@
  * signed so that positive means better in that metric.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <machine/vt.h>
 #include <mmlab/lab.h>
+#include <mmlab/noise.h>
+#include <mmlab/output.h>
+#include <mmlab/result.h>
+#include <mmlab/stats.h>
 
 #define CELL_LEN	64
 

@@ -6,12 +6,14 @@
  */
 #include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <machine/vt.h>
 #include <mmlab/lab.h>
+#include <mmlab/vt_presets.h>
 
 #define PRESET_EXT	".conf"
 

@@ -2,7 +2,7 @@
 /*
  * The memory hierarchy and the core of the virtual-time machine: what a
  * machine file with caches (the l1d.*, l2.*, l3.*, mem.remote, core.*,
- * pf.* and smt.* settings) adds to the coherence model of vt.c.
+ * pf.* and smt.* settings) adds to the coherence model (vt_coherence.c).
  *
  * The vt flavour compiles the kernel model with GCC's ThreadSanitizer
  * instrumentation and links it against this file instead of the TSan
@@ -15,13 +15,13 @@
  * domain (a CCX, a socket's ring or mesh) an L3, and each socket its
  * memory.  The caches are set-associative with LRU replacement; a fill goes
  * into every level (L1 and L2 are inclusive; a line the L2 drops goes to
- * the L3, which never drops the levels above).  vt.c's line table is the
- * directory: a CPU is a line's sharer or owner while its core's L2 holds
- * the line, so the coherence model stays the authority on lines other
- * cores hold, and an access that needs another core's copy (or that must
- * invalidate copies) is one of its events (vt_access()).  Everything else
- * is served here: an L1 hit costs nothing beyond the basic block it is in,
- * a miss the latency of the level that has the line.
+ * the L3, which never drops the levels above).  vt_coherence.c's line
+ * table is the directory: a CPU is a line's sharer or owner while its
+ * core's L2 holds the line, so the coherence model stays the authority on
+ * lines other cores hold, and an access that needs another core's copy (or
+ * that must invalidate copies) is one of its events (vt_access()).
+ * Everything else is served here: an L1 hit costs nothing beyond the
+ * basic block it is in, a miss the latency of the level that has the line.
  *
  * The core hides part of that latency (vt_stall()): a miss issued while an
  * older one is outstanding, within the reorder buffer's reach and the fill
@@ -624,7 +624,7 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write)
 }
 
 /*
- * @c's transfer of @l has arrived (vt.c's vt_commit(), before the line's
+ * @c's transfer of @l has arrived (vt_commit(), before the line's
  * new state): a write takes the line out of every other core's caches, a
  * read leaves the owner's copy shared; @c's core gets it.
  */

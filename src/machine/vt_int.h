@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The virtual-time machine's insides, shared by its parts: the scheduler
- * and coherence model (vt.c) and the memory hierarchy (vt_cache.c).  Not
+ * (vt_sched.c), the coherence model (vt_coherence.c), synchronisation
+ * (vt_sync.c), runs (vt_run.c) and the memory hierarchy (vt_cache.c).  Not
  * for the kernel model or the runner: they see include/machine/vt.h.
  */
 #ifndef MACHINE_VT_INT_H
@@ -9,6 +10,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <machine/vt.h>
@@ -176,14 +178,26 @@ static inline vt_ps ns_to_ps(double ns)
 	return (vt_ps)llround(ns * 1000.0);
 }
 
-/* vt.c */
+/* vt_sched.c: where the CPUs sit, when each runs */
+void vt_place(const struct vt_machine *m, int id, int *socket, int *l3, int *core);
+struct vt_cpu *heap_pop(void);
+void vt_switch(struct vt_cpu *from, struct vt_cpu *to);
+void vt_cpu_init_ctx(struct vt_cpu *c);
+
+/* vt_coherence.c: the line table and the coherence model */
+size_t vt_lines_bytes(unsigned int bits);
+struct vt_line *vt_lines_map(unsigned int bits);
+uintptr_t *vt_lines_tags(struct vt_line *lines, unsigned int bits);
 struct vt_line *vt_line_of(const volatile void *p);
 struct vt_line *vt_line_find(uintptr_t tag);
 void vt_line_forget(struct vt_line *l);
 bool is_sharer(const struct vt_line *l, int id);
 void add_sharer(struct vt_line *l, int id);
 void only_sharer(struct vt_line *l, int id);
-void vt_charge_code(struct vt_cpu *c);
+vt_ps vt_transfer(struct vt_cpu *c, const struct vt_cpu *from, struct vt_line *l);
+void vt_book(struct vt_line *l, struct vt_cpu *c, vt_ps start, vt_ps lat);
+void vt_arrive(struct vt_line *l, struct vt_cpu *c, int kind);
+void vt_unwait(struct vt_cpu *w);
 
 /* vt_cache.c: the hierarchy's side of a run and of the coherence model */
 int vt_hier_start(const struct vt_machine *m);
@@ -193,5 +207,97 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_serialise(struct vt_cpu *c);
 vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks);
+
+/*
+ * The scheduler's steps that every access takes (vt_access(), in
+ * vt_coherence.c), inline so that the simulator's hot path stays one
+ * translation unit.
+ */
+
+static inline vt_ps vt_lat(const struct vt_cpu *a, const struct vt_cpu *b)
+{
+	if (a->core == b->core)
+		return a == b ? 0 : vt.lat[VT_D_SMT];
+	if (a->l3 == b->l3)
+		return vt.lat[VT_D_L3];
+	if (a->socket == b->socket)
+		return vt.lat[VT_D_SOCKET];
+	return vt.lat[VT_D_REMOTE];
+}
+
+/* --- the heap of runnable CPUs, by (clock, id) ----------------------------------- */
+
+static inline bool vt_before(const struct vt_cpu *a, const struct vt_cpu *b)
+{
+	return a->clock < b->clock || (a->clock == b->clock && a->id < b->id);
+}
+
+static inline void heap_set(int i, struct vt_cpu *c)
+{
+	vt.heap[i] = c;
+	c->heap_pos = i;
+}
+
+static inline void heap_sift_up(int i, struct vt_cpu *c)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (!vt_before(c, vt.heap[p]))
+			break;
+		heap_set(i, vt.heap[p]);
+		i = p;
+	}
+	heap_set(i, c);
+}
+
+static inline void heap_push(struct vt_cpu *c)
+{
+	heap_sift_up(vt.nheap++, c);
+}
+
+/* @c, in the heap, has an earlier clock now. */
+static inline void heap_decrease(struct vt_cpu *c)
+{
+	heap_sift_up(c->heap_pos, c);
+}
+
+/*
+ * The plain code @c ran since its clock last moved: cost.block a block, more
+ * while its SMT sibling shares the core (vt_hier_code_ps()).
+ */
+static inline void vt_charge_code(struct vt_cpu *c)
+{
+	vt_ps t = vt.h ? vt_hier_code_ps(c, c->blocks) : (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
+
+	vt.acc.st.blocks += c->blocks;
+	c->blocks_run += c->blocks;
+	c->blocks = 0;
+	c->clock += t;
+	vt.acc.code_ps += t;
+}
+
+/* --- scheduling ------------------------------------------------------------------ */
+
+static inline void vt_check_stop(struct vt_cpu *c)
+{
+	if (vt.stop && !*vt.stop && c->clock >= vt.stop_at) {
+		/* c is the earliest: every CPU has passed the end. */
+		*vt.stop = 1;
+		vt.stop_ps = c->clock;
+	}
+}
+
+/* Let every CPU whose clock is earlier than the caller's run first. */
+static inline void vt_sched(struct vt_cpu *c)
+{
+	if (vt.nheap && vt_before(vt.heap[0], c)) {
+		struct vt_cpu *next = heap_pop();
+
+		heap_push(c);
+		vt_switch(c, next);
+	}
+	vt_check_stop(c);
+}
 
 #endif
