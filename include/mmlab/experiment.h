@@ -179,6 +179,13 @@ struct experiment {
 	const struct exp_metric *extra_metrics;
 	int nr_extra_metrics;
 
+	/*
+	 * The workload of the kernel build it runs (src/workloads/<name>.c:
+	 * "free_contig"), found in the build's table by exp_workload() and
+	 * run by exp_boot_run() (src/experiments/common.h).
+	 */
+	const char *workload;
+
 	/* Runs on a simulated machine in virtual time with --machine (ctx->vt). */
 	bool virtual_time;
 	/*

@@ -2,6 +2,7 @@
  * Booting, checking and reading the counters of a kernel build, the same
  * way for every experiment (src/experiments/common.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,4 +132,68 @@ int exp_call(const struct exp_ctx *ctx, void (*fn)(void *), void *arg, struct vt
 		return 0;
 	}
 	return vt_run(ctx->vt, 1, fn, args, NULL, 0, st);
+}
+
+const struct mm_workload *exp_workload(const struct mm_kernel *k, const char *name)
+{
+	for (const struct mm_workload *const *w = k->workloads; w && *w; w++)
+		if (!strcmp((*w)->name, name))
+			return *w;
+	/* Every src/workloads/<name>.c is in every build: a missing one is a bug of the lab. */
+	fprintf(stderr, "mmlab: the %s build has no workload \"%s\" (src/workloads/%s.c)\n",
+		k->name, name, name);
+	abort();
+}
+
+struct exp_run_call {
+	const struct mm_workload *w;
+	struct exp_run *run;
+};
+
+static void exp_run_call(void *arg)
+{
+	struct exp_run_call *c = arg;
+
+	c->run->err = c->w->run(c->run->params, c->run->result, c->run->msg, sizeof(c->run->msg));
+}
+
+static void exp_run_exit(struct exp_run *run)
+{
+	run->k->mem_exit();
+	*run->k->nr_online_nodes = 1;
+}
+
+int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, struct sample *out)
+{
+	const struct mm_kernel *k = run->k;
+	struct exp_run_call call = { exp_workload(k, ctx->exp->workload), run };
+
+	run->err = 0;
+	run->msg[0] = 0;
+	if (run->nodes)
+		*k->nr_online_nodes = run->nodes;
+	if (exp_mem_boot(ctx, k, run->nr_cpus)) {
+		*k->nr_online_nodes = 1;
+		return -1;
+	}
+	if (exp_call(ctx, exp_run_call, &call, &run->st)) {
+		exp_run_exit(run);
+		return -1;
+	}
+	if (run->err == -ENOMEM || run->err == -EBUSY || run->err == -EINVAL) {
+		fprintf(stderr, "mmlab: %s\n", run->msg);
+		exp_run_exit(run);
+		return -1;
+	}
+	if (run->err)
+		sample_fail(out, false, "%s: %s", run->who, run->msg);
+	return 0;
+}
+
+void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, double ops, struct sample *out)
+{
+	if (ctx->vt)
+		exp_vt_counters(out, &run->st, ops, "share_delay_pct");
+	exp_mem_check_exit(run->k, run->who, out);
+	*run->k->nr_online_nodes = 1;
 }

@@ -7,6 +7,7 @@
 
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
+#include <machine/vt.h>
 
 /*
  * Size the machine to @nr_cpus CPUs, then boot @k's memory with --mem:
@@ -65,6 +66,46 @@ const struct mm_kernel *exp_build(const struct exp_ctx *ctx, const struct mm_ker
 
 /* Iterations of __delay() a nanosecond: 1 on a simulated machine. */
 double exp_delay_loops_per_ns(const struct exp_ctx *ctx);
+
+/* @k's workload called @name (the experiment's ->workload); a missing one aborts. */
+const struct mm_workload *exp_workload(const struct mm_kernel *k, const char *name);
+
+/*
+ * One sample of a single-threaded experiment's workload (exp->workload),
+ * from boot to shut-down:
+ *
+ *	struct exp_run run = { .k = exp_build(ctx, v->impl), .who = v->name,
+ *			       .nr_cpus = ..., .params = &params, .result = &r };
+ *
+ *	if (exp_boot_run(ctx, &run, out))
+ *		return -1;
+ *	(the sample's value and counters, from r; run.err says if it failed)
+ *	exp_run_end(ctx, &run, ops, out);
+ *
+ * exp_boot_run() sizes the machine for @nr_cpus CPUs and @nodes NUMA nodes
+ * (0: one), boots @k and runs the workload on the machine's one CPU.  -1
+ * if the sample could not run (the workload said -ENOMEM, -EBUSY or
+ * -EINVAL: its reason printed, the machine shut down); else 0 with the
+ * machine up, and @err the workload's value: 0, or a failed check recorded
+ * in @out as "@who: reason".  exp_run_end() adds what the machine counted
+ * per @ops operations, checks the allocator and every page, and shuts the
+ * machine down.
+ */
+struct exp_run {
+	const struct mm_kernel *k;
+	const char *who;
+	int nr_cpus;
+	int nodes;
+	const void *params;
+	void *result;
+	/* Set by exp_boot_run(): */
+	int err;
+	char msg[256];
+	struct vt_stats st;
+};
+
+int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, struct sample *out);
+void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, double ops, struct sample *out);
 
 /*
  * Call @fn(@arg), the part of a single-threaded sample that runs the

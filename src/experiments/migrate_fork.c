@@ -65,7 +65,7 @@
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
-#include <machine/vt.h>
+#include <mmlab/workloads/migrate_fork.h>
 #include "common.h"
 
 #define MF_PAGE_SIZE	4096ULL
@@ -223,62 +223,24 @@ static void mf_check_result(const struct mf_result *r, const char *who, struct s
  * machine (every page free), shut it down.  0, 1 if a check failed
  * (recorded in @out), -1 if the sample could not run.
  */
-struct mf_call {
-	const struct mm_kernel *k;
-	const struct mf_params *params;
-	struct mf_result *r;
-	char msg[256];
-	int err;
-};
-
-static void mf_call(void *arg)
-{
-	struct mf_call *c = arg;
-
-	c->err = c->k->mf_run(c->params, c->r, c->msg, sizeof(c->msg));
-}
-
 static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
 		       const struct mf_params *params, int nodes, struct mf_result *r,
 		       unsigned long *vm_events, struct sample *out)
 {
-	struct mf_params p = *params;
-	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
-	struct mf_call call = { .k = k, .params = &p, .r = r };
-	const char *msg = call.msg;
-	struct vt_stats st;
-	int err, ret = 0;
+	struct exp_run run = { .k = k, .who = k->events ? sample_name("%s (event build)", v->name) : v->name,
+			       .nr_cpus = 1, .nodes = nodes, .result = r };
+	/* On lines of its own: its place on this stack moves no cost of the workload's set-up. */
+	struct mf_params p __attribute__((aligned(64))) = *params;
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
-	*k->nr_online_nodes = nodes;
-	if (exp_mem_boot(ctx, k, 1)) {
-		*k->nr_online_nodes = 1;
+	run.params = &p;
+	if (exp_boot_run(ctx, &run, out))
 		return -1;
-	}
-	if (exp_call(ctx, mf_call, &call, &st)) {
-		k->mem_exit();
-		*k->nr_online_nodes = 1;
-		return -1;
-	}
-	err = call.err;
-	if (err == -ENOMEM || err == -EINVAL) {
-		fprintf(stderr, "mmlab: %s\n", msg);
-		k->mem_exit();
-		*k->nr_online_nodes = 1;
-		return -1;
-	}
-	if (err) {
-		sample_fail(out, false, "%s: %s", who, msg);
-		ret = 1;
-	} else {
-		mf_check_result(r, who, out);
-	}
-	if (ctx->vt)
-		exp_vt_counters(out, &st, (double)(r->pages_moved >> p.folio_order), "share_delay_pct");
-	exp_mem_check_exit(k, who, out);
-	*k->nr_online_nodes = 1;
-	return ret;
+	if (!run.err)
+		mf_check_result(r, run.who, out);
+	exp_run_end(ctx, &run, (double)(r->pages_moved >> p.folio_order), out);
+	return run.err ? 1 : 0;
 }
 
 /*
@@ -360,6 +322,7 @@ const struct experiment exp_migrate_fork = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.workload = "migrate_fork",
 	.virtual_time = true,
 	.point_header = "#children",
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 4, [SCALE_FULL] = 8 },

@@ -19,6 +19,7 @@
 #include <mmlab/hist.h>
 #include <machine/vt.h>
 #include <mmlab/kernel.h>
+#include <mmlab/workloads/readseq.h>
 #include <mmlab/record_sum.h>
 #include "common.h"
 
@@ -211,6 +212,7 @@ static int rsq_prepare(struct exp_ctx *ctx)
 
 struct rsq_run {
 	const struct mm_kernel *k;
+	const struct mm_workload *w;
 	struct rsq_state *state;
 	int ready, start;
 };
@@ -227,7 +229,7 @@ static void rsq_thread_main(void *p)
 	__atomic_fetch_add(&a->run->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&a->run->start, __ATOMIC_ACQUIRE))
 		;
-	a->run->k->rsq_worker(a->run->state, &a->t);
+	a->run->w->worker(a->run->state, &a->t, NULL);
 }
 
 /* Boot @k for @nr readers and make the files; @argv gets each reader's argument. */
@@ -240,7 +242,7 @@ static int rsq_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr
 	p.nr_threads = nr;
 	if (exp_mem_boot(ctx, k, nr))
 		return -1;
-	run->state = k->rsq_setup(&p);
+	run->state = run->w->setup(&p);
 	if (!run->state) {
 		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
 		k->mem_exit();
@@ -263,7 +265,7 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 			 struct rsq_arg *args, unsigned long *vm_events, double *elapsed,
 			 struct sample *out)
 {
-	struct rsq_run run = { .k = k };
+	struct rsq_run run = { .k = k, .w = exp_workload(k, ctx->exp->workload) };
 	struct machine_threads *threads;
 	void *argv[256];
 	char msg[256];
@@ -275,7 +277,7 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 	threads = machine_threads_start(nr, rsq_thread_main, argv);
 	if (!threads) {
 		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr, strerror(errno));
-		k->rsq_teardown(run.state, msg, sizeof(msg));
+		run.w->teardown(run.state, msg, sizeof(msg));
 		k->mem_exit();
 		return -1;
 	}
@@ -287,7 +289,7 @@ static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 	*elapsed = machine_now() - t0;
 	if (vm_events)
 		k->all_vm_events(vm_events);
-	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
+	if (run.w->teardown(run.state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", k->name, msg);
 	exp_mem_check_exit(k, k->name, out);
 	return 0;
@@ -297,7 +299,7 @@ static void rsq_vt_thread_main(void *p)
 {
 	struct rsq_arg *a = p;
 
-	a->run->k->rsq_worker(a->run->state, &a->t);
+	a->run->w->worker(a->run->state, &a->t, NULL);
 }
 
 /*
@@ -309,19 +311,19 @@ static int rsq_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
 		      struct rsq_arg *args, double *elapsed, struct vt_stats *st,
 		      struct sample *out)
 {
-	struct rsq_run run = { .k = k };
+	struct rsq_run run = { .k = k, .w = exp_workload(k, ctx->exp->workload) };
 	void *argv[VT_MAX_CPUS];
 	char msg[256];
 
 	if (rsq_boot_setup(ctx, k, nr, args, argv, &run))
 		return -1;
 	if (vt_run(ctx->vt, nr, rsq_vt_thread_main, argv, NULL, 0, st)) {
-		k->rsq_teardown(run.state, msg, sizeof(msg));
+		run.w->teardown(run.state, msg, sizeof(msg));
 		k->mem_exit();
 		return -1;
 	}
 	*elapsed = st->end_ns * 1e-9;
-	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
+	if (run.w->teardown(run.state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", k->name, msg);
 	exp_mem_check_exit(k, k->name, out);
 	return 0;
@@ -416,6 +418,7 @@ const struct experiment exp_readseq = {
 	.extra_metrics = rsq_metrics,
 	.nr_extra_metrics = sizeof(rsq_metrics) / sizeof(rsq_metrics[0]),
 	.point_header = "#threads",
+	.workload = "readseq",
 	.virtual_time = true,
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 10 },
 	.prepare = rsq_prepare,

@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include <machine/machine.h>
-#include <machine/vt.h>
 #include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
+#include <mmlab/workloads/reclaim_large.h>
 #include "common.h"
 
 #define RL_PAGE_SIZE	4096ULL
@@ -243,56 +243,23 @@ static void rl_check_result(const struct rl_params *p, const struct rl_result *r
  * memory_reclaim() call.  0, 1 if rl_run() failed a check (recorded in
  * @out), or -1 if the sample could not run.
  */
-struct rl_call {
-	const struct mm_kernel *k;
-	const struct rl_params *params;
-	struct rl_result *r;
-	char msg[256];
-	int err;
-};
-
-static void rl_call(void *arg)
-{
-	struct rl_call *c = arg;
-
-	c->err = c->k->rl_run(c->params, c->r, c->msg, sizeof(c->msg));
-}
-
 static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
 		       const struct rl_params *params, struct rl_result *r, unsigned long *vm_events,
 		       struct sample *out)
 {
-	struct rl_params p = *params;
-	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
-	struct rl_call call = { .k = k, .params = &p, .r = r };
-	const char *msg = call.msg;
-	struct vt_stats st;
-	int err, ret = 0;
+	/* On lines of its own: its place on this stack moves no cost of the workload's set-up. */
+	struct rl_params p __attribute__((aligned(64))) = *params;
+	struct exp_run run = { .k = k, .who = k->events ? sample_name("%s (event build)", v->name) : v->name,
+			       .nr_cpus = (int)exp_opt(ctx, "cpus")->i, .params = &p, .result = r };
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
-	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
+	if (exp_boot_run(ctx, &run, out))
 		return -1;
-	if (exp_call(ctx, rl_call, &call, &st)) {
-		k->mem_exit();
-		return -1;
-	}
-	err = call.err;
-	if (err == -ENOMEM) {
-		fprintf(stderr, "mmlab: %s\n", msg);
-		k->mem_exit();
-		return -1;
-	}
-	if (err) {
-		sample_fail(out, false, "%s: %s", who, msg);
-		ret = 1;
-	} else {
-		rl_check_result(&p, r, who, out);
-	}
-	if (ctx->vt)
-		exp_vt_counters(out, &st, (double)(r->reclaimed_pages >> p.folio_order), "share_delay_pct");
-	exp_mem_check_exit(k, who, out);
-	return ret;
+	if (!run.err)
+		rl_check_result(&p, r, run.who, out);
+	exp_run_end(ctx, &run, (double)(r->reclaimed_pages >> p.folio_order), out);
+	return run.err ? 1 : 0;
 }
 
 static void rl_add_counters(struct sample *out, const struct rl_result *r)
@@ -397,6 +364,7 @@ const struct experiment exp_reclaim_large = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.workload = "reclaim_large",
 	.virtual_time = true,
 	.point_header = "#contpte",
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },

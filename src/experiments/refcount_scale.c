@@ -23,6 +23,7 @@
 #include <machine/vt.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
+#include <mmlab/workloads/refcount_scale.h>
 #include "common.h"
 
 #define RS_PAGE_SIZE	4096
@@ -200,6 +201,7 @@ struct rs_run {
 	int start;
 	int stop;
 	const struct mm_kernel *k;	/* NULL: host */
+	const struct mm_workload *w;	/* its workload */
 	struct rs_state *state;
 	const char *host_path;
 	const unsigned char *host_contents;
@@ -253,7 +255,7 @@ static void rs_thread_main(void *p)
 		a->host_fd = open(run->host_path, O_RDONLY);
 	rs_wait_start(run);
 	if (run->k)
-		run->k->rs_worker(run->state, &a->t, &run->stop);
+		run->w->worker(run->state, &a->t, &run->stop);
 	else if (a->host_fd >= 0)
 		rs_host_worker(run, &a->t, a->host_fd);
 }
@@ -309,7 +311,7 @@ static void *rs_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int n
 	p.seed += (uint64_t)rep;
 	if (exp_mem_boot(ctx, k, nr_threads))
 		return NULL;
-	state = k->rs_setup(&p);
+	state = exp_workload(k, ctx->exp->workload)->setup(&p);
 	if (!state) {
 		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
 		k->mem_exit();
@@ -327,7 +329,7 @@ static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_t
 			double *elapsed, struct sample *out)
 {
 	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
-	struct rs_run run = { .nr_threads = nr_threads, .k = k };
+	struct rs_run run = { .nr_threads = nr_threads, .k = k, .w = exp_workload(k, ctx->exp->workload) };
 	char msg[200];
 	int ret = -1;
 
@@ -340,7 +342,7 @@ static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_t
 	*elapsed = rs_run_threads(&run, args, seconds);
 	if (vm_events)
 		k->all_vm_events(vm_events);
-	if (k->rs_teardown(run.state, msg, sizeof(msg)))
+	if (run.w->teardown(run.state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", k->name, msg);
 	if (*elapsed < 0) {
 		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr_threads, strerror(errno));
@@ -361,7 +363,7 @@ static void rs_vt_thread_main(void *p)
 {
 	struct rs_worker_arg *a = p;
 
-	a->run->k->rs_worker(a->run->state, &a->t, &a->run->stop);
+	a->run->w->worker(a->run->state, &a->t, &a->run->stop);
 }
 
 /*
@@ -376,7 +378,7 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 	struct rs_ctx *rc = ctx->priv;
 	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
 	void **argv = calloc(nr_threads, sizeof(*argv));
-	struct rs_run run = { .nr_threads = nr_threads, .k = k };
+	struct rs_run run = { .nr_threads = nr_threads, .k = k, .w = exp_workload(k, ctx->exp->workload) };
 	struct rs_thread total;
 	struct vt_stats st;
 	char msg[200];
@@ -393,11 +395,11 @@ static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_thre
 		argv[i] = &args[i];
 	}
 	if (vt_run(ctx->vt, nr_threads, rs_vt_thread_main, argv, &run.stop, rc->virtual_ns, &st)) {
-		k->rs_teardown(run.state, msg, sizeof(msg));
+		run.w->teardown(run.state, msg, sizeof(msg));
 		k->mem_exit();
 		goto out;
 	}
-	if (k->rs_teardown(run.state, msg, sizeof(msg)))
+	if (run.w->teardown(run.state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", k->name, msg);
 	exp_mem_check_exit(k, k->name, out);
 	rs_sum(args, nr_threads, &total);
@@ -639,6 +641,7 @@ const struct experiment exp_refcount_scale = {
 	.prepare = rs_prepare,
 	.run_one = rs_run_one,
 	.finish = rs_finish,
+	.workload = "refcount_scale",
 	.virtual_time = true,
 	.vt_default_repeat = 5,
 };
