@@ -191,7 +191,7 @@ VT_KERNELS := $(KERNELS) $(BASES)
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
 WORKLOADS := $(basename $(notdir $(sort $(wildcard src/workloads/*.c))))
-MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c \
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt.c src/machine/vt_cache.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c src/machine/vt_iface.c \
 	    src/machine/vt_calibrate_mem.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
@@ -287,7 +287,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_vt test_vt_cache test_vt_alloc test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+COMMON  := check_machine test_vt test_vt_cache test_vt_alloc test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
 	   check_folio_lock
 
 define TEST_BUILD

@@ -51,7 +51,7 @@ static int fc_prepare(struct exp_ctx *ctx)
 	struct exp_point *p = &ctx->points[0];
 	unsigned long long need;
 
-	if (!fc || exp_vt_check_cpus(ctx)) {
+	if (!fc || exp_check_cpus(ctx)) {
 		free(fc);
 		return -1;
 	}

@@ -284,7 +284,7 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 	params.children = (int)p->arg;
 	if (have_events) {
 		vm_events = exp_vm_events_alloc(impl->events);
-		host.vt = NULL;
+		host.machine = &machine_host;
 		ret = vm_events ? mf_boot_run(&host, v, impl->events, &params, mc->nodes, &ev, vm_events, out) : -1;
 		if (ret < 0)
 			goto out;
@@ -298,7 +298,7 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 	sample_counter(out, "vmas", (double)r.vmas);
 	sample_counter(out, "host_faults", (double)r.host_faults);
 	if (have_events)
-		mf_add_event_counters(out, impl->events, vm_events, !ctx->vt);
+		mf_add_event_counters(out, impl->events, vm_events, exp_event_run(ctx, true));
 	ret = 0;
 out:
 	free(vm_events);

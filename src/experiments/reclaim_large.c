@@ -201,7 +201,7 @@ static int rl_prepare(struct exp_ctx *ctx)
 {
 	struct rl_ctx *rc = calloc(1, sizeof(*rc));
 
-	if (!rc || exp_vt_check_cpus(ctx)) {
+	if (!rc || exp_check_cpus(ctx)) {
 		free(rc);
 		return -1;
 	}
@@ -310,8 +310,8 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct rl_params params = rc->p;
 	struct rl_digest *digest = &rc->digest[p - ctx->points];
 	struct rl_result r, ev;
-	/* On a simulated machine the machine counts; the event build runs on the host only. */
-	bool have_events = rep == 0 && rc->events && !ctx->vt;
+	/* Where the machine counts (virtual time), its counters replace the event build's. */
+	bool have_events = rep == 0 && exp_event_run(ctx, rc->events);
 	unsigned long *vm_events = NULL;
 	int ret;
 

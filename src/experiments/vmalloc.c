@@ -211,7 +211,7 @@ static int vm_prepare(struct exp_ctx *ctx)
 	unsigned long loops = (unsigned long)exp_opt(ctx, "loops")->i;
 	unsigned long long ns = (unsigned long long)exp_opt(ctx, "tlb-flush-ns")->i;
 
-	if (!vc || exp_vt_check_cpus(ctx)) {
+	if (!vc || exp_check_cpus(ctx)) {
 		free(vc);
 		return -1;
 	}
