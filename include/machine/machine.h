@@ -25,6 +25,10 @@
 #define MACHINE_MACHINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/* The most CPUs any machine has (a simulated one's: machine/vt.h's VT_MAX_CPUS). */
+#define MACHINE_MAX_CPUS	512
 
 /* Processors of the host this program runs on. */
 int host_nr_cpus(void);
@@ -238,5 +242,55 @@ static inline double machine_delay_loops_per_ns(const struct machine *m)
  * ("mmlab: --threads: 600 is more than m2-vm's 4 CPUs; valid: 1..4").
  */
 int machine_check_cpus(const struct machine *m, const char *opt, long long n);
+
+/* --- the kernel model's side ------------------------------------------------------ */
+
+/*
+ * What kernel-named headers (include/linux, include/asm) see of the
+ * machine, all of it here: the yield points of the checker (machine/yield.h),
+ * the vt flavour's hooks on every atomic (machine/vt_hooks.h), and the vt
+ * flavour's clock, delays, locks, sleeps, RCU and kthreads (src/machine/vt.c).
+ * A measured window (machine_window_begin()/end()): on a simulated machine
+ * it bounds what a run's statistics count; elsewhere it is nothing.
+ */
+#include <machine/yield.h>
+#include <machine/vt_hooks.h>
+
+#ifdef MMLAB_VT
+uint64_t vt_now_ns(void);
+void vt_delay_ns(unsigned long ns);
+void vt_sleep(void);
+void vt_wait(void);
+bool vt_spin_trylock(int *lock);
+void vt_spin_lock(int *lock);
+void vt_spin_unlock(int *lock);
+void vt_rcu_read_lock(void);
+void vt_rcu_read_unlock(void);
+void vt_synchronize_rcu(void);
+struct task_struct;
+struct task_struct *vt_kthread_run(int (*fn)(void *data), void *data);
+int vt_kthread_stop(struct task_struct *k);
+void vt_wait_var_value(unsigned int *var, unsigned int seq);
+void vt_window_begin(void);
+void vt_window_end(void);
+
+static inline void machine_window_begin(void)
+{
+	vt_window_begin();
+}
+
+static inline void machine_window_end(void)
+{
+	vt_window_end();
+}
+#else
+static inline void machine_window_begin(void)
+{
+}
+
+static inline void machine_window_end(void)
+{
+}
+#endif
 
 #endif

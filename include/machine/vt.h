@@ -26,7 +26,7 @@
 
 #include <machine/machine.h>
 
-#define VT_MAX_CPUS	512
+#define VT_MAX_CPUS	MACHINE_MAX_CPUS
 
 /* Distances between two CPUs, nearest first. */
 enum vt_dist {

@@ -20,7 +20,6 @@
 
 #include <linux/cpumask.h>
 #include <machine/machine.h>
-#include <machine/vt.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/workloads/refcount_scale.h>
@@ -53,7 +52,7 @@ static const struct exp_variant rs_variants[] = {
 static const struct exp_option rs_options[] = {
 	{ "threads", OPT_INT_LIST, "thread counts to measure (oversubscription allowed); at most 256 on the "
 	  "host, the machine's CPUs with --machine",
-	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, VT_MAX_CPUS },
+	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, MACHINE_MAX_CPUS },
 	{ "seconds", OPT_DOUBLE, "measured time of one sample",
 	  { [SCALE_TINY] = "0.05", [SCALE_DEFAULT] = "0.5", [SCALE_FULL] = "5" }, 0.01, 3600 },
 	{ "read-size", OPT_INT, "bytes per read, at offset 0 of the thread's page",

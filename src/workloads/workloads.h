@@ -8,12 +8,7 @@
 #include <linux/ktime.h>
 #include <mmlab/kernel.h>
 
-#ifdef MMLAB_VT
-#include <machine/vt.h>
-#else
-static inline void vt_window_begin(void) { }
-static inline void vt_window_end(void) { }
-#endif
+#include <machine/machine.h>
 
 /*
  * The timed part of a single-threaded workload, in microseconds of the
@@ -22,7 +17,7 @@ static inline void vt_window_end(void) { }
  */
 static inline double timed_begin(void)
 {
-	vt_window_begin();
+	machine_window_begin();
 	return ktime_get_ns() / 1e3;
 }
 
@@ -30,7 +25,7 @@ static inline double timed_end(double t0)
 {
 	double spent = ktime_get_ns() / 1e3 - t0;
 
-	vt_window_end();
+	machine_window_end();
 	return spent;
 }
 
