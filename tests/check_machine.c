@@ -57,7 +57,8 @@ static void run_on(const struct machine *m, int n)
 	ok(stop == 1 && sum == atomic_read(&shared) && sum > 0,
 	   "%s: the stop was set, and every loop counted (%d)", m->name, sum);
 	ok(cpus_ok, "%s: worker i ran as CPU i", m->name);
-	ok(st.window_ns > 0 && !st.counted, "%s: a window (%.0f), nothing counted", m->name, st.window_ns);
+	ok(machine_window_ns(&st) > 0 && !st.counted, "%s: a window (%.0f), nothing counted", m->name,
+	   machine_window_ns(&st));
 	ok(machine_call(m, call_fn, &called, &st) == 0 && called == 100, "%s: a call runs as CPU 0", m->name);
 	ok(machine_check_cpus(m, "threads", m->nr_cpus) == 0, "%s: its own CPU count fits", m->name);
 }

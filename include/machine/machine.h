@@ -84,9 +84,13 @@ double delay_loops_per_ns(void);
 /* --- one interface to every machine a run can have ------------------------------ */
 
 /*
- * What a run did (machine_run()), summed over its CPUs.  window_ns is set
- * on every machine; the rest only where @counted: a simulated machine
- * counts where its time went (virtual nanoseconds), the host does not.
+ * What a run did (machine_run(), machine_call()), summed over its CPUs.
+ * The measured window (end_ns, stop_ns) is set on every machine, in ns of
+ * its clock: from the workers' start to the last one's end, and to the
+ * stop; where the run's code marks windows (a workload's timed_begin() and
+ * timed_end()), a simulated machine's counts are theirs.  The rest only
+ * where @counted: a simulated machine counts where its time went (virtual
+ * nanoseconds), the host does not.
  */
 struct machine_stats {
 	double end_ns;			/* the latest clock when the last CPU finished */
@@ -105,6 +109,7 @@ struct machine_stats {
 	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
 	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
 	double code_ns;			/* time charged for plain code: its basic blocks */
+	bool counted;			/* the counts here are set */
 	/* The memory hierarchy (machine files with caches; hier set): demand line accesses that missed */
 	bool hier;
 	unsigned long long l1_miss;	/* ... the core's L1d */
@@ -115,16 +120,13 @@ struct machine_stats {
 	unsigned long long mem_remote;	/* ... by another node's */
 	unsigned long long prefetches;	/* lines the stream prefetcher brought in */
 	double mem_ns;			/* time the CPUs stalled on their own misses (after overlap) */
-
-	/*
-	 * Every machine: the measured window's length, in ns of the machine's
-	 * clock: from the workers' start to the stop, or to the last one's end
-	 * without a stop; where the run's code marks windows (a workload's
-	 * timed_begin()/timed_end()), a simulated machine's counts are theirs.
-	 */
-	double window_ns;
-	bool counted;			/* the counts above are set */
 };
+
+/* The measured window's length: to the stop, or to the last CPU's end. */
+static inline double machine_window_ns(const struct machine_stats *st)
+{
+	return st->stop_ns > 0 ? st->stop_ns : st->end_ns;
+}
 
 /* When the workers of a run are told to stop (NULL: each runs to its end). */
 struct machine_stop {

@@ -147,20 +147,21 @@ static void exp_run_exit(struct exp_run *run)
 	*run->k->nr_online_nodes = 1;
 }
 
-int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, struct sample *out)
+int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, const char *who, int nr_cpus, int nodes,
+		 struct machine_stats *st, struct sample *out)
 {
 	const struct mm_kernel *k = run->k;
 	struct exp_run_call call = { exp_workload(k, ctx->exp->workload), run };
 
 	run->err = 0;
 	run->msg[0] = 0;
-	if (run->nodes)
-		*k->nr_online_nodes = run->nodes;
-	if (exp_mem_boot(ctx, k, run->nr_cpus)) {
+	if (nodes)
+		*k->nr_online_nodes = nodes;
+	if (exp_mem_boot(ctx, k, nr_cpus)) {
 		*k->nr_online_nodes = 1;
 		return -1;
 	}
-	if (machine_call(ctx->machine, exp_run_call, &call, &run->st)) {
+	if (machine_call(ctx->machine, exp_run_call, &call, st)) {
 		exp_run_exit(run);
 		return -1;
 	}
@@ -170,14 +171,16 @@ int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, struct sample *out)
 		return -1;
 	}
 	if (run->err)
-		sample_fail(out, false, "%s: %s", run->who, run->msg);
+		sample_fail(out, false, "%s: %s", who, run->msg);
 	return 0;
 }
 
-void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, double ops, struct sample *out)
+void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, const char *who,
+		 const struct machine_stats *st, double ops, struct sample *out)
 {
-	exp_machine_counters(out, &run->st, ops, "share_delay_pct");
-	exp_mem_check_exit(run->k, run->who, out);
+	(void)ctx;
+	exp_machine_counters(out, st, ops, "share_delay_pct");
+	exp_mem_check_exit(run->k, who, out);
 	*run->k->nr_online_nodes = 1;
 }
 

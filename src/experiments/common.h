@@ -81,38 +81,43 @@ const struct mm_workload *exp_workload(const struct mm_kernel *k, const char *na
  * One sample of a single-threaded experiment's workload (exp->workload),
  * from boot to shut-down:
  *
- *	struct exp_run run = { .k = exp_build(ctx, v->impl), .who = v->name,
- *			       .nr_cpus = ..., .params = &params, .result = &r };
+ *	struct exp_run run = { .k = exp_build(ctx, v->impl), .params = &params, .result = &r };
+ *	struct machine_stats st;
  *
- *	if (exp_boot_run(ctx, &run, out))
+ *	if (exp_boot_run(ctx, &run, v->name, nr_cpus, 0, &st, out))
  *		return -1;
  *	(the sample's value and counters, from r; run.err says if it failed)
- *	exp_run_end(ctx, &run, ops, out);
+ *	exp_run_end(ctx, &run, v->name, &st, ops, out);
  *
  * exp_boot_run() sizes the machine for @nr_cpus CPUs and @nodes NUMA nodes
- * (0: one), boots @k and runs the workload on the machine's one CPU.  -1
- * if the sample could not run (the workload said -ENOMEM, -EBUSY or
- * -EINVAL: its reason printed, the machine shut down); else 0 with the
- * machine up, and @err the workload's value: 0, or a failed check recorded
- * in @out as "@who: reason".  exp_run_end() adds what the machine counted
- * per @ops operations, checks the allocator and every page, and shuts the
- * machine down.
+ * (0: one), boots @k and runs the workload on the machine's one CPU, what
+ * the machine counted in @st.  -1 if the sample could not run (the
+ * workload said -ENOMEM, -EBUSY or -EINVAL: its reason printed, the
+ * machine shut down); else 0 with the machine up, and @err the workload's
+ * value: 0, or a failed check recorded in @out as "@who: reason".
+ * exp_run_end() adds what the machine counted per @ops operations, checks
+ * the allocator and every page, and shuts the machine down.
+ *
+ * What the workload reads and writes of the runner's (@params, @result)
+ * is charged by a simulated machine like any memory: where it lies in its
+ * cache lines moves the numbers, so a run_one() keeps the copies it passes
+ * where they are (a struct exp_run, a params copy and the result in its
+ * frame; the frame laid out as the four experiments' were before
+ * exp_boot_run() replaced their own copies of it).
  */
 struct exp_run {
 	const struct mm_kernel *k;
-	const char *who;
-	int nr_cpus;
-	int nodes;
 	const void *params;
 	void *result;
 	/* Set by exp_boot_run(): */
-	int err;
 	char msg[256];
-	struct machine_stats st;
+	int err;
 };
 
-int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, struct sample *out);
-void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, double ops, struct sample *out);
+int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, const char *who, int nr_cpus, int nodes,
+		 struct machine_stats *st, struct sample *out);
+void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, const char *who,
+		 const struct machine_stats *st, double ops, struct sample *out);
 
 /*
  * One sample of a multi-threaded experiment's workload (exp->workload):
@@ -122,7 +127,7 @@ void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, double ops, struct sa
  * @virtual_ns on a simulated machine (both 0: each runs to its end), tear
  * down, check and shut down.  @vm_events (NULL: not counted) gets the vm
  * events of the run.  The machine's statistics in @st (the window:
- * st.window_ns).  0 (a failed check recorded in @out as "@who: reason"),
+ * st.stop_ns, st.end_ns).  0 (a failed check recorded in @out as "@who: reason"),
  * or -1 if the sample could not run (the reason printed).
  */
 struct exp_threads {

@@ -104,13 +104,13 @@ static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 {
 	struct fc_ctx *fc = ctx->priv;
 	struct fc_result r;
-	struct exp_run run = { .k = exp_build(ctx, v->impl), .who = v->name,
-			       .nr_cpus = (int)exp_opt(ctx, "cpus")->i, .params = &fc->params, .result = &r };
+	struct exp_run run = { .k = exp_build(ctx, v->impl), .params = &fc->params, .result = &r };
 	unsigned long high_order_pages = 0, pcp_pages = 0;
+	struct machine_stats st;
 
 	(void)p;
 	(void)rep;
-	if (exp_boot_run(ctx, &run, out))
+	if (exp_boot_run(ctx, &run, v->name, (int)exp_opt(ctx, "cpus")->i, 0, &st, out))
 		return -1;
 	out->value = r.usec;
 	/* The seed's "about 33 ns a page before, 2.7 after": the loop's time over its pages. */
@@ -124,7 +124,7 @@ static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		pcp_pages += r.pcp_pages_by_order[o];
 	sample_counter(out, "free_pages_pageblock_or_more", (double)high_order_pages);
 	sample_counter(out, "pcp_pages", (double)pcp_pages);
-	exp_run_end(ctx, &run, (double)fc->params.iterations, out);
+	exp_run_end(ctx, &run, v->name, &st, (double)fc->params.iterations, out);
 	return 0;
 }
 

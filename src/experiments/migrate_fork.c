@@ -227,19 +227,18 @@ static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 		       const struct mf_params *params, int nodes, struct mf_result *r,
 		       unsigned long *vm_events, struct sample *out)
 {
-	struct exp_run run = { .k = k, .who = k->events ? sample_name("%s (event build)", v->name) : v->name,
-			       .nr_cpus = 1, .nodes = nodes, .result = r };
-	/* On lines of its own: its place on this stack moves no cost of the workload's set-up. */
-	struct mf_params p __attribute__((aligned(64))) = *params;
+	struct mf_params p = *params;
+	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
+	struct exp_run run = { .k = k, .params = &p, .result = r };
+	struct machine_stats st;
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
-	run.params = &p;
-	if (exp_boot_run(ctx, &run, out))
+	if (exp_boot_run(ctx, &run, who, 1, nodes, &st, out))
 		return -1;
 	if (!run.err)
-		mf_check_result(r, run.who, out);
-	exp_run_end(ctx, &run, (double)(r->pages_moved >> p.folio_order), out);
+		mf_check_result(r, who, out);
+	exp_run_end(ctx, &run, who, &st, (double)(r->pages_moved >> p.folio_order), out);
 	return run.err ? 1 : 0;
 }
 

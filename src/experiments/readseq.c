@@ -260,7 +260,7 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		bad += threads[i].bad_records;
 		lat_hist_merge(total, threads[i].hist);
 	}
-	out->value = ops / (st.window_ns * 1e-9);
+	out->value = ops / (st.end_ns * 1e-9);
 	sample_latency_metrics(out, total, "lat");
 	sample_counter(out, "ops", (double)ops);
 	sample_counter(out, "bad_records", (double)bad);

@@ -247,18 +247,18 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 		       const struct rl_params *params, struct rl_result *r, unsigned long *vm_events,
 		       struct sample *out)
 {
-	/* On lines of its own: its place on this stack moves no cost of the workload's set-up. */
-	struct rl_params p __attribute__((aligned(64))) = *params;
-	struct exp_run run = { .k = k, .who = k->events ? sample_name("%s (event build)", v->name) : v->name,
-			       .nr_cpus = (int)exp_opt(ctx, "cpus")->i, .params = &p, .result = r };
+	struct rl_params p = *params;
+	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
+	struct exp_run run = { .k = k, .params = &p, .result = r };
+	struct machine_stats st;
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
-	if (exp_boot_run(ctx, &run, out))
+	if (exp_boot_run(ctx, &run, who, (int)exp_opt(ctx, "cpus")->i, 0, &st, out))
 		return -1;
 	if (!run.err)
-		rl_check_result(&p, r, run.who, out);
-	exp_run_end(ctx, &run, (double)(r->reclaimed_pages >> p.folio_order), out);
+		rl_check_result(&p, r, who, out);
+	exp_run_end(ctx, &run, who, &st, (double)(r->reclaimed_pages >> p.folio_order), out);
 	return run.err ? 1 : 0;
 }
 

@@ -384,7 +384,7 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	 * done within the measured time are the others.
 	 */
 	late = st.counted ? (unsigned long)nr_threads : 0;
-	secs = st.window_ns * 1e-9;
+	secs = st.stop_ns * 1e-9;
 	ops = total.ops ? (double)total.ops : 1;
 	out->value = secs > 0 && total.ops > late ? (total.ops - late) / secs : 0;
 	sample_counter(out, "ops", (double)total.ops);
@@ -444,12 +444,12 @@ static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc)
 	for (int i = 0; i < RS_CAL_RUNS; i++) {
 		if (rs_run_host(ctx, 1, seconds, &t, &st, NULL))
 			return -1;
-		if (t.ops && (!host_ns || st.window_ns / t.ops < host_ns))
-			host_ns = st.window_ns / t.ops;
+		if (t.ops && (!host_ns || st.stop_ns / t.ops < host_ns))
+			host_ns = st.stop_ns / t.ops;
 		if (rs_run_model(ctx, &mm_kernel_vanilla_run, 1, 0, seconds, &t, NULL, &st, &scratch))
 			return -1;
-		if (t.ops && (!model_ns || st.window_ns / t.ops < model_ns))
-			model_ns = st.window_ns / t.ops;
+		if (t.ops && (!model_ns || st.stop_ns / t.ops < model_ns))
+			model_ns = st.stop_ns / t.ops;
 	}
 	if (scratch.invariants_failed || scratch.data_failed) {
 		fprintf(stderr, "mmlab: refcount-scale: --syscall-ns auto: the calibration run failed a check: %s\n",

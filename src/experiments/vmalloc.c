@@ -284,22 +284,22 @@ static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct vm_ctx *vc = ctx->priv;
 	struct vmalloc_test_params params = vc->params;
 	struct vmalloc_test_result r;
-	struct exp_run run = { .k = exp_build(ctx, v->impl), .who = v->name,
-			       .nr_cpus = (int)exp_opt(ctx, "cpus")->i, .params = &params, .result = &r };
+	struct exp_run run = { .k = exp_build(ctx, v->impl), .params = &params, .result = &r };
+	struct machine_stats st;
 
 	(void)rep;
 	params.test = vp->test;
 	params.nr_pages = vp->nr_pages;
 	params.use_huge = vp->use_huge;
 	params.loops = vp->loops;
-	if (exp_boot_run(ctx, &run, out))
+	if (exp_boot_run(ctx, &run, v->name, (int)exp_opt(ctx, "cpus")->i, 0, &st, out))
 		return -1;
 	if (r.failed && !vmalloc_test_xfail(vp->test))
 		sample_fail(out, false, "%s: %s: an allocation failed (out of simulated memory?)",
 			    v->name, vmalloc_test_name(vp->test));
 	out->value = r.usec;
 	vm_counters(out, vp, &r);
-	exp_run_end(ctx, &run, (double)vp->loops, out);
+	exp_run_end(ctx, &run, v->name, &st, (double)vp->loops, out);
 	return 0;
 }
 

@@ -1002,7 +1002,7 @@ static int checker_machine_run(const struct machine *m, int n, machine_thread_fn
 	status = checker_run_forced(&sc, NULL, 0, res);
 	if (status != CHECKER_OK)
 		fprintf(stderr, "mmlab: checker: %s: %s\n", checker_status_name(status), res->message);
-	st->window_ns = res->nsteps;
+	st->end_ns = res->nsteps;
 	free(res);
 	return status == CHECKER_OK ? 0 : -1;
 }

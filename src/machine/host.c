@@ -303,7 +303,9 @@ static int host_run(const struct machine *m, int n, machine_thread_fn fn, void *
 		machine_threads_join(threads);
 		t1 = machine_now();
 	}
-	st->window_ns = (t1 - t0) * 1e9;
+	st->end_ns = (t1 - t0) * 1e9;
+	if (stop)
+		st->stop_ns = st->end_ns;
 	free(wargs);
 	free(w);
 	return 0;
@@ -316,7 +318,7 @@ static int host_call(const struct machine *m, machine_thread_fn fn, void *arg, s
 	(void)m;
 	memset(st, 0, sizeof(*st));
 	fn(arg);
-	st->window_ns = (machine_now() - t0) * 1e9;
+	st->end_ns = (machine_now() - t0) * 1e9;
 	return 0;
 }
 

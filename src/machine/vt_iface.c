@@ -31,7 +31,6 @@ static int vt_iface_run(const struct machine *m, int n, machine_thread_fn fn, vo
 {
 	if (vt_run(m->priv, n, fn, args, stop ? stop->flag : NULL, stop ? stop->virtual_ns : 0, st))
 		return -1;
-	st->window_ns = stop ? st->stop_ns : st->end_ns;
 	st->counted = true;
 	return 0;
 }
