@@ -9,7 +9,12 @@
 # Fails (exit 1, one line per offence) if a kernel object references a
 # symbol the runner's library defines, or if a kernel source includes a
 # runner header (KERNEL_SRC_DIRS overrides where to look), or if the list
-# of headers kernel builds may include names one that is not in the tree.
+# of headers kernel builds may include names one that is not in the tree;
+# and for the one machine interface: if a kernel-named header reaches the
+# machine past machine/machine.h (or declares a machine function itself),
+# if an experiment or workload asks which machine it runs on (ctx->vt,
+# MMLAB_VT, a machine header besides machine.h), or if the list of the
+# machine's kernel-side headers differs from the tree and machine.h.
 # Run by tests/layers.sh on every kernel build.
 set -uo pipefail
 
