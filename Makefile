@@ -192,7 +192,8 @@ LDFL_tsan := -fsanitize=thread
 VT_KERNELS := $(KERNELS) $(BASES)
 
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
-MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt_sched.c src/machine/vt_coherence.c src/machine/vt_sync.c src/machine/vt_run.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c \
+WORKLOADS := $(basename $(notdir $(sort $(wildcard src/workloads/*.c))))
+MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt_sched.c src/machine/vt_coherence.c src/machine/vt_sync.c src/machine/vt_run.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c src/machine/vt_iface.c \
 	    src/machine/vt_calibrate_mem.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
@@ -208,7 +209,8 @@ $(BUILD)/k/$(1)/$(2)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call msg,CC,$(1)/$(2) $$<)
 	$$(Q)tools/kcc $(BUILD)/kcache/$(2) $$< $$@ $$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) $$(KCFG_$(1)) \
-		-fvisibility=hidden -DMM_KERNEL_SYM=mm_kernel_$(call sym,$(1))_$(2) -DMM_KERNEL_NAME='"$(1)"' 
+		-I$(BUILD)/gen -fvisibility=hidden -DMM_KERNEL_SYM=mm_kernel_$(call sym,$(1))_$(2) -DMM_KERNEL_NAME='"$(1)"' 
+$(BUILD)/k/$(1)/$(2)/src/kernel.o: $(BUILD)/gen/mm_workloads.h
 $(BUILD)/k/$(1)/$(2)/libmm.a: $(call kobjs,$(1),$(2))
 	$$(call msg,AR,$$@)
 	@rm -f $$@
@@ -256,6 +258,14 @@ $(BUILD)/gen/designs.h: FORCE
 	  $(foreach d,$(filter-out $(KERNELS) $(BASES),$(ALL_DESIGNS)),echo 'NOT_BUILT($(call sym,$(d)), "$(d)")';) \
 	} >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+# The workloads every kernel build carries (src/kernel.c's table): one per
+# src/workloads/<name>.c, which defines <name>_workload (MM_WORKLOAD()).
+$(BUILD)/gen/mm_workloads.h: FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '/* src/workloads/<name>.c, for src/kernel.c */'; \
+	  $(foreach w,$(WORKLOADS),echo 'WORKLOAD($(w))';) \
+	} >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
 $(BUILD)/lab/run/src/lab/designs.o: $(BUILD)/gen/designs.h
 $(BUILD)/lab/run/src/lab/designs.o: BASE_CFLAGS += -I$(BUILD)/gen
 FORCE:
@@ -279,7 +289,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := test_vt test_vt_cache test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+COMMON  := check_machine test_vt test_vt_cache test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
 	   check_folio_lock
 
 define TEST_BUILD

@@ -11,6 +11,18 @@
 #include <mmlab/kernel.h>
 #include "workloads/workloads.h"
 
+/* Every src/workloads/<name>.c, listed by the Makefile: WORKLOAD(name). */
+#define WORKLOAD(ident) extern const struct mm_workload ident##_workload;
+#include "mm_workloads.h"
+#undef WORKLOAD
+
+static const struct mm_workload *const kernel_workloads[] = {
+#define WORKLOAD(ident) &ident##_workload,
+#include "mm_workloads.h"
+#undef WORKLOAD
+	NULL
+};
+
 /* Every page is free or deliberately leaked, and the allocator is sound. */
 static int kernel_mem_check(char *msg, size_t len)
 {
@@ -47,15 +59,6 @@ const struct mm_kernel MM_KERNEL_SYM = {
 	.mem_init = mem_init,
 	.mem_exit = mem_exit,
 	.mem_check = kernel_mem_check,
-	.rs_setup = refcount_scale_setup,
-	.rs_worker = refcount_scale_worker,
-	.rs_teardown = refcount_scale_teardown,
-	.rsq_setup = readseq_setup,
-	.rsq_worker = readseq_worker,
-	.rsq_teardown = readseq_teardown,
-	.fc_run = free_contig_run,
-	.vmalloc_test_run = vmalloc_test_run,
-	.rl_run = reclaim_large_run,
+	.workloads = kernel_workloads,
 	.nr_online_nodes = &nr_online_nodes,
-	.mf_run = migrate_fork_run,
 };

@@ -53,7 +53,7 @@ static const struct mm_kernel fake = {
 
 static void test_boot_check_exit(void)
 {
-	struct exp_ctx ctx = { .mem_bytes = 64 << 20 };
+	struct exp_ctx ctx = { .mem_bytes = 64 << 20, .machine = &machine_host };
 	struct sample s = { 0 };
 
 	ok(exp_mem_boot(&ctx, &fake, 1) == 0 && booted == 1, "exp_mem_boot boots the build");
@@ -79,7 +79,7 @@ static void test_boot_check_exit(void)
  */
 static void test_sized_before_boot(void)
 {
-	struct exp_ctx ctx = { .mem_bytes = 64 << 20 };
+	struct exp_ctx ctx = { .mem_bytes = 64 << 20, .machine = &machine_host };
 	struct sample s = { 0 };
 	int ret = exp_mem_boot(&ctx, &fake, 24);
 

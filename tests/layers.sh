@@ -67,6 +67,33 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "KERNEL_MMLAB_HDRS names include/mmlab/lab_stats.h, which matches no file" "$tmp/out"
 ok $? "a header list naming include/mmlab/lab_stats.h, which is not in the tree, fails (exit $rc)"
 
+# Mutant 7: a kernel-named header that reaches the machine past machine/machine.h.
+mkdir -p "$tmp/linux" "$tmp/exp"
+sed 's|#include <machine/machine.h>|#include <machine/vt.h>|' include/linux/kthread.h >"$tmp/linux/kthread.h"
+printf 'void vt_sleep(void);\n' >>"$tmp/linux/kthread.h"
+KERNEL_HDR_DIRS="$tmp/linux" tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "kthread.h:[0-9]*: includes <machine/vt.h>: kernel-named headers reach the machine only through <machine/machine.h>" "$tmp/out" &&
+	grep -q "kthread.h:[0-9]*: declares the machine's vt_sleep()" "$tmp/out"
+ok $? "a linux header including machine/vt.h, or declaring vt_sleep() itself, is caught (exit $rc)"
+
+# Mutant 8: an experiment that asks which machine it runs on.
+printf 'int f(struct exp_ctx *ctx) { return ctx->vt != 0; }\n#ifdef MMLAB_VT\n#endif\n' >"$tmp/exp/bad.c"
+MACHINE_USER_DIRS="$tmp/exp" OUTSIDE_MACHINE_DIRS="$tmp/exp" \
+	tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.c:1: reads ctx->vt outside the machine layer" "$tmp/out" &&
+	grep -q "bad.c:2: asks which machine it runs on" "$tmp/out"
+ok $? "an experiment reading ctx->vt or testing MMLAB_VT is caught (exit $rc)"
+
+# Mutant 9: the list of the machine's kernel-side headers has drifted from machine.h and the tree.
+MACHINE_KERNEL_HDRS="machine.h yield.h hooks.h" \
+	tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "MACHINE_KERNEL_HDRS names include/machine/hooks.h, which is not in the tree" "$tmp/out" &&
+	grep -q "machine.h includes <machine/vt_hooks.h>, which MACHINE_KERNEL_HDRS does not list" "$tmp/out"
+ok $? "a machine header list naming hooks.h and missing vt_hooks.h fails (exit $rc)"
+
 # The lists, from the tree: every header of include/mmlab is on one of them.
 tools/check-layers.sh --headers >"$tmp/out" 2>&1
 rc=$?
@@ -74,6 +101,10 @@ all=$(find include/mmlab -name '*.h' | sed 's|^include/||' | sort)
 listed=$(tr ' ' '\n' <"$tmp/out" | grep '^mmlab/' | sort)
 [ $rc -eq 0 ] && [ "$all" = "$listed" ] && grep -q "runner headers: .*mmlab/lab.h" "$tmp/out"
 ok $? "--headers: each header of include/mmlab on exactly one list (exit $rc)"
+all=$(find include/machine -name '*.h' | sed 's|^include/||' | sort)
+listed=$(grep "^the machine" "$tmp/out" | tr " ," "\n\n" | grep '^machine/' | sort)
+[ $rc -eq 0 ] && [ "$all" = "$listed" ]
+ok $? "--headers: each header of include/machine on exactly one list"
 
 # The tests themselves link the kernel and the machine only.
 ! grep -q 'liblab' <(make -n -B build/tests/dbg/vanilla/test_page_ref V=1 2>/dev/null | grep -- '-o build/tests/dbg/vanilla/test_page_ref')

@@ -9,7 +9,12 @@
 # Fails (exit 1, one line per offence) if a kernel object references a
 # symbol the runner's library defines, or if a kernel source includes a
 # runner header (KERNEL_SRC_DIRS overrides where to look), or if the list
-# of headers kernel builds may include names one that is not in the tree.
+# of headers kernel builds may include names one that is not in the tree;
+# and for the one machine interface: if a kernel-named header reaches the
+# machine past machine/machine.h (or declares a machine function itself),
+# if an experiment or workload asks which machine it runs on (ctx->vt,
+# MMLAB_VT, a machine header besides machine.h), or if the list of the
+# machine's kernel-side headers differs from the tree and machine.h.
 # Run by tests/layers.sh on every kernel build.
 set -uo pipefail
 
@@ -73,9 +78,31 @@ done < <(find "$MMLAB_HDR_DIR" -name '*.h' | LC_ALL=C sort)
 runner_private=$(find $RUNNER_SRC_DIRS -name '*.h' -exec realpath -m --relative-to=. {} + 2>/dev/null |
 	LC_ALL=C sort)
 
+# The machine's headers: those a kernel build sees (machine/machine.h, the
+# only one kernel-named headers include, and the kernel's side it brings in),
+# and the others, the runner's and the tests' (checked against the tree too).
+MACHINE_HDR_DIR=${MACHINE_HDR_DIR:-include/machine}
+MACHINE_KERNEL_HDRS=${MACHINE_KERNEL_HDRS:-machine.h yield.h vt_hooks.h}
+declare -A machine_kernel=()
+for h in $MACHINE_KERNEL_HDRS; do
+	if [ -f "$MACHINE_HDR_DIR/$h" ]; then
+		machine_kernel[$h]=1
+	else
+		echo "check-layers: MACHINE_KERNEL_HDRS names $MACHINE_HDR_DIR/$h, which is not in the tree"
+		bad=1
+	fi
+done
+machine_other=()
+while IFS= read -r f; do
+	h=${f#"$MACHINE_HDR_DIR"/}
+	[ -n "${machine_kernel[$h]:-}" ] || machine_other+=("machine/$h")
+done < <(find "$MACHINE_HDR_DIR" -name '*.h' | LC_ALL=C sort)
+
 if [ $list_only -eq 1 ]; then
 	echo "kernel builds may include: $(printf 'mmlab/%s ' $(printf '%s\n' "${!kernel_ok[@]}" | LC_ALL=C sort))"
 	echo "runner headers: ${runner_hdrs[*]} $runner_private"
+	echo "the machine, as kernel builds see it: machine/machine.h, which brings in $(printf 'machine/%s ' $(printf '%s\n' "${!machine_kernel[@]}" | grep -vx machine.h | LC_ALL=C sort))"
+	echo "the machine's other headers (runner, tests): ${machine_other[*]}"
 	exit $bad
 fi
 
@@ -123,5 +150,52 @@ while read -r hit; do
 	echo "$hit"
 	bad=1
 done < <([ ${#ksrcs[@]} -eq 0 ] || runner_includes "${ksrcs[@]}")
+
+# --- one machine interface ----------------------------------------------------------
+# Kernel-named headers (include/linux, include/asm) reach the machine only
+# through machine/machine.h and declare none of its functions themselves;
+# machine.h brings in exactly the kernel's side of the machine (the list
+# above).  No experiment or workload asks which machine it runs on (ctx->vt
+# and the like, MMLAB_VT or MMLAB_CHECKER, a machine header besides
+# machine.h); nothing outside the machine layer reads ctx->vt.
+KERNEL_HDR_DIRS=${KERNEL_HDR_DIRS:-include/linux include/asm}
+MACHINE_USER_DIRS=${MACHINE_USER_DIRS:-src/experiments src/workloads include/mmlab}
+OUTSIDE_MACHINE_DIRS=${OUTSIDE_MACHINE_DIRS:-src/lab src/experiments src/workloads src/mm src/lib src/kernel.c include/mmlab include/linux include/asm}
+machine_offences() {
+	local f
+	mapfile -t khdrs < <(find $KERNEL_HDR_DIRS -name '*.h' 2>/dev/null | LC_ALL=C sort)
+	if [ ${#khdrs[@]} -gt 0 ]; then
+		grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]machine/' "${khdrs[@]}" |
+			grep -vE '[<"]machine/machine\.h[>"]' |
+			sed -E 's/^([^:]*:[0-9]*):.*[<"](machine\/[^>"]*)[>"].*/\1: includes <\2>: kernel-named headers reach the machine only through <machine\/machine.h>/'
+		grep -nHE '^[a-z][a-z_ *]*[[:space:]*](vt|checker)_[a-z0-9_]+\(.*\);' "${khdrs[@]}" |
+			sed -E 's/^([^:]*:[0-9]*):.*[[:space:]*]((vt|checker)_[a-z0-9_]+)\(.*/\1: declares the machine'"'"'s \2(): declare it in <machine\/machine.h>/'
+	fi
+	for f in $MACHINE_KERNEL_HDRS; do
+		[ "$f" = machine.h ] || [ ! -f "$MACHINE_HDR_DIR/machine.h" ] ||
+			grep -qE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<machine/$f>" "$MACHINE_HDR_DIR/machine.h" ||
+			echo "$MACHINE_HDR_DIR/machine.h: does not include <machine/$f>, on MACHINE_KERNEL_HDRS"
+	done
+	[ ! -f "$MACHINE_HDR_DIR/machine.h" ] ||
+		grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<machine/' "$MACHINE_HDR_DIR/machine.h" |
+		while IFS= read -r hit; do
+			f=$(sed -E 's/.*<machine\/([^>]*)>.*/\1/' <<<"$hit")
+			[ -n "${machine_kernel[$f]:-}" ] ||
+				echo "${hit%%:#*}: machine.h includes <machine/$f>, which MACHINE_KERNEL_HDRS does not list"
+		done
+	grep -rnHE --include='*.c' --include='*.h' 'ctx->vt|[a-z_]->vt\b|\bMMLAB_VT\b|\bMMLAB_CHECKER\b' \
+		$MACHINE_USER_DIRS 2>/dev/null | grep -vE '^[^:]*:[0-9]*:[[:space:]]*(/?\*|//)' |
+		sed -E 's/^([^:]*:[0-9]*):.*/\1: asks which machine it runs on: use the machine interface (machine\/machine.h)/'
+	grep -rnHE --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]machine/' \
+		$MACHINE_USER_DIRS 2>/dev/null | grep -vE '[<"]machine/machine\.h[>"]' |
+		sed -E 's/^([^:]*:[0-9]*):.*[<"](machine\/[^>"]*)[>"].*/\1: includes <\2>: experiments and workloads see the machine through <machine\/machine.h>/'
+	grep -rnHE --include='*.c' --include='*.h' 'ctx->vt\b' $OUTSIDE_MACHINE_DIRS 2>/dev/null |
+		sed -E 's/^([^:]*:[0-9]*):.*/\1: reads ctx->vt outside the machine layer/'
+}
+while read -r hit; do
+	[ -n "$hit" ] || continue
+	echo "$hit"
+	bad=1
+done < <(machine_offences | LC_ALL=C sort -u)
 
 exit $bad

@@ -3,7 +3,7 @@
 #define _ASM_PROCESSOR_H
 
 #include <linux/compiler.h>
-#include <machine/yield.h>
+#include <machine/machine.h>
 
 /*
  * One iteration of a polling loop.  Under the checker, a poll is a step

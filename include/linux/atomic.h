@@ -25,7 +25,7 @@
 #include <linux/compiler.h>
 #include <stdint.h>
 
-#include <machine/yield.h>
+#include <machine/machine.h>
 
 #define __atomic_step()	machine_step()
 

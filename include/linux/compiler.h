@@ -63,7 +63,10 @@ typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
 
-/* The virtual-time flavour: every __atomic builtin reports to the machine. */
-#include <machine/vt_hooks.h>
+/*
+ * The machine (machine/machine.h): in the virtual-time flavour every
+ * __atomic builtin reports to it.
+ */
+#include <machine/machine.h>
 
 #endif /* _LINUX_COMPILER_H */

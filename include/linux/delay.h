@@ -9,13 +9,13 @@
 #ifndef _LINUX_DELAY_H
 #define _LINUX_DELAY_H
 
+#include <machine/machine.h>
+
 #ifdef MMLAB_VT
 /*
  * The virtual-time flavour: a busy wait is virtual time, one loop one
  * nanosecond (the runner passes nanoseconds as loops there).
  */
-void vt_delay_ns(unsigned long ns);
-
 static inline void __delay(unsigned long loops)
 {
 	vt_delay_ns(loops);

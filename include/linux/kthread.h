@@ -9,10 +9,11 @@
 
 struct task_struct;
 
-#ifdef MMLAB_VT
-#include <machine/vt.h>
+#include <machine/machine.h>
 
-/* Virtual time: the thread is an agent of the next run (machine/vt.h). */
+#ifdef MMLAB_VT
+
+/* Virtual time: the thread is an agent of the next run (machine/machine.h). */
 static inline struct task_struct *kthread_run(int (*threadfn)(void *data), void *data,
 					      const char *name)
 {

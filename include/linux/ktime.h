@@ -9,8 +9,6 @@
 
 #ifdef MMLAB_VT
 /* The virtual-time flavour: the running virtual CPU's clock. */
-u64 vt_now_ns(void);
-
 static inline u64 ktime_get_ns(void)
 {
 	return vt_now_ns();

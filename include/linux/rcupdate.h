@@ -24,7 +24,7 @@
 
 #include <linux/compiler.h>
 #include <stdint.h>
-#include <machine/yield.h>
+#include <machine/machine.h>
 
 #ifdef __SANITIZE_THREAD__
 void __tsan_acquire(void *addr);
@@ -49,10 +49,6 @@ extern char rcu_tsan_grace_period;
  * virtual time for the CPUs inside a section to leave it), and call_rcu()
  * is a grace period followed by the callback.
  */
-void vt_rcu_read_lock(void);
-void vt_rcu_read_unlock(void);
-void vt_synchronize_rcu(void);
-
 static inline void rcu_read_lock(void)
 {
 	vt_rcu_read_lock();

@@ -362,11 +362,9 @@ static inline unsigned long rmap_time_start(void)
 #elif defined(MMLAB_VT)
 /*
  * Virtual time: the machine sums each span's virtual time under its item
- * (machine/vt.h, vt_span_add()), at no cost to the model, so a run on a
- * simulated machine says where reclaim's and migration's time went.
+ * (machine/machine.h, vt_span_add()), at no cost to the model, so a run on
+ * a simulated machine says where reclaim's and migration's time went.
  */
-unsigned long vt_span_clock(void);
-void vt_span_add(int key, unsigned long start);
 static inline unsigned long rmap_time_start(void)
 {
 	return vt_span_clock();

@@ -2,7 +2,7 @@
 #ifndef _LINUX_SCHED_H
 #define _LINUX_SCHED_H
 
-#include <machine/yield.h>
+#include <machine/machine.h>
 
 /*
  * Give the processor to another runnable thread.  The model's sleeping
@@ -15,9 +15,6 @@
  * The virtual-time flavour: a sleeping wait, woken by the next unlock
  * (release write) of the line it waited on, one sleeper at a time.
  */
-void vt_sleep(void);
-void vt_wait(void);
-
 static inline void cond_resched(void)
 {
 	vt_sleep();

@@ -37,10 +37,6 @@ static inline void spin_lock_init(spinlock_t *lock)
  * direct hand-off to the first waiter, run by the machine in virtual time
  * (src/machine/vt_sync.c).
  */
-bool vt_spin_trylock(int *lock);
-void vt_spin_lock(int *lock);
-void vt_spin_unlock(int *lock);
-
 static inline bool spin_trylock(spinlock_t *lock)
 {
 	return vt_spin_trylock(&lock->locked.counter);

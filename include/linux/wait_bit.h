@@ -13,8 +13,9 @@
 #ifndef _LINUX_WAIT_BIT_H
 #define _LINUX_WAIT_BIT_H
 
+#include <machine/machine.h>
+
 #ifdef MMLAB_VT
-#include <machine/vt.h>
 
 /* Virtual time: a sleep on the variable's line, which the waker's bump (a write) wakes. */
 static inline void wait_var_value(unsigned int *var, unsigned int seq)

@@ -12,14 +12,23 @@
  * The host machine (src/machine/host.c): a CPU is a thread pinned to a
  * host processor.  The interleaving checker (src/machine/checker.c, the chk
  * flavour) schedules those threads one at a time at the yield points.  The
- * simulated machine in virtual time (machine/vt.h, src/machine/vt.c) runs
+ * simulated machine in virtual time (machine/vt.h, src/machine/vt_*.c) runs
  * the vt flavour's kernel on virtual CPUs with vt_run(); nothing in the
  * kernel model changes with it.
+ *
+ * The three are one interface to a runner (struct machine, below: set the
+ * CPUs, run N workers with a stop, call one, read the window and its
+ * statistics), chosen once when the options are resolved: an experiment
+ * or a workload never asks which machine it runs on.
  */
 #ifndef MACHINE_MACHINE_H
 #define MACHINE_MACHINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/* The most CPUs any machine has (a simulated one's: machine/vt.h's VT_MAX_CPUS). */
+#define MACHINE_MAX_CPUS	512
 
 /* Processors of the host this program runs on. */
 int host_nr_cpus(void);
@@ -71,5 +80,232 @@ void machine_sleep(double seconds);
 
 /* Iterations of __delay() per nanosecond (calibrated once, best of a few). */
 double delay_loops_per_ns(void);
+
+/* --- one interface to every machine a run can have ------------------------------ */
+
+/*
+ * What a run did (machine_run(), machine_call()), summed over its CPUs.
+ * The measured window (end_ns, stop_ns) is set on every machine, in ns of
+ * its clock: from the workers' start to the last one's end, and to the
+ * stop; where the run's code marks windows (a workload's timed_begin() and
+ * timed_end()), a simulated machine's counts are theirs.  The rest only
+ * where @counted: a simulated machine counts where its time went (virtual
+ * nanoseconds), the host does not.
+ */
+/* Keys of timed spans (linux/vm_time_list.h) fit below this. */
+#define MACHINE_NR_SPANS	16
+
+struct machine_stats {
+	double end_ns;			/* the latest clock when the last CPU finished */
+	double cpu_ns;			/* every CPU's clock at its end, summed */
+	double stop_ns;			/* when *stop was set (0: never) */
+	unsigned long long events;	/* vt_access() calls */
+	unsigned long long blocks;	/* basic blocks of plain code run */
+	unsigned long long transfers;	/* line transfers: misses and ownership requests */
+	unsigned long long remote_transfers;	/* ... of them across sockets */
+	double transfer_ns;		/* time in transfers, queueing excluded */
+	double queued_ns;		/* time waiting for a line busy with another request */
+	unsigned long long cas_fail;	/* failed compare-exchanges */
+	unsigned long long lock_acquires;	/* spin_lock() and successful trylocks */
+	unsigned long long lock_handoffs;	/* unlocks that handed the lock to a waiter */
+	double lock_wait_ns;		/* time queued on spinlocks */
+	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
+	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
+	double code_ns;			/* time charged for plain code: its basic blocks */
+	bool counted;			/* the counts here are set */
+	/* The memory hierarchy (machine files with caches; hier set): demand line accesses that missed */
+	bool hier;
+	unsigned long long l1_miss;	/* ... the core's L1d */
+	unsigned long long l2_miss;	/* ... its L2 too */
+	unsigned long long l3_miss;	/* ... and its domain's L3: memory or another core */
+	unsigned long long xdomain;	/* served by a core of another L3 domain */
+	unsigned long long mem_local;	/* served by the local node's memory */
+	unsigned long long mem_remote;	/* ... by another node's */
+	unsigned long long prefetches;	/* lines the stream prefetcher brought in */
+	double mem_ns;			/* time the CPUs stalled on their own misses (after overlap) */
+	/*
+	 * Virtual time inside the kernel model's timed spans (vt_span_add()),
+	 * summed by the span's key (the vt flavour's enum vm_time_item).  In the
+	 * timed windows alone when the run marks them.
+	 */
+	double span_ns[MACHINE_NR_SPANS];
+};
+
+/* The measured window's length: to the stop, or to the last CPU's end. */
+static inline double machine_window_ns(const struct machine_stats *st)
+{
+	return st->stop_ns > 0 ? st->stop_ns : st->end_ns;
+}
+
+/* When the workers of a run are told to stop (NULL: each runs to its end). */
+struct machine_stop {
+	int *flag;			/* set to 1: the workers poll it */
+	/*
+	 * After this long: @seconds of a real clock (the host), or once every
+	 * CPU's virtual clock has passed @virtual_ns (a simulated machine,
+	 * whose runs take what they take on the host); the interleaving
+	 * checker, which has no clock, after half its steps.
+	 */
+	double seconds;
+	double virtual_ns;
+};
+
+struct machine;
+
+struct machine_ops {
+	/* Size the machine to @nr_cpus CPUs before booting the model; -1 if out of range. */
+	int (*set_cpus)(const struct machine *m, int nr_cpus);
+	/*
+	 * Run fn(args[i]) as CPU i, for i < @n, started together, stopped by
+	 * @stop; the statistics in @st.  0, or -1 with the reason on stderr.
+	 */
+	int (*run)(const struct machine *m, int n, machine_thread_fn fn, void *const *args,
+		   const struct machine_stop *stop, struct machine_stats *st);
+	/*
+	 * Run fn(@arg) as the machine's one CPU, CPU 0 (the host's calling
+	 * thread itself); the window is the call, or the windows its code
+	 * marks.  0, or -1 with the reason on stderr.
+	 */
+	int (*call)(const struct machine *m, machine_thread_fn fn, void *arg, struct machine_stats *st);
+	/* Iterations of __delay() per nanosecond of the machine's clock. */
+	double (*delay_loops_per_ns)(const struct machine *m);
+};
+
+/* Which build of a design runs on it: indexes a design's builds (src/lab). */
+enum machine_build {
+	MACHINE_BUILD_RUN,		/* the timed build (the `run` flavour) */
+	MACHINE_BUILD_VT,		/* the virtual-time build (the `vt` flavour) */
+	MACHINE_NR_BUILDS,
+};
+
+/*
+ * A machine: one of the host (machine_host, src/machine/host.c), the
+ * interleaving checker (machine_checker, src/machine/checker.c, chk
+ * flavour) or a simulated machine in virtual time (machine_vt(),
+ * src/machine/vt_iface.c), chosen once when the options are resolved.  What
+ * a run needs to know of it is data here; what it does, its ops.
+ */
+struct machine {
+	const char *name;		/* "host", "checker", a machine file's name */
+	int nr_cpus;			/* the most CPUs a run may have */
+	int max_nr_cpu_ids;		/* machine_set_cpus()' bound: NR_CPUS of its builds */
+	const char *cpus_what;		/* in messages: "the host build's", "m2-vm's" */
+	const char *cpus_more;		/* what allows more: " (more with --machine)", "" */
+	enum machine_build build;
+	/*
+	 * The rest of a pread(2) beyond the model, in ns, as the machine's
+	 * description gives it; < 0: not given (measure it).
+	 */
+	double syscall_ns;
+	/* Page cache the machine can follow line by line, in bytes; 0: any. */
+	unsigned long long max_page_cache;
+	/*
+	 * Its runs share the host with everything else: a sample's host noise
+	 * (steal, migrations) is measured.  A simulated machine's is not.
+	 */
+	bool host_noise;
+	/*
+	 * It counts where its time went (machine_stats.counted): an event
+	 * build's counters, whose times are the host's, are left out or keep
+	 * their counts alone.
+	 */
+	bool counts;
+	const struct machine_ops *ops;
+	const void *priv;		/* the implementation's (a struct vt_machine) */
+	char name_buf[64];
+	char what_buf[80];
+};
+
+extern const struct machine machine_host;
+/* The chk flavour's machine library only. */
+extern const struct machine machine_checker;
+struct vt_machine;
+/*
+ * The simulated machine @vm (which must outlive it) as a machine; one at a
+ * time (src/machine/vt_iface.c holds it).
+ */
+const struct machine *machine_vt(const struct vt_machine *vm);
+
+static inline int machine_set_cpus(const struct machine *m, int nr_cpus)
+{
+	return m->ops->set_cpus(m, nr_cpus);
+}
+
+static inline int machine_run(const struct machine *m, int n, machine_thread_fn fn, void *const *args,
+			      const struct machine_stop *stop, struct machine_stats *st)
+{
+	return m->ops->run(m, n, fn, args, stop, st);
+}
+
+static inline int machine_call(const struct machine *m, machine_thread_fn fn, void *arg,
+			       struct machine_stats *st)
+{
+	return m->ops->call(m, fn, arg, st);
+}
+
+static inline double machine_delay_loops_per_ns(const struct machine *m)
+{
+	return m->ops->delay_loops_per_ns(m);
+}
+
+/*
+ * @n CPUs, asked for by option --@opt, fit @m: 0, or -1 with one line
+ * ("mmlab: --threads: 600 is more than m2-vm's 4 CPUs; valid: 1..4").
+ */
+int machine_check_cpus(const struct machine *m, const char *opt, long long n);
+
+/* --- the kernel model's side ------------------------------------------------------ */
+
+/*
+ * What kernel-named headers (include/linux, include/asm) see of the
+ * machine, all of it here: the yield points of the checker (machine/yield.h),
+ * the vt flavour's hooks on every atomic (machine/vt_hooks.h), and the vt
+ * flavour's clock, delays, locks, sleeps, RCU, kthreads and timed spans
+ * (src/machine/vt_sched.c, vt_sync.c, vt_run.c, vt_span.c).
+ * A measured window (machine_window_begin()/end()): on a simulated machine
+ * it bounds what a run's statistics count; elsewhere it is nothing.
+ */
+#include <machine/yield.h>
+#include <machine/vt_hooks.h>
+
+#ifdef MMLAB_VT
+uint64_t vt_now_ns(void);
+void vt_delay_ns(unsigned long ns);
+void vt_sleep(void);
+void vt_wait(void);
+bool vt_spin_trylock(int *lock);
+void vt_spin_lock(int *lock);
+void vt_spin_unlock(int *lock);
+void vt_rcu_read_lock(void);
+void vt_rcu_read_unlock(void);
+void vt_synchronize_rcu(void);
+struct task_struct;
+struct task_struct *vt_kthread_run(int (*fn)(void *data), void *data);
+int vt_kthread_stop(struct task_struct *k);
+void vt_wait_var_value(unsigned int *var, unsigned int seq);
+void vt_window_begin(void);
+void vt_window_end(void);
+/* Timed spans (linux/rmap.h's rmap_time_add()): the virtual clock, summed by key. */
+unsigned long vt_span_clock(void);
+void vt_span_add(int key, unsigned long start);
+
+static inline void machine_window_begin(void)
+{
+	vt_window_begin();
+}
+
+static inline void machine_window_end(void)
+{
+	vt_window_end();
+}
+#else
+static inline void machine_window_begin(void)
+{
+}
+
+static inline void machine_window_end(void)
+{
+}
+#endif
 
 #endif

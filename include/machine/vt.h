@@ -24,7 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VT_MAX_CPUS	512
+#include <machine/machine.h>
+
+#define VT_MAX_CPUS	MACHINE_MAX_CPUS
 
 /* Distances between two CPUs, nearest first. */
 enum vt_dist {
@@ -191,45 +193,14 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len);
 enum vt_dist vt_distance(const struct vt_machine *m, int a, int b);
 
 /*
- * What a run did, summed over its CPUs.  Times in virtual nanoseconds.
+ * What a run did, summed over its CPUs, in virtual nanoseconds: the
+ * machine interface's statistics (machine/machine.h), by the name the
+ * simulated machine's code gives them.
  */
 /* Keys of timed spans (the vt flavour's linux/vm_time_list.h) fit below this. */
-#define VT_NR_SPANS	16
+#define VT_NR_SPANS	MACHINE_NR_SPANS
 
-struct vt_stats {
-	double end_ns;			/* the latest clock when the last CPU finished */
-	double cpu_ns;			/* every CPU's clock at its end, summed */
-	double stop_ns;			/* when *stop was set (0: never) */
-	unsigned long long events;	/* vt_access() calls */
-	unsigned long long blocks;	/* basic blocks of plain code run */
-	unsigned long long transfers;	/* line transfers: misses and ownership requests */
-	unsigned long long remote_transfers;	/* ... of them across sockets */
-	double transfer_ns;		/* time in transfers, queueing excluded */
-	double queued_ns;		/* time waiting for a line busy with another request */
-	unsigned long long cas_fail;	/* failed compare-exchanges */
-	unsigned long long lock_acquires;	/* spin_lock() and successful trylocks */
-	unsigned long long lock_handoffs;	/* unlocks that handed the lock to a waiter */
-	double lock_wait_ns;		/* time queued on spinlocks */
-	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
-	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
-	double code_ns;			/* time charged for plain code: its basic blocks */
-	/* The memory hierarchy (machine files with caches; hier set): demand line accesses that missed */
-	bool hier;
-	unsigned long long l1_miss;	/* ... the core's L1d */
-	unsigned long long l2_miss;	/* ... its L2 too */
-	unsigned long long l3_miss;	/* ... and its domain's L3: memory or another core */
-	unsigned long long xdomain;	/* served by a core of another L3 domain */
-	unsigned long long mem_local;	/* served by the local node's memory */
-	unsigned long long mem_remote;	/* ... by another node's */
-	unsigned long long prefetches;	/* lines the stream prefetcher brought in */
-	double mem_ns;			/* time the CPUs stalled on their own misses (after overlap) */
-	/*
-	 * Virtual time inside the kernel model's timed spans (vt_span_add()),
-	 * summed by the span's key (the vt flavour's enum vm_time_item).  In the
-	 * timed windows alone when the run marks them.
-	 */
-	double span_ns[VT_NR_SPANS];
-};
+#define vt_stats machine_stats
 
 typedef void (*vt_thread_fn)(void *arg);
 

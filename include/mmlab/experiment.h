@@ -179,7 +179,14 @@ struct experiment {
 	const struct exp_metric *extra_metrics;
 	int nr_extra_metrics;
 
-	/* Runs on a simulated machine in virtual time with --machine (ctx->vt). */
+	/*
+	 * The workload of the kernel build it runs (src/workloads/<name>.c:
+	 * "free_contig"), found in the build's table by exp_workload() and
+	 * run by exp_boot_run() (src/experiments/common.h).
+	 */
+	const char *workload;
+
+	/* Runs on a simulated machine in virtual time with --machine (ctx->machine). */
 	bool virtual_time;
 	/*
 	 * With --machine: the default of --repeat (0: 1).  Virtual time is
@@ -201,8 +208,11 @@ struct exp_ctx {
 	int nr_points;
 	unsigned long long mem_bytes;	/* global --mem, or the experiment's default_mem */
 	void *priv;			/* the experiment's own state */
-	/* --machine: NULL on the host, else the simulated machine (machine/vt.h). */
-	const struct vt_machine *vt;
+	/*
+	 * The machine the samples run on (machine/machine.h): the host, or the
+	 * simulated machine --machine names; chosen once, with the options.
+	 */
+	const struct machine *machine;
 };
 
 /* Look up a parsed option by name (aborts on a name the experiment lacks). */

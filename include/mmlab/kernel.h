@@ -11,12 +11,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <mmlab/workloads/free_contig.h>
-#include <mmlab/workloads/migrate_fork.h>
-#include <mmlab/workloads/readseq.h>
-#include <mmlab/workloads/reclaim_large.h>
-#include <mmlab/workloads/refcount_scale.h>
-#include <mmlab/workloads/vmalloc_test.h>
+/*
+ * A workload the build carries (src/workloads/<name>.c, its parameters and
+ * results in include/mmlab/workloads/<name>.h), found by its name in the
+ * build's table.  Single-threaded: run() is one sample on a booted
+ * machine, from set-up to check.  Multi-threaded: setup() on a booted
+ * machine, worker() on each of the run's CPUs (with its own thread
+ * struct), teardown() after they all returned.  The measured loops are
+ * inside; they call the design's functions directly.
+ */
+struct mm_workload {
+	const char *name;		/* its file's name: "free_contig" */
+	/*
+	 * 0; -ENOMEM, -EBUSY or -EINVAL if it could not run (the machine is
+	 * too small, the parameters do not fit), @msg saying why; or -1 with
+	 * a failed check in @msg.
+	 */
+	int (*run)(const void *params, void *result, char *msg, size_t len);
+	void *(*setup)(const void *params);	/* NULL if it cannot */
+	/* Loops until *stop becomes non-zero (a workload of fixed work may ignore it). */
+	void (*worker)(void *state, void *thread, const int *stop);
+	/* Frees what setup() made; 0 or -1 with a failed check in @msg. */
+	int (*teardown)(void *state, char *msg, size_t len);
+};
 
 struct mm_kernel {
 	const char *name;	/* the build: "vanilla", "refcount-frozen-bit", ... */
@@ -48,33 +65,8 @@ struct mm_kernel {
 	 */
 	int (*mem_check)(char *msg, size_t len);
 
-	struct rs_state *(*rs_setup)(const struct rs_params *p);
-	/* Loops reads until *stop becomes non-zero. */
-	void (*rs_worker)(struct rs_state *s, struct rs_thread *t, const int *stop);
-	/* Removes the file from the page cache and frees it; 0 or -1 + @msg. */
-	int (*rs_teardown)(struct rs_state *s, char *msg, size_t len);
-
-	/* readseq: one reader per thread over its own file, cold cache. */
-	struct rsq_state *(*rsq_setup)(const struct rsq_params *p);
-	void (*rsq_worker)(struct rsq_state *s, struct rsq_thread *t);
-	int (*rsq_teardown)(struct rsq_state *s, char *msg, size_t len);
-
-	/*
-	 * One free-contig sample on a booted machine: 0, -ENOMEM if the loop
-	 * could not allocate, or -1 with a failed check in @msg.
-	 */
-	int (*fc_run)(const struct fc_params *p, struct fc_result *r, char *msg, size_t len);
-
-	/* One test_vmalloc case on a booted machine; 0 or -1 with @msg. */
-	int (*vmalloc_test_run)(const struct vmalloc_test_params *p,
-				struct vmalloc_test_result *r, char *msg, size_t len);
-
-	/*
-	 * One reclaim-large sample on a booted machine: map, fault in, touch,
-	 * reclaim (timed), check, tear down.  0, -ENOMEM if the machine is too
-	 * small for the mapping, or -1 with a failed check in @msg.
-	 */
-	int (*rl_run)(const struct rl_params *p, struct rl_result *r, char *msg, size_t len);
+	/* Every workload of the build (src/workloads/), NULL-terminated. */
+	const struct mm_workload *const *workloads;
 
 	/*
 	 * The build's number of NUMA nodes (nr_online_nodes): set before
@@ -82,13 +74,6 @@ struct mm_kernel {
 	 * an experiment asks for more, and back to 1 after its mem_exit().
 	 */
 	int *nr_online_nodes;
-
-	/*
-	 * One migrate-fork sample on a booted machine of at least 2 nodes:
-	 * map, fault in, fork, COW, mbind (timed), check, tear down.  0,
-	 * -ENOMEM if the machine is too small, or -1 with a failed check in @msg.
-	 */
-	int (*mf_run)(const struct mf_params *p, struct mf_result *r, char *msg, size_t len);
 };
 
 #define DECLARE_KERNEL(design) \

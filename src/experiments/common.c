@@ -2,24 +2,23 @@
  * Booting, checking and reading the counters of a kernel build, the same
  * way for every experiment (src/experiments/common.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/cpumask.h>
 #include <machine/machine.h>
-#include <machine/vt.h>
 
 #include "common.h"
 
 int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_cpus)
 {
-	int err, max = ctx->vt ? VT_MAX_CPUS : NR_CPUS;
+	int err;
 
-	/* A vt build's per-CPU arrays are VT_MAX_CPUS long (linux/cpumask.h). */
-	if (ctx->vt ? vt_set_nr_cpus(nr_cpus) : machine_set_nr_cpus(nr_cpus)) {
+	/* A vt build's per-CPU arrays are VT_MAX_CPUS long (linux/cpumask.h): its machine's bound. */
+	if (machine_set_cpus(ctx->machine, nr_cpus)) {
 		fprintf(stderr, "mmlab: cannot size the machine to %d CPUs (valid: 1..%d)\n",
-			nr_cpus, max);
+			nr_cpus, ctx->machine->max_nr_cpu_ids);
 		return -1;
 	}
 	err = k->mem_init(ctx->mem_bytes);
@@ -56,29 +55,19 @@ unsigned long exp_vm_event(const struct mm_kernel *k, const unsigned long *event
 	abort();
 }
 
-/* @n CPUs, asked for by @opt, fit the simulated machine: 0, or -1 with one line. */
-static int vt_fits(const struct exp_ctx *ctx, const char *opt, long long n)
-{
-	if (n <= ctx->vt->nr_cpus)
-		return 0;
-	fprintf(stderr, "mmlab: --%s: %lld is more than %s's %d CPUs; valid: 1..%d\n",
-		opt, n, ctx->vt->name, ctx->vt->nr_cpus, ctx->vt->nr_cpus);
-	return -1;
-}
-
-int exp_vt_check_threads(const struct exp_ctx *ctx)
+int exp_check_threads(const struct exp_ctx *ctx)
 {
 	for (int i = 0; i < ctx->nr_points; i++)
-		if (vt_fits(ctx, "threads", ctx->points[i].arg))
+		if (machine_check_cpus(ctx->machine, "threads", ctx->points[i].arg))
 			return -1;
 	return 0;
 }
 
-double exp_vt_span_ns(const struct mm_kernel *k, const struct vt_stats *st, const char *name)
+double exp_machine_span_ns(const struct mm_kernel *k, const struct machine_stats *st, const char *name)
 {
-	if (k->nr_vt_spans > VT_NR_SPANS) {
+	if (k->nr_vt_spans > MACHINE_NR_SPANS) {
 		fprintf(stderr, "mmlab: the %s build times %d spans, more than the machine's %d "
-			"(VT_NR_SPANS, machine/vt.h)\n", k->name, k->nr_vt_spans, VT_NR_SPANS);
+			"(MACHINE_NR_SPANS, machine/machine.h)\n", k->name, k->nr_vt_spans, MACHINE_NR_SPANS);
 		abort();
 	}
 	for (int i = 0; i < k->nr_vt_spans; i++)
@@ -88,9 +77,27 @@ double exp_vt_span_ns(const struct mm_kernel *k, const struct vt_stats *st, cons
 	abort();
 }
 
-void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
-		     const char *delay_counter)
+
+int exp_check_cpus(const struct exp_ctx *ctx)
 {
+	return machine_check_cpus(ctx->machine, "cpus", exp_opt(ctx, "cpus")->i);
+}
+
+bool exp_event_run(const struct exp_ctx *ctx, bool asked)
+{
+	return asked && !ctx->machine->counts;
+}
+
+double exp_delay_loops_per_ns(const struct exp_ctx *ctx)
+{
+	return machine_delay_loops_per_ns(ctx->machine);
+}
+
+void exp_machine_counters(struct sample *out, const struct machine_stats *st, double ops,
+			  const char *delay_counter)
+{
+	if (!st->counted)
+		return;
 	ops = ops > 0 ? ops : 1;
 	sample_counter(out, "events_per_op", st->events / ops);
 	sample_counter(out, "blocks_per_op", st->blocks / ops);
@@ -126,23 +133,129 @@ void exp_vt_counters(struct sample *out, const struct vt_stats *st, double ops,
 	}
 }
 
-int exp_vt_check_cpus(const struct exp_ctx *ctx)
+const struct mm_workload *exp_workload(const struct mm_kernel *k, const char *name)
 {
-	return ctx->vt ? vt_fits(ctx, "cpus", exp_opt(ctx, "cpus")->i) : 0;
+	for (const struct mm_workload *const *w = k->workloads; w && *w; w++)
+		if (!strcmp((*w)->name, name))
+			return *w;
+	/* Every src/workloads/<name>.c is in every build: a missing one is a bug of the lab. */
+	fprintf(stderr, "mmlab: the %s build has no workload \"%s\" (src/workloads/%s.c)\n",
+		k->name, name, name);
+	abort();
 }
 
-double exp_delay_loops_per_ns(const struct exp_ctx *ctx)
+struct exp_run_call {
+	const struct mm_workload *w;
+	struct exp_run *run;
+};
+
+static void exp_run_call(void *arg)
 {
-	return ctx->vt ? 1.0 : delay_loops_per_ns();
+	struct exp_run_call *c = arg;
+
+	c->run->err = c->w->run(c->run->params, c->run->result, c->run->msg, sizeof(c->run->msg));
 }
 
-int exp_call(const struct exp_ctx *ctx, void (*fn)(void *), void *arg, struct vt_stats *st)
+static void exp_run_exit(struct exp_run *run)
 {
-	void *args[1] = { arg };
+	run->k->mem_exit();
+	*run->k->nr_online_nodes = 1;
+}
 
-	if (!ctx->vt) {
-		fn(arg);
-		return 0;
+int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, const char *who, int nr_cpus, int nodes,
+		 struct machine_stats *st, struct sample *out)
+{
+	const struct mm_kernel *k = run->k;
+	struct exp_run_call call = { exp_workload(k, ctx->exp->workload), run };
+
+	run->err = 0;
+	run->msg[0] = 0;
+	if (nodes)
+		*k->nr_online_nodes = nodes;
+	if (exp_mem_boot(ctx, k, nr_cpus)) {
+		*k->nr_online_nodes = 1;
+		return -1;
 	}
-	return vt_run(ctx->vt, 1, fn, args, NULL, 0, st);
+	if (machine_call(ctx->machine, exp_run_call, &call, st)) {
+		exp_run_exit(run);
+		return -1;
+	}
+	if (run->err == -ENOMEM || run->err == -EBUSY || run->err == -EINVAL) {
+		fprintf(stderr, "mmlab: %s\n", run->msg);
+		exp_run_exit(run);
+		return -1;
+	}
+	if (run->err)
+		sample_fail(out, false, "%s: %s", who, run->msg);
+	return 0;
+}
+
+void exp_run_end(struct exp_ctx *ctx, struct exp_run *run, const char *who,
+		 const struct machine_stats *st, double ops, struct sample *out)
+{
+	(void)ctx;
+	exp_machine_counters(out, st, ops, "share_delay_pct");
+	exp_mem_check_exit(run->k, who, out);
+	*run->k->nr_online_nodes = 1;
+}
+
+struct exp_worker {
+	const struct mm_workload *w;
+	void *state;
+	void *thread;
+	const int *stop;
+};
+
+/* On each CPU: the workload's worker, called once (the loop is inside). */
+static void exp_worker_main(void *arg)
+{
+	struct exp_worker *a = arg;
+
+	a->w->worker(a->state, a->thread, a->stop);
+}
+
+int exp_boot_threads(struct exp_ctx *ctx, struct exp_threads *t, struct sample *out)
+{
+	const struct mm_kernel *k = t->k;
+	const struct mm_workload *w = exp_workload(k, ctx->exp->workload);
+	struct exp_worker *args = calloc((size_t)t->nr, sizeof(*args));
+	void **argv = calloc((size_t)t->nr, sizeof(*argv));
+	int stop = 0, ret = -1;
+	struct machine_stop when = { .flag = &stop, .seconds = t->seconds, .virtual_ns = t->virtual_ns };
+	char msg[256];
+	void *state;
+
+	if (!args || !argv)
+		goto out;
+	if (exp_mem_boot(ctx, k, t->nr))
+		goto out;
+	state = w->setup(t->params);
+	if (!state) {
+		fprintf(stderr, "mmlab: %s: cannot set up the workload (out of simulated memory?)\n",
+			ctx->exp->name);
+		k->mem_exit();
+		goto out;
+	}
+	for (int i = 0; i < t->nr; i++) {
+		args[i] = (struct exp_worker){ w, state, (char *)t->threads + i * t->thread_size, &stop };
+		argv[i] = &args[i];
+	}
+	if (t->vm_events)
+		k->reset_vm_events();
+	if (machine_run(ctx->machine, t->nr, exp_worker_main, argv,
+			t->seconds > 0 || t->virtual_ns > 0 ? &when : NULL, &t->st)) {
+		w->teardown(state, msg, sizeof(msg));
+		k->mem_exit();
+		goto out;
+	}
+	if (t->vm_events)
+		k->all_vm_events(t->vm_events);
+	if (w->teardown(state, msg, sizeof(msg)))
+		sample_fail(out, false, "%s: %s", t->who, msg);
+	exp_mem_check_exit(k, t->who, out);
+	ret = 0;
+out:
+	free(argv);
+	free(args);
+	return ret;
 }

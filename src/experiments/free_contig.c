@@ -47,7 +47,7 @@
 
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
-#include <machine/vt.h>
+#include <mmlab/workloads/free_contig.h>
 #include "common.h"
 
 static const struct exp_variant fc_variants[] = {
@@ -83,7 +83,7 @@ static int fc_prepare(struct exp_ctx *ctx)
 	struct exp_point *p = &ctx->points[0];
 	unsigned long long need;
 
-	if (!fc || exp_vt_check_cpus(ctx)) {
+	if (!fc || exp_check_cpus(ctx)) {
 		free(fc);
 		return -1;
 	}
@@ -131,49 +131,19 @@ static void fc_counter_list(struct sample *out, const char *name, const unsigned
 	sample_counter_json(out, name, json);
 }
 
-struct fc_call {
-	const struct mm_kernel *k;
-	const struct fc_params *params;
-	struct fc_result *r;
-	char msg[256];
-	int err;
-};
-
-static void fc_call(void *arg)
-{
-	struct fc_call *c = arg;
-
-	c->err = c->k->fc_run(c->params, c->r, c->msg, sizeof(c->msg));
-}
-
 static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		      struct exp_point *p, int rep, struct sample *out)
 {
-	const struct mm_kernel *k = exp_build(ctx, v->impl);
 	struct fc_ctx *fc = ctx->priv;
 	struct fc_result r;
-	struct fc_call call = { .k = k, .params = &fc->params, .r = &r };
+	struct exp_run run = { .k = exp_build(ctx, v->impl), .params = &fc->params, .result = &r };
 	unsigned long high_order_pages = 0, pcp_pages = 0;
-	const char *msg = call.msg;
-	struct vt_stats st;
-	int err;
+	struct machine_stats st;
 
 	(void)p;
 	(void)rep;
-	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
+	if (exp_boot_run(ctx, &run, v->name, (int)exp_opt(ctx, "cpus")->i, 0, &st, out))
 		return -1;
-	if (exp_call(ctx, fc_call, &call, &st)) {
-		k->mem_exit();
-		return -1;
-	}
-	err = call.err;
-	if (err == -ENOMEM || err == -EBUSY || err == -EINVAL) {
-		fprintf(stderr, "mmlab: %s\n", msg);
-		k->mem_exit();
-		return -1;
-	}
-	if (err)
-		sample_fail(out, false, "%s: %s", v->name, msg);
 	out->value = r.usec;
 	/* The seed's "about 33 ns a page before, 2.7 after": the loop's time over its pages. */
 	sample_counter(out, "ns_per_page", r.usec * 1000.0 / ((double)fc->params.iterations *
@@ -186,9 +156,7 @@ static int fc_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		pcp_pages += r.pcp_pages_by_order[o];
 	sample_counter(out, "free_pages_pageblock_or_more", (double)high_order_pages);
 	sample_counter(out, "pcp_pages", (double)pcp_pages);
-	if (ctx->vt)
-		exp_vt_counters(out, &st, (double)fc->params.iterations, "share_delay_pct");
-	exp_mem_check_exit(k, v->name, out);
+	exp_run_end(ctx, &run, v->name, &st, (double)fc->params.iterations, out);
 	return 0;
 }
 
@@ -209,6 +177,7 @@ const struct experiment exp_free_contig = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.workload = "free_contig",
 	.virtual_time = true,
 	.point_header = "#order",
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },

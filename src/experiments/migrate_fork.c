@@ -66,7 +66,7 @@
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
-#include <machine/vt.h>
+#include <mmlab/workloads/migrate_fork.h>
 #include "common.h"
 
 #define MF_PAGE_SIZE	4096ULL
@@ -224,14 +224,6 @@ static void mf_check_result(const struct mf_result *r, const char *who, struct s
  * machine (every page free), shut it down.  0, 1 if a check failed
  * (recorded in @out), -1 if the sample could not run.
  */
-struct mf_call {
-	const struct mm_kernel *k;
-	const struct mf_params *params;
-	struct mf_result *r;
-	char msg[256];
-	int err;
-};
-
 /* Where the migration's time went: remove_migration_ptes() against move_to_new_folio(). */
 static void mf_add_times(struct sample *out, double restore_ns, double move_ns)
 {
@@ -241,57 +233,26 @@ static void mf_add_times(struct sample *out, double restore_ns, double move_ns)
 		       100 * restore_ns / (restore_ns + move_ns) : 0);
 }
 
-static void mf_call(void *arg)
-{
-	struct mf_call *c = arg;
-
-	c->err = c->k->mf_run(c->params, c->r, c->msg, sizeof(c->msg));
-}
-
 static int mf_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
 		       const struct mf_params *params, int nodes, struct mf_result *r,
 		       unsigned long *vm_events, struct sample *out)
 {
 	struct mf_params p = *params;
 	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
-	struct mf_call call = { .k = k, .params = &p, .r = r };
-	const char *msg = call.msg;
-	struct vt_stats st;
-	int err, ret = 0;
+	struct exp_run run = { .k = k, .params = &p, .result = r };
+	struct machine_stats st;
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
-	*k->nr_online_nodes = nodes;
-	if (exp_mem_boot(ctx, k, 1)) {
-		*k->nr_online_nodes = 1;
+	if (exp_boot_run(ctx, &run, who, 1, nodes, &st, out))
 		return -1;
-	}
-	if (exp_call(ctx, mf_call, &call, &st)) {
-		k->mem_exit();
-		*k->nr_online_nodes = 1;
-		return -1;
-	}
-	err = call.err;
-	if (err == -ENOMEM || err == -EINVAL) {
-		fprintf(stderr, "mmlab: %s\n", msg);
-		k->mem_exit();
-		*k->nr_online_nodes = 1;
-		return -1;
-	}
-	if (err) {
-		sample_fail(out, false, "%s: %s", who, msg);
-		ret = 1;
-	} else {
+	if (!run.err)
 		mf_check_result(r, who, out);
-	}
-	if (ctx->vt) {
-		exp_vt_counters(out, &st, (double)(r->pages_moved >> p.folio_order), "share_delay_pct");
-		mf_add_times(out, exp_vt_span_ns(k, &st, "migrate_restore_ns"),
-			     exp_vt_span_ns(k, &st, "migrate_move_ns"));
-	}
-	exp_mem_check_exit(k, who, out);
-	*k->nr_online_nodes = 1;
-	return ret;
+	exp_run_end(ctx, &run, who, &st, (double)(r->pages_moved >> p.folio_order), out);
+	if (st.counted)
+		mf_add_times(out, exp_machine_span_ns(k, &st, "migrate_restore_ns"),
+			     exp_machine_span_ns(k, &st, "migrate_move_ns"));
+	return run.err ? 1 : 0;
 }
 
 /*
@@ -331,7 +292,7 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 	params.children = (int)p->arg;
 	if (have_events) {
 		vm_events = exp_vm_events_alloc(impl->events);
-		host.vt = NULL;
+		host.machine = &machine_host;
 		ret = vm_events ? mf_boot_run(&host, v, impl->events, &params, mc->nodes, &ev, vm_events, out) : -1;
 		if (ret < 0)
 			goto out;
@@ -345,7 +306,7 @@ static int mf_run_one(struct exp_ctx *ctx, const struct exp_variant *v, struct e
 	sample_counter(out, "vmas", (double)r.vmas);
 	sample_counter(out, "host_faults", (double)r.host_faults);
 	if (have_events)
-		mf_add_event_counters(out, impl->events, vm_events, !ctx->vt);
+		mf_add_event_counters(out, impl->events, vm_events, exp_event_run(ctx, true));
 	ret = 0;
 out:
 	free(vm_events);
@@ -369,6 +330,7 @@ const struct experiment exp_migrate_fork = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.workload = "migrate_fork",
 	.virtual_time = true,
 	.point_header = "#children",
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 4, [SCALE_FULL] = 8 },

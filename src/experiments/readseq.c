@@ -57,21 +57,18 @@
 #include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/hist.h>
-#include <machine/vt.h>
 #include <mmlab/kernel.h>
+#include <mmlab/workloads/readseq.h>
 #include <mmlab/record_sum.h>
 #include "common.h"
 
 struct rsq_impl {
 	const struct mm_kernel *timed;
 	const struct mm_kernel *events;
-	const struct mm_kernel *vt;		/* the virtual-time build, for --machine */
 };
 
-static const struct rsq_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev,
-					      &mm_kernel_vanilla_vt };
-static const struct rsq_impl impl_batched = { &mm_kernel_ra_batched_run, &mm_kernel_ra_batched_ev,
-					      &mm_kernel_ra_batched_vt };
+static const struct rsq_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
+static const struct rsq_impl impl_batched = { &mm_kernel_ra_batched_run, &mm_kernel_ra_batched_ev };
 
 static const struct exp_variant rsq_variants[] = {
 	{ "vanilla", "one xa_lock hold per folio inserted by readahead", &impl_vanilla },
@@ -159,32 +156,6 @@ static void rsq_free(struct rsq_ctx *rc)
 	free(rc);
 }
 
-/*
- * With --machine: the readers are the machine's CPUs; with --io async the
- * device is an agent of the run (its kthread, on the machine's last CPU),
- * with --io sync the reader does the I/O; the device latency is virtual
- * time either way; the "why" counters come from the machine, not from an
- * event build.
- */
-/* The line table's bound (2^24 slots, 3/4 used) at about two lines a cached page. */
-#define RSQ_VT_MAX_CACHE	(16ULL << 30)
-
-static int rsq_prepare_vt(struct exp_ctx *ctx, struct rsq_ctx *rc)
-{
-	if (exp_vt_check_threads(ctx))
-		return -1;
-	/* The machine follows each cache line touched: a struct page per page cached, and more. */
-	if (rc->p.file_size * (unsigned long long)rc->max_threads > RSQ_VT_MAX_CACHE) {
-		fprintf(stderr, "mmlab: --threads %d x --file-size %llu: more page cache than the simulated "
-			"machine follows; valid with --machine: threads x file-size <= %llu\n",
-			rc->max_threads, rc->p.file_size, RSQ_VT_MAX_CACHE);
-		return -1;
-	}
-	rc->p.latency_loops = (unsigned long)rc->p.latency_ns;
-	rc->events = false;
-	return 0;
-}
-
 static int rsq_prepare(struct exp_ctx *ctx)
 {
 	const struct opt_value *threads = exp_opt(ctx, "threads");
@@ -198,8 +169,11 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	rc->p.ra_pages = (unsigned int)exp_opt(ctx, "ra-pages")->i;
 	rc->p.async_io = exp_opt(ctx, "io")->choice == 0;
 	rc->p.latency_ns = (unsigned long long)(exp_opt(ctx, "device-latency")->d * 1000);
-	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 * delay_loops_per_ns());
-	rc->events = exp_opt(ctx, "events")->choice == 0;
+	/* In virtual time a delay loop is a virtual nanosecond. */
+	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 *
+					      exp_delay_loops_per_ns(ctx));
+	/* Where the machine counts (virtual time), its counters say why, not an event build's. */
+	rc->events = exp_event_run(ctx, exp_opt(ctx, "events")->choice == 0);
 	rc->p.shared_files = exp_opt(ctx, "files")->choice == 0;
 	rc->p.ra_syscall = exp_opt(ctx, "readahead")->choice == 1;
 	for (int i = 0; i < threads->nr_list; i++)
@@ -225,7 +199,18 @@ static int rsq_prepare(struct exp_ctx *ctx)
 		free(rc);
 		return -1;
 	}
-	if (ctx->vt && rsq_prepare_vt(ctx, rc)) {
+	/*
+	 * The readers are the machine's CPUs.  A simulated machine follows
+	 * each cache line touched: a struct page per page cached, and more.
+	 */
+	if (exp_check_threads(ctx)) {
+		free(rc);
+		return -1;
+	}
+	if (ctx->machine->max_page_cache && need > ctx->machine->max_page_cache) {
+		fprintf(stderr, "mmlab: --threads %d x --file-size %llu: more page cache than the simulated "
+			"machine follows; valid with --machine: threads x file-size <= %llu\n",
+			rc->max_threads, rc->p.file_size, ctx->machine->max_page_cache);
 		free(rc);
 		return -1;
 	}
@@ -249,121 +234,31 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	return 0;
 }
 
-struct rsq_run {
-	const struct mm_kernel *k;
-	struct rsq_state *state;
-	int ready, start;
-};
-
-struct rsq_arg {
-	struct rsq_run *run;
-	struct rsq_thread t;
-};
-
-static void rsq_thread_main(void *p)
-{
-	struct rsq_arg *a = p;
-
-	__atomic_fetch_add(&a->run->ready, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&a->run->start, __ATOMIC_ACQUIRE))
-		;
-	a->run->k->rsq_worker(a->run->state, &a->t);
-}
-
-/* Boot @k for @nr readers and make the files; @argv gets each reader's argument. */
-static int rsq_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
-			  struct rsq_arg *args, void **argv, struct rsq_run *run)
+/*
+ * Boot @k for @nr readers, make the files, read every file once with the
+ * readers (on a simulated machine with --io async the device is an agent
+ * of the run, its kthread), tear down, check.  @vm_events (NULL: not
+ * counted) gets the vm events the readers counted; the window in @st.
+ */
+static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
+			 struct rsq_thread *threads, unsigned long *vm_events,
+			 struct machine_stats *st, struct sample *out)
 {
 	struct rsq_ctx *rc = ctx->priv;
 	struct rsq_params p = rc->p;
+	struct exp_threads t = {
+		.k = k, .who = k->name, .nr = nr, .params = &p,
+		.threads = threads, .thread_size = sizeof(*threads), .vm_events = vm_events,
+	};
 
 	p.nr_threads = nr;
-	if (exp_mem_boot(ctx, k, nr))
-		return -1;
-	run->state = k->rsq_setup(&p);
-	if (!run->state) {
-		fprintf(stderr, "mmlab: readseq: cannot set up the files\n");
-		k->mem_exit();
-		return -1;
-	}
 	for (int i = 0; i < nr; i++) {
-		lat_hist_reset(args[i].t.hist);
-		args[i].run = run;
-		args[i].t = (struct rsq_thread){ .tid = i, .hist = args[i].t.hist };
-		argv[i] = &args[i];
+		lat_hist_reset(threads[i].hist);
+		threads[i] = (struct rsq_thread){ .tid = i, .hist = threads[i].hist };
 	}
-	return 0;
-}
-
-/*
- * Boot, read every file once with @nr threads, tear down, check.
- * @vm_events (NULL: not counted) gets the vm events the readers counted.
- */
-static int rsq_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
-			 struct rsq_arg *args, unsigned long *vm_events, double *elapsed,
-			 struct sample *out)
-{
-	struct rsq_run run = { .k = k };
-	struct machine_threads *threads;
-	void *argv[256];
-	char msg[256];
-	double t0;
-
-	if (rsq_boot_setup(ctx, k, nr, args, argv, &run))
+	if (exp_boot_threads(ctx, &t, out))
 		return -1;
-	k->reset_vm_events();
-	threads = machine_threads_start(nr, rsq_thread_main, argv);
-	if (!threads) {
-		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr, strerror(errno));
-		k->rsq_teardown(run.state, msg, sizeof(msg));
-		k->mem_exit();
-		return -1;
-	}
-	while (__atomic_load_n(&run.ready, __ATOMIC_ACQUIRE) < nr)
-		machine_sleep(0.0005);
-	t0 = machine_now();
-	__atomic_store_n(&run.start, 1, __ATOMIC_RELEASE);
-	machine_threads_join(threads);
-	*elapsed = machine_now() - t0;
-	if (vm_events)
-		k->all_vm_events(vm_events);
-	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", k->name, msg);
-	exp_mem_check_exit(k, k->name, out);
-	return 0;
-}
-
-static void rsq_vt_thread_main(void *p)
-{
-	struct rsq_arg *a = p;
-
-	a->run->k->rsq_worker(a->run->state, &a->t);
-}
-
-/*
- * The same on the simulated machine: the vt build boots and makes the
- * files outside virtual time, then @nr virtual CPUs read every file once;
- * *@elapsed is the virtual time until the last one finished.
- */
-static int rsq_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr,
-		      struct rsq_arg *args, double *elapsed, struct vt_stats *st,
-		      struct sample *out)
-{
-	struct rsq_run run = { .k = k };
-	void *argv[VT_MAX_CPUS];
-	char msg[256];
-
-	if (rsq_boot_setup(ctx, k, nr, args, argv, &run))
-		return -1;
-	if (vt_run(ctx->vt, nr, rsq_vt_thread_main, argv, NULL, 0, st)) {
-		k->rsq_teardown(run.state, msg, sizeof(msg));
-		k->mem_exit();
-		return -1;
-	}
-	*elapsed = st->end_ns * 1e-9;
-	if (k->rsq_teardown(run.state, msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", k->name, msg);
-	exp_mem_check_exit(k, k->name, out);
+	*st = t.st;
 	return 0;
 }
 
@@ -387,52 +282,49 @@ static int rsq_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	const struct rsq_impl *impl = v->impl;
 	struct rsq_ctx *rc = ctx->priv;
 	int nr = (int)p->arg;
-	struct rsq_arg *args = calloc((size_t)nr, sizeof(*args));
+	struct rsq_thread *threads = calloc((size_t)nr, sizeof(*threads));
 	struct lat_hist *total = lat_hist_new();
 	unsigned long *vm_events = NULL, ops = 0, bad = 0;
-	struct vt_stats st;
-	double elapsed;
+	struct machine_stats st;
 	int ret = -1;
 
-	if (!args || !total)
+	if (!threads || !total)
 		goto out;
 	for (int i = 0; i < nr; i++)
-		if (!(args[i].t.hist = lat_hist_new()))
+		if (!(threads[i].hist = lat_hist_new()))
 			goto out;
-	if (ctx->vt ? rsq_run_vt(ctx, impl->vt, nr, args, &elapsed, &st, out) :
-		      rsq_run_model(ctx, impl->timed, nr, args, NULL, &elapsed, out))
+	if (rsq_run_model(ctx, exp_build(ctx, impl->timed), nr, threads, NULL, &st, out))
 		goto out;
 	for (int i = 0; i < nr; i++) {
-		ops += args[i].t.ops;
-		bad += args[i].t.bad_records;
-		lat_hist_merge(total, args[i].t.hist);
+		ops += threads[i].ops;
+		bad += threads[i].bad_records;
+		lat_hist_merge(total, threads[i].hist);
 	}
-	out->value = ops / elapsed;
+	out->value = ops / (st.end_ns * 1e-9);
 	sample_latency_metrics(out, total, "lat");
 	sample_counter(out, "ops", (double)ops);
 	sample_counter(out, "bad_records", (double)bad);
 	if (bad)
 		sample_fail(out, true, "%s: %lu of %lu records differ from the backing file", v->name, bad, ops);
-	if (ctx->vt) {
+	if (st.counted)
 		sample_counter(out, "virtual_ns", st.end_ns);
-		exp_vt_counters(out, &st, (double)ops, "share_device_pct");
-	}
+	exp_machine_counters(out, &st, (double)ops, "share_device_pct");
 
 	/* Lock counters come from a separate, untimed run of the event build. */
 	if (rep == 0 && rc->events) {
 		vm_events = exp_vm_events_alloc(impl->events);
-		if (!vm_events || rsq_run_model(ctx, impl->events, nr, args, vm_events, &elapsed, out))
+		if (!vm_events || rsq_run_model(ctx, impl->events, nr, threads, vm_events, &st, out))
 			goto out;
 		rsq_add_event_counters(out, impl->events, vm_events);
 	}
 	ret = 0;
 out:
 	free(vm_events);
-	if (args)
+	if (threads)
 		for (int i = 0; i < nr; i++)
-			lat_hist_free(args[i].t.hist);
+			lat_hist_free(threads[i].hist);
 	lat_hist_free(total);
-	free(args);
+	free(threads);
 	return ret;
 }
 
@@ -456,6 +348,7 @@ const struct experiment exp_readseq = {
 	.extra_metrics = rsq_metrics,
 	.nr_extra_metrics = sizeof(rsq_metrics) / sizeof(rsq_metrics[0]),
 	.point_header = "#threads",
+	.workload = "readseq",
 	.virtual_time = true,
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 10 },
 	.prepare = rsq_prepare,

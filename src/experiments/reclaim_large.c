@@ -52,11 +52,11 @@
 #include <unistd.h>
 
 #include <machine/machine.h>
-#include <machine/vt.h>
 #include <mmlab/data_file.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/lab.h>
+#include <mmlab/workloads/reclaim_large.h>
 #include "common.h"
 
 #define RL_PAGE_SIZE	4096ULL
@@ -235,7 +235,7 @@ static int rl_prepare(struct exp_ctx *ctx)
 {
 	struct rl_ctx *rc = calloc(1, sizeof(*rc));
 
-	if (!rc || exp_vt_check_cpus(ctx)) {
+	if (!rc || exp_check_cpus(ctx)) {
 		free(rc);
 		return -1;
 	}
@@ -277,59 +277,27 @@ static void rl_check_result(const struct rl_params *p, const struct rl_result *r
  * memory_reclaim() call.  0, 1 if rl_run() failed a check (recorded in
  * @out), or -1 if the sample could not run.
  */
-struct rl_call {
-	const struct mm_kernel *k;
-	const struct rl_params *params;
-	struct rl_result *r;
-	char msg[256];
-	int err;
-};
-
-static void rl_call(void *arg)
-{
-	struct rl_call *c = arg;
-
-	c->err = c->k->rl_run(c->params, c->r, c->msg, sizeof(c->msg));
-}
-
 static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const struct mm_kernel *k,
 		       const struct rl_params *params, struct rl_result *r, unsigned long *vm_events,
 		       struct sample *out)
 {
 	struct rl_params p = *params;
 	const char *who = k->events ? sample_name("%s (event build)", v->name) : v->name;
-	struct rl_call call = { .k = k, .params = &p, .r = r };
-	const char *msg = call.msg;
-	struct vt_stats st;
-	int err, ret = 0;
+	struct exp_run run = { .k = k, .params = &p, .result = r };
+	struct machine_stats st;
 
 	memset(r, 0, sizeof(*r));
 	p.vm_events = vm_events;
-	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
+	if (exp_boot_run(ctx, &run, who, (int)exp_opt(ctx, "cpus")->i, 0, &st, out))
 		return -1;
-	if (exp_call(ctx, rl_call, &call, &st)) {
-		k->mem_exit();
-		return -1;
-	}
-	err = call.err;
-	if (err == -ENOMEM) {
-		fprintf(stderr, "mmlab: %s\n", msg);
-		k->mem_exit();
-		return -1;
-	}
-	if (err) {
-		sample_fail(out, false, "%s: %s", who, msg);
-		ret = 1;
-	} else {
+	if (!run.err)
 		rl_check_result(&p, r, who, out);
+	exp_run_end(ctx, &run, who, &st, (double)(r->reclaimed_pages >> p.folio_order), out);
+	if (st.counted) {
+		sample_counter(out, "referenced_usec", exp_machine_span_ns(k, &st, "rmap_referenced_ns") / 1e3);
+		sample_counter(out, "unmap_usec", exp_machine_span_ns(k, &st, "rmap_unmap_ns") / 1e3);
 	}
-	if (ctx->vt) {
-		exp_vt_counters(out, &st, (double)(r->reclaimed_pages >> p.folio_order), "share_delay_pct");
-		sample_counter(out, "referenced_usec", exp_vt_span_ns(k, &st, "rmap_referenced_ns") / 1e3);
-		sample_counter(out, "unmap_usec", exp_vt_span_ns(k, &st, "rmap_unmap_ns") / 1e3);
-	}
-	exp_mem_check_exit(k, who, out);
-	return ret;
+	return run.err ? 1 : 0;
 }
 
 static void rl_add_counters(struct sample *out, const struct rl_result *r)
@@ -380,8 +348,8 @@ static int rl_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct rl_params params = rc->p;
 	struct rl_digest *digest = &rc->digest[p - ctx->points];
 	struct rl_result r, ev;
-	/* On a simulated machine the machine counts; the event build runs on the host only. */
-	bool have_events = rep == 0 && rc->events && !ctx->vt;
+	/* Where the machine counts (virtual time), its counters replace the event build's. */
+	bool have_events = rep == 0 && exp_event_run(ctx, rc->events);
 	unsigned long *vm_events = NULL;
 	int ret;
 
@@ -434,6 +402,7 @@ const struct experiment exp_reclaim_large = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.workload = "reclaim_large",
 	.virtual_time = true,
 	.point_header = "#contpte",
 	.default_repeat = { [SCALE_TINY] = 2, [SCALE_DEFAULT] = 5, [SCALE_FULL] = 5 },

@@ -59,9 +59,9 @@
 
 #include <linux/cpumask.h>
 #include <machine/machine.h>
-#include <machine/vt.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
+#include <mmlab/workloads/refcount_scale.h>
 #include "common.h"
 
 #define RS_PAGE_SIZE	4096
@@ -69,17 +69,15 @@
 struct rs_impl {
 	const struct mm_kernel *timed;		/* NULL: host-pread */
 	const struct mm_kernel *events;
-	const struct mm_kernel *vt;		/* the virtual-time build, for --machine */
 };
 
-static const struct rs_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev, &mm_kernel_vanilla_vt };
-static const struct rs_impl impl_frozen_bit = { &mm_kernel_refcount_frozen_bit_run, &mm_kernel_refcount_frozen_bit_ev,
-						&mm_kernel_refcount_frozen_bit_vt };
-static const struct rs_impl impl_cmpxchg_guess = { &mm_kernel_refcount_cmpxchg_guess_run, &mm_kernel_refcount_cmpxchg_guess_ev,
-						   &mm_kernel_refcount_cmpxchg_guess_vt };
-static const struct rs_impl impl_seqcount_read = { &mm_kernel_refcount_seqcount_read_run, &mm_kernel_refcount_seqcount_read_ev,
-						   &mm_kernel_refcount_seqcount_read_vt };
-static const struct rs_impl impl_host_pread = { NULL, NULL, NULL };
+static const struct rs_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
+static const struct rs_impl impl_frozen_bit = { &mm_kernel_refcount_frozen_bit_run, &mm_kernel_refcount_frozen_bit_ev };
+static const struct rs_impl impl_cmpxchg_guess = { &mm_kernel_refcount_cmpxchg_guess_run,
+						   &mm_kernel_refcount_cmpxchg_guess_ev };
+static const struct rs_impl impl_seqcount_read = { &mm_kernel_refcount_seqcount_read_run,
+						   &mm_kernel_refcount_seqcount_read_ev };
+static const struct rs_impl impl_host_pread = { NULL, NULL };
 
 static const struct exp_variant rs_variants[] = {
 	{ "vanilla", "zero means frozen; folio_try_get() is a compare-exchange loop", &impl_vanilla },
@@ -93,7 +91,7 @@ static const struct exp_variant rs_variants[] = {
 static const struct exp_option rs_options[] = {
 	{ "threads", OPT_INT_LIST, "thread counts to measure (oversubscription allowed); at most 256 on the "
 	  "host, the machine's CPUs with --machine",
-	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, VT_MAX_CPUS },
+	  { [SCALE_TINY] = "1,2", [SCALE_DEFAULT] = "nproc" }, 1, MACHINE_MAX_CPUS },
 	{ "seconds", OPT_DOUBLE, "measured time of one sample",
 	  { [SCALE_TINY] = "0.05", [SCALE_DEFAULT] = "0.5", [SCALE_FULL] = "5" }, 0.01, 3600 },
 	{ "read-size", OPT_INT, "bytes per read, at offset 0 of the thread's page",
@@ -153,29 +151,6 @@ static int rs_set_delays(struct exp_ctx *ctx, struct rs_ctx *rc)
 	return 0;
 }
 
-/*
- * With --machine: every point must fit the simulated machine, and the rest
- * of pread(2) is the machine file's figure unless given (auto never
- * measures the host there, so that every preset's numbers are the same on
- * any host).  In the vt build a delay loop is one virtual nanosecond.
- */
-static int rs_prepare_vt(struct exp_ctx *ctx, struct rs_ctx *rc)
-{
-	if (exp_vt_check_threads(ctx)) {
-		ctx->priv = NULL;
-		free(rc);
-		return -1;
-	}
-	if (exp_opt(ctx, "syscall-ns")->choice == 0)
-		rc->syscall_ns = ctx->vt->syscall_ns;
-	if (rs_set_delays(ctx, rc)) {
-		ctx->priv = NULL;
-		free(rc);
-		return -1;
-	}
-	return 0;
-}
-
 static int rs_prepare(struct exp_ctx *ctx)
 {
 	struct rs_ctx *rc = calloc(1, sizeof(*rc));
@@ -208,272 +183,119 @@ static int rs_prepare(struct exp_ctx *ctx)
 		return -1;
 	}
 	ctx->priv = rc;
-	if (ctx->vt)
-		return rs_prepare_vt(ctx, rc);
-	for (int i = 0; i < ctx->nr_points; i++)
-		if (ctx->points[i].arg > NR_CPUS) {
-			fprintf(stderr, "mmlab: --threads: %lld is more than the host build's %d CPUs; valid: "
-				"1..%d (more with --machine)\n", (long long)ctx->points[i].arg, NR_CPUS, NR_CPUS);
-			ctx->priv = NULL;
-			free(rc);
-			return -1;
-		}
-	if (exp_opt(ctx, "syscall-ns")->choice == 0 && rs_calibrate_syscall(ctx, rc)) {
-		ctx->priv = NULL;
-		free(rc);
-		return -1;
+	if (exp_check_threads(ctx))
+		goto fail;
+	/*
+	 * --syscall-ns auto: the machine's figure where its description gives
+	 * one (a simulated machine's file: so that every preset's numbers are
+	 * the same on any host), else measured on the host.
+	 */
+	if (exp_opt(ctx, "syscall-ns")->choice == 0) {
+		if (ctx->machine->syscall_ns >= 0)
+			rc->syscall_ns = ctx->machine->syscall_ns;
+		else if (rs_calibrate_syscall(ctx, rc))
+			goto fail;
 	}
-	if (rs_set_delays(ctx, rc)) {
-		ctx->priv = NULL;
-		free(rc);
-		return -1;
-	}
+	if (rs_set_delays(ctx, rc))
+		goto fail;
 	return 0;
+fail:
+	ctx->priv = NULL;
+	free(rc);
+	return -1;
 }
 
 /* --- one timed run of N threads --------------------------------------------- */
 
-struct rs_run {
-	int nr_threads;
-	int ready;
-	int start;
-	int stop;
-	const struct mm_kernel *k;	/* NULL: host */
-	struct rs_state *state;
-	const char *host_path;
-	const unsigned char *host_contents;
-	int read_size;
-	int nr_pages;
-};
-
-struct rs_worker_arg {
-	struct rs_run *run;
-	struct rs_thread t;
-	int host_fd;		/* host-pread: this thread's own open of the file */
-};
-
-static void rs_wait_start(struct rs_run *run)
-{
-	__atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&run->start, __ATOMIC_ACQUIRE))
-		;
-}
-
-/*
- * host-pread: the same loop against the host kernel's page cache.  Each
- * thread reads through its own open file, as will-it-scale's workers do,
- * so that they share the page but not a struct file.
- */
-static void rs_host_worker(struct rs_run *run, struct rs_thread *t, int fd)
-{
-	const size_t size = (size_t)run->read_size;
-	const off_t pos = (off_t)(t->tid % run->nr_pages) * RS_PAGE_SIZE;
-	const unsigned char *expect = run->host_contents + pos;
-	unsigned long ops = 0, mismatches = 0;
-	char buf[RS_PAGE_SIZE];
-
-	while (!__atomic_load_n(&run->stop, __ATOMIC_RELAXED)) {
-		ssize_t n = pread(fd, buf, size, pos);
-
-		if (n != (ssize_t)size || memcmp(buf, expect, size))
-			mismatches++;
-		ops++;
-	}
-	t->ops = ops;
-	t->mismatches = mismatches;
-}
-
-static void rs_thread_main(void *p)
-{
-	struct rs_worker_arg *a = p;
-	struct rs_run *run = a->run;
-
-	if (!run->k)
-		a->host_fd = open(run->host_path, O_RDONLY);
-	rs_wait_start(run);
-	if (run->k)
-		run->k->rs_worker(run->state, &a->t, &run->stop);
-	else if (a->host_fd >= 0)
-		rs_host_worker(run, &a->t, a->host_fd);
-}
-
-/* Start the threads, let them run @seconds, stop them; returns elapsed seconds. */
-static double rs_run_threads(struct rs_run *run, struct rs_worker_arg *args, double seconds)
-{
-	void *argv[1024];
-	struct machine_threads *threads;
-	double t0, t1;
-
-	for (int i = 0; i < run->nr_threads; i++) {
-		args[i] = (struct rs_worker_arg){ .run = run, .t = { .tid = i }, .host_fd = -1 };
-		argv[i] = &args[i];
-	}
-	threads = machine_threads_start(run->nr_threads, rs_thread_main, argv);
-	if (!threads)
-		return -1;
-	while (__atomic_load_n(&run->ready, __ATOMIC_ACQUIRE) < run->nr_threads)
-		machine_sleep(0.0005);
-	t0 = machine_now();
-	__atomic_store_n(&run->start, 1, __ATOMIC_RELEASE);
-	machine_sleep(seconds);
-	__atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED);
-	t1 = machine_now();
-	machine_threads_join(threads);
-	return t1 - t0;
-}
-
-static void rs_sum(const struct rs_worker_arg *args, int n, struct rs_thread *total)
+static void rs_sum(const struct rs_thread *threads, int n, struct rs_thread *total)
 {
 	*total = (struct rs_thread){ 0 };
 	for (int i = 0; i < n; i++) {
-		total->ops += args[i].t.ops;
-		total->mismatches += args[i].t.mismatches;
+		total->ops += threads[i].ops;
+		total->mismatches += threads[i].mismatches;
 	}
 }
 
 /*
- * Boot @k sized for @nr_threads and set the file up; NULL (and the kernel
- * shut down) on failure.  Repetition @rep of a point draws its syscall
- * jitter (and the file's bytes) from seed + rep: on the host the samples
- * stay independent draws; in virtual time, where nothing else differs,
- * the repetitions are different interleavings of the same workload.
- */
-static void *rs_boot_setup(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads, int rep)
-{
-	struct rs_ctx *rc = ctx->priv;
-	struct rs_params p = rc->params;
-	void *state;
-
-	p.nr_threads = nr_threads;
-	p.seed += (uint64_t)rep;
-	if (exp_mem_boot(ctx, k, nr_threads))
-		return NULL;
-	state = k->rs_setup(&p);
-	if (!state) {
-		fprintf(stderr, "mmlab: refcount-scale: cannot set up the file (out of simulated memory?)\n");
-		k->mem_exit();
-	}
-	return state;
-}
-
-/*
- * Boot the kernel build, run, tear down and check everything is accounted
- * for.  @vm_events (NULL: not counted) gets the vm events the threads
- * counted, from their start to the join.
+ * Boot @k sized for @nr_threads, set the file up, run the readers on the
+ * machine for --seconds (the host) or --virtual-us (a simulated machine),
+ * tear down and check everything is accounted for.  @vm_events (NULL: not
+ * counted) gets the vm events the readers counted.  Repetition @rep of a
+ * point draws its syscall jitter (and the file's bytes) from seed + rep:
+ * on the host the samples stay independent draws; in virtual time, where
+ * nothing else differs, the repetitions are different interleavings of
+ * the same workload.
  */
 static int rs_run_model(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads, int rep,
 			double seconds, struct rs_thread *total, unsigned long *vm_events,
-			double *elapsed, struct sample *out)
-{
-	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
-	struct rs_run run = { .nr_threads = nr_threads, .k = k };
-	char msg[200];
-	int ret = -1;
-
-	if (!args)
-		return -1;
-	run.state = rs_boot_setup(ctx, k, nr_threads, rep);
-	if (!run.state)
-		goto out;
-	k->reset_vm_events();
-	*elapsed = rs_run_threads(&run, args, seconds);
-	if (vm_events)
-		k->all_vm_events(vm_events);
-	if (k->rs_teardown(run.state, msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", k->name, msg);
-	if (*elapsed < 0) {
-		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", nr_threads, strerror(errno));
-		k->mem_exit();
-		goto out;
-	}
-	exp_mem_check_exit(k, k->name, out);
-	rs_sum(args, nr_threads, total);
-	ret = 0;
-out:
-	free(args);
-	return ret;
-}
-
-/* --- virtual time --------------------------------------------------------------- */
-
-static void rs_vt_thread_main(void *p)
-{
-	struct rs_worker_arg *a = p;
-
-	a->run->k->rs_worker(a->run->state, &a->t, &a->run->stop);
-}
-
-/*
- * One sample on the simulated machine: the vt build boots and sets up the
- * file as on the host (outside virtual time), then N virtual CPUs loop
- * reads until every one's clock has passed --virtual-us.  ops/s is the
- * reads completed over that virtual time; the counters say where it went.
- */
-static int rs_run_vt(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_threads, int rep,
-		     struct sample *out)
+			struct machine_stats *st, struct sample *out)
 {
 	struct rs_ctx *rc = ctx->priv;
-	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
-	void **argv = calloc(nr_threads, sizeof(*argv));
-	struct rs_run run = { .nr_threads = nr_threads, .k = k };
-	struct rs_thread total;
-	struct vt_stats st;
-	char msg[200];
-	double ops, secs;
+	struct rs_params p = rc->params;
+	struct rs_thread *threads = calloc((size_t)nr_threads, sizeof(*threads));
+	struct exp_threads t = {
+		.k = k, .who = k->name, .nr = nr_threads, .params = &p,
+		.threads = threads, .thread_size = sizeof(*threads),
+		.seconds = seconds, .virtual_ns = rc->virtual_ns, .vm_events = vm_events,
+	};
 	int ret = -1;
 
-	if (!args || !argv)
-		goto out;
-	run.state = rs_boot_setup(ctx, k, nr_threads, rep);
-	if (!run.state)
-		goto out;
-	for (int i = 0; i < nr_threads; i++) {
-		args[i] = (struct rs_worker_arg){ .run = &run, .t = { .tid = i }, .host_fd = -1 };
-		argv[i] = &args[i];
+	p.nr_threads = nr_threads;
+	p.seed += (uint64_t)rep;
+	if (threads) {
+		for (int i = 0; i < nr_threads; i++)
+			threads[i].tid = i;
+		ret = exp_boot_threads(ctx, &t, out);
 	}
-	if (vt_run(ctx->vt, nr_threads, rs_vt_thread_main, argv, &run.stop, rc->virtual_ns, &st)) {
-		k->rs_teardown(run.state, msg, sizeof(msg));
-		k->mem_exit();
-		goto out;
+	if (!ret) {
+		rs_sum(threads, nr_threads, total);
+		*st = t.st;
 	}
-	if (k->rs_teardown(run.state, msg, sizeof(msg)))
-		sample_fail(out, false, "%s: %s", k->name, msg);
-	exp_mem_check_exit(k, k->name, out);
-	rs_sum(args, nr_threads, &total);
-	/*
-	 * Each CPU's last read started before the stop and ends after it:
-	 * the reads done within the measured virtual time are the others.
-	 */
-	secs = st.stop_ns * 1e-9;
-	ops = total.ops ? (double)total.ops : 1;
-	out->value = secs > 0 && total.ops > (unsigned long)nr_threads ?
-		(total.ops - nr_threads) / secs : 0;
-	sample_counter(out, "ops", (double)total.ops);
-	sample_counter(out, "syscall_ns", rc->syscall_ns);
-	sample_counter(out, "copy_ns", rc->copy_ns);
-	sample_counter(out, "syscall_jitter_pct", rc->jitter_pct);
-	sample_counter(out, "mismatched_reads", (double)total.mismatches);
-	if (total.mismatches)
-		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
-			    k->name, total.mismatches, total.ops);
-	sample_counter(out, "virtual_ns", st.stop_ns);
-	sample_counter(out, "ns_per_op_per_cpu", st.stop_ns * nr_threads / ops);
-	exp_vt_counters(out, &st, ops, "share_syscall_pct");
-	ret = 0;
-out:
-	free(argv);
-	free(args);
+	free(threads);
 	return ret;
+}
+
+/* --- host-pread ------------------------------------------------------------------- */
+
+struct rs_host_reader {
+	struct rs_thread t;
+	int fd;			/* this reader's own open of the file */
+	size_t size;
+	off_t pos;
+	const unsigned char *expect;
+	const int *stop;
+};
+
+/*
+ * host-pread: the same loop against the host kernel's page cache.  Each
+ * reader reads through its own open file, as will-it-scale's workers do,
+ * so that they share the page but not a struct file.
+ */
+static void rs_host_worker(void *p)
+{
+	struct rs_host_reader *r = p;
+	unsigned long ops = 0, mismatches = 0;
+	char buf[RS_PAGE_SIZE];
+
+	while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED)) {
+		ssize_t n = pread(r->fd, buf, r->size, r->pos);
+
+		if (n != (ssize_t)r->size || memcmp(buf, r->expect, r->size))
+			mismatches++;
+		ops++;
+	}
+	r->t.ops = ops;
+	r->t.mismatches = mismatches;
 }
 
 /* kcmp(2)'s KCMP_FILE (include/uapi/linux/kcmp.h): do two descriptors share a struct file? */
 #define RS_KCMP_FILE	0
 
 /*
- * How many distinct struct files the threads' descriptors refer to, asked
+ * How many distinct struct files the readers' descriptors refer to, asked
  * with kcmp(2) after the run; -1 if the host does not let us ask.
  */
-static int rs_count_open_files(const struct rs_worker_arg *args, int n)
+static int rs_count_open_files(const struct rs_host_reader *r, int n)
 {
 	pid_t pid = getpid();
 	int distinct = 0;
@@ -482,34 +304,34 @@ static int rs_count_open_files(const struct rs_worker_arg *args, int n)
 		bool shared = false;
 
 		for (int j = 0; j < i && !shared; j++) {
-			long r = syscall(SYS_kcmp, pid, pid, RS_KCMP_FILE, args[i].host_fd, args[j].host_fd);
+			long ret = syscall(SYS_kcmp, pid, pid, RS_KCMP_FILE, r[i].fd, r[j].fd);
 
-			if (r < 0)
+			if (ret < 0)
 				return -1;
-			shared = r == 0;
+			shared = ret == 0;
 		}
 		distinct += !shared;
 	}
 	return distinct;
 }
 
+/* host-pread's sample: @nr_threads readers of a tmpfs file on the host, for @seconds. */
 static int rs_run_host(struct exp_ctx *ctx, int nr_threads, double seconds,
-		       struct rs_thread *total, double *elapsed, int *nr_files)
+		       struct rs_thread *total, struct machine_stats *st, int *nr_files)
 {
 	struct rs_ctx *rc = ctx->priv;
 	size_t size = (size_t)rc->params.nr_pages * RS_PAGE_SIZE;
-	struct rs_worker_arg *args = calloc(nr_threads, sizeof(*args));
-	struct rs_run run = {
-		.nr_threads = nr_threads,
-		.read_size = rc->params.read_size,
-		.nr_pages = rc->params.nr_pages,
-	};
+	struct rs_host_reader *r = calloc((size_t)nr_threads, sizeof(*r));
+	void **argv = calloc((size_t)nr_threads, sizeof(*argv));
 	unsigned char *contents = malloc(size);
 	char path[] = "/dev/shm/mmlab-refcount-XXXXXX";
-	int ret = -1, fd;
+	int ret = -1, fd, stop = 0;
+	struct machine_stop when = { .flag = &stop, .seconds = seconds };
 
-	if (!args || !contents)
+	if (!r || !argv || !contents)
 		goto out;
+	for (int i = 0; i < nr_threads; i++)
+		r[i].fd = -1;
 	for (size_t i = 0; i < size; i++)
 		contents[i] = (unsigned char)(i * 131 + ctx->seed);
 	fd = mkstemp(path);
@@ -521,30 +343,42 @@ static int rs_run_host(struct exp_ctx *ctx, int nr_threads, double seconds,
 		fprintf(stderr, "mmlab: host-pread: cannot write the tmpfs file: %s\n", strerror(errno));
 		goto out_unlink;
 	}
-	run.host_path = path;
-	run.host_contents = contents;
-	*elapsed = rs_run_threads(&run, args, seconds);
-	if (*elapsed < 0)
-		goto out_unlink;
 	for (int i = 0; i < nr_threads; i++) {
-		if (args[i].host_fd < 0) {
-			fprintf(stderr, "mmlab: host-pread: thread %d cannot open the tmpfs file\n", i);
+		r[i] = (struct rs_host_reader){
+			.t = { .tid = i },
+			.fd = open(path, O_RDONLY),
+			.size = (size_t)rc->params.read_size,
+			.pos = (off_t)(i % rc->params.nr_pages) * RS_PAGE_SIZE,
+			.stop = &stop,
+		};
+		r[i].expect = contents + r[i].pos;
+		argv[i] = &r[i];
+		if (r[i].fd < 0) {
+			fprintf(stderr, "mmlab: host-pread: reader %d cannot open the tmpfs file\n", i);
 			goto out_unlink;
 		}
 	}
-	rs_sum(args, nr_threads, total);
+	/* It measures the host itself: on the host machine, whatever --machine says. */
+	if (machine_run(&machine_host, nr_threads, rs_host_worker, argv, &when, st))
+		goto out_unlink;
+	*total = (struct rs_thread){ 0 };
+	for (int i = 0; i < nr_threads; i++) {
+		total->ops += r[i].t.ops;
+		total->mismatches += r[i].t.mismatches;
+	}
 	if (nr_files)
-		*nr_files = rs_count_open_files(args, nr_threads);
+		*nr_files = rs_count_open_files(r, nr_threads);
 	ret = 0;
 out_unlink:
 	for (int i = 0; i < nr_threads; i++)
-		if (args[i].host_fd >= 0)
-			close(args[i].host_fd);
+		if (r[i].fd >= 0)
+			close(r[i].fd);
 	close(fd);
 	unlink(path);
 out:
 	free(contents);
-	free(args);
+	free(argv);
+	free(r);
 	return ret;
 }
 
@@ -569,21 +403,29 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	struct rs_ctx *rc = ctx->priv;
 	int nr_threads = (int)p->arg;
 	struct rs_thread total, ev;
+	struct machine_stats st;
+	unsigned long late;
 	int host_files = 0;
-	double elapsed;
+	double secs, ops;
 	int ret;
 
-	if (ctx->vt)
-		return rs_run_vt(ctx, impl->vt, nr_threads, rep, out);
 	if (impl->timed)
-		ret = rs_run_model(ctx, impl->timed, nr_threads, rep, rc->seconds, &total, NULL,
-				   &elapsed, out);
+		ret = rs_run_model(ctx, exp_build(ctx, impl->timed), nr_threads, rep, rc->seconds, &total,
+				   NULL, &st, out);
 	else
-		ret = rs_run_host(ctx, nr_threads, rc->seconds, &total, &elapsed, &host_files);
+		ret = rs_run_host(ctx, nr_threads, rc->seconds, &total, &st, &host_files);
 	if (ret)
 		return -1;
 
-	out->value = total.ops / elapsed;
+	/*
+	 * Each reader's last read started before the stop and ends after it:
+	 * where the machine stops exactly (it counts: virtual time), the reads
+	 * done within the measured time are the others.
+	 */
+	late = st.counted ? (unsigned long)nr_threads : 0;
+	secs = st.stop_ns * 1e-9;
+	ops = total.ops ? (double)total.ops : 1;
+	out->value = secs > 0 && total.ops > late ? (total.ops - late) / secs : 0;
 	sample_counter(out, "ops", (double)total.ops);
 	if (impl->timed) {
 		sample_counter(out, "syscall_ns", rc->syscall_ns);
@@ -596,14 +438,19 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 	if (total.mismatches)
 		sample_fail(out, true, "%s: %lu of %lu reads returned bytes that differ from the file",
 			    v->name, total.mismatches, total.ops);
+	if (st.counted) {
+		sample_counter(out, "virtual_ns", st.stop_ns);
+		sample_counter(out, "ns_per_op_per_cpu", st.stop_ns * nr_threads / ops);
+	}
+	exp_machine_counters(out, &st, ops, "share_syscall_pct");
 
 	/* Counters come from a separate, untimed run of the event build. */
-	if (rep == 0 && impl->events && rc->events_seconds > 0) {
+	if (rep == 0 && impl->events && exp_event_run(ctx, rc->events_seconds > 0)) {
 		unsigned long *vm_events = exp_vm_events_alloc(impl->events);
-		double ev_elapsed;
+		struct machine_stats ev_st;
 
 		if (!vm_events || rs_run_model(ctx, impl->events, nr_threads, 0, rc->events_seconds,
-					       &ev, vm_events, &ev_elapsed, out)) {
+					       &ev, vm_events, &ev_st, out)) {
 			free(vm_events);
 			return -1;
 		}
@@ -627,19 +474,21 @@ static int rs_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 
 static int rs_calibrate_syscall(struct exp_ctx *ctx, struct rs_ctx *rc)
 {
-	double seconds = rc->seconds / RS_CAL_RUNS, host_ns = 0, model_ns = 0, elapsed;
+	double seconds = rc->seconds / RS_CAL_RUNS, host_ns = 0, model_ns = 0;
 	struct sample scratch = { 0 };
+	struct machine_stats st;
 	struct rs_thread t;
 
+	/* Both on the host, which is what is measured. */
 	for (int i = 0; i < RS_CAL_RUNS; i++) {
-		if (rs_run_host(ctx, 1, seconds, &t, &elapsed, NULL))
+		if (rs_run_host(ctx, 1, seconds, &t, &st, NULL))
 			return -1;
-		if (t.ops && (!host_ns || elapsed * 1e9 / t.ops < host_ns))
-			host_ns = elapsed * 1e9 / t.ops;
-		if (rs_run_model(ctx, &mm_kernel_vanilla_run, 1, 0, seconds, &t, NULL, &elapsed, &scratch))
+		if (t.ops && (!host_ns || st.stop_ns / t.ops < host_ns))
+			host_ns = st.stop_ns / t.ops;
+		if (rs_run_model(ctx, &mm_kernel_vanilla_run, 1, 0, seconds, &t, NULL, &st, &scratch))
 			return -1;
-		if (t.ops && (!model_ns || elapsed * 1e9 / t.ops < model_ns))
-			model_ns = elapsed * 1e9 / t.ops;
+		if (t.ops && (!model_ns || st.stop_ns / t.ops < model_ns))
+			model_ns = st.stop_ns / t.ops;
 	}
 	if (scratch.invariants_failed || scratch.data_failed) {
 		fprintf(stderr, "mmlab: refcount-scale: --syscall-ns auto: the calibration run failed a check: %s\n",
@@ -678,6 +527,7 @@ const struct experiment exp_refcount_scale = {
 	.prepare = rs_prepare,
 	.run_one = rs_run_one,
 	.finish = rs_finish,
+	.workload = "refcount_scale",
 	.virtual_time = true,
 	.vt_default_repeat = 5,
 };

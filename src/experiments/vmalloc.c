@@ -63,7 +63,6 @@
 
 #include <linux/smp.h>
 #include <machine/machine.h>
-#include <machine/vt.h>
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
 #include <mmlab/workloads/vmalloc_test.h>
@@ -251,7 +250,7 @@ static int vm_prepare(struct exp_ctx *ctx)
 	unsigned long loops = (unsigned long)exp_opt(ctx, "loops")->i;
 	unsigned long long ns = (unsigned long long)exp_opt(ctx, "tlb-flush-ns")->i;
 
-	if (!vc || exp_vt_check_cpus(ctx)) {
+	if (!vc || exp_check_cpus(ctx)) {
 		free(vc);
 		return -1;
 	}
@@ -317,61 +316,29 @@ static void vm_counters(struct sample *out, const struct vm_point *vp,
 	sample_counter(out, "pcp_pages", (double)pcp);
 }
 
-struct vm_call {
-	const struct mm_kernel *k;
-	const struct vmalloc_test_params *params;
-	struct vmalloc_test_result *r;
-	char msg[256];
-	int err;
-};
-
-static void vm_call(void *arg)
-{
-	struct vm_call *c = arg;
-
-	c->err = c->k->vmalloc_test_run(c->params, c->r, c->msg, sizeof(c->msg));
-}
-
 static int vm_run_one(struct exp_ctx *ctx, const struct exp_variant *v,
 		      struct exp_point *p, int rep, struct sample *out)
 {
-	const struct mm_kernel *k = exp_build(ctx, v->impl);
 	const struct vm_point *vp = p->priv;
 	struct vm_ctx *vc = ctx->priv;
 	struct vmalloc_test_params params = vc->params;
 	struct vmalloc_test_result r;
-	struct vm_call call = { .k = k, .params = &params, .r = &r };
-	const char *msg = call.msg;
-	struct vt_stats st;
-	int err;
+	struct exp_run run = { .k = exp_build(ctx, v->impl), .params = &params, .result = &r };
+	struct machine_stats st;
 
 	(void)rep;
 	params.test = vp->test;
 	params.nr_pages = vp->nr_pages;
 	params.use_huge = vp->use_huge;
 	params.loops = vp->loops;
-	if (exp_mem_boot(ctx, k, (int)exp_opt(ctx, "cpus")->i))
+	if (exp_boot_run(ctx, &run, v->name, (int)exp_opt(ctx, "cpus")->i, 0, &st, out))
 		return -1;
-	if (exp_call(ctx, vm_call, &call, &st)) {
-		k->mem_exit();
-		return -1;
-	}
-	err = call.err;
-	if (err == -ENOMEM || err == -EINVAL) {
-		fprintf(stderr, "mmlab: %s\n", msg);
-		k->mem_exit();
-		return -1;
-	}
-	if (err)
-		sample_fail(out, false, "%s: %s", v->name, msg);
 	if (r.failed && !vmalloc_test_xfail(vp->test))
 		sample_fail(out, false, "%s: %s: an allocation failed (out of simulated memory?)",
 			    v->name, vmalloc_test_name(vp->test));
 	out->value = r.usec;
 	vm_counters(out, vp, &r);
-	if (ctx->vt)
-		exp_vt_counters(out, &st, (double)vp->loops, "share_delay_pct");
-	exp_mem_check_exit(k, v->name, out);
+	exp_run_end(ctx, &run, v->name, &st, (double)vp->loops, out);
 	return 0;
 }
 
@@ -392,6 +359,7 @@ const struct experiment exp_vmalloc = {
 	.metric = "usec",
 	.unit = "usec",
 	.higher_is_better = false,
+	.workload = "vmalloc_test",
 	.virtual_time = true,
 	.point_header = "test_vmalloc benchmark",
 	.mark_ri = true,

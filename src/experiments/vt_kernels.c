@@ -1,7 +1,7 @@
 /*
- * The virtual-time builds of every design, found by the design's name
- * (exp_build(), src/experiments/common.h).  Apart from common.c so
- * that what links the shared helpers alone needs no kernel build.
+ * Every design's builds, one per kind of machine (enum machine_build), for
+ * exp_build() (src/experiments/common.h).  Apart from common.c so that
+ * what links the shared helpers alone needs no kernel build.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,22 +9,21 @@
 
 #include "common.h"
 
-static const struct mm_kernel *const vt_kernels[] = {
-	&mm_kernel_vanilla_vt, &mm_kernel_refcount_frozen_bit_vt, &mm_kernel_refcount_cmpxchg_guess_vt,
-	&mm_kernel_refcount_seqcount_read_vt, &mm_kernel_ra_batched_vt, &mm_kernel_vanilla_v1base_vt,
-	&mm_kernel_contig_batched_vt, &mm_kernel_contig_bulk_vt, &mm_kernel_contig_chunk_prepare_vt,
-	&mm_kernel_mgt_entry_vt, &mm_kernel_mgt_counter_vt, &mm_kernel_rmap_referenced_vt,
-	&mm_kernel_rmap_batched_vt,
+#define DESIGN(d) { [MACHINE_BUILD_RUN] = &mm_kernel_##d##_run, [MACHINE_BUILD_VT] = &mm_kernel_##d##_vt }
+
+static const struct mm_kernel *const designs[][MACHINE_NR_BUILDS] = {
+	DESIGN(vanilla), DESIGN(refcount_frozen_bit), DESIGN(refcount_cmpxchg_guess),
+	DESIGN(refcount_seqcount_read), DESIGN(ra_batched), DESIGN(vanilla_v1base),
+	DESIGN(contig_batched), DESIGN(contig_bulk), DESIGN(contig_chunk_prepare),
+	DESIGN(mgt_entry), DESIGN(mgt_counter), DESIGN(rmap_referenced), DESIGN(rmap_batched),
 };
 
 const struct mm_kernel *exp_build(const struct exp_ctx *ctx, const struct mm_kernel *k)
 {
-	if (!ctx->vt)
-		return k;
-	for (size_t i = 0; i < sizeof(vt_kernels) / sizeof(vt_kernels[0]); i++)
-		if (!strcmp(vt_kernels[i]->name, k->name))
-			return vt_kernels[i];
+	for (size_t i = 0; i < sizeof(designs) / sizeof(designs[0]); i++)
+		if (!strcmp(designs[i][MACHINE_BUILD_RUN]->name, k->name))
+			return designs[i][ctx->machine->build];
 	/* Every design is in VT_KERNELS: a missing one is a bug of the lab. */
-	fprintf(stderr, "mmlab: no virtual-time build of %s in src/experiments/vt_kernels.c\n", k->name);
+	fprintf(stderr, "mmlab: no build of %s in src/experiments/vt_kernels.c\n", k->name);
 	abort();
 }

@@ -8,20 +8,21 @@
 
 #include <mmlab/lab.h>
 
-extern const struct experiment exp_refcount_scale;
-extern const struct experiment exp_free_contig;
-extern const struct experiment exp_readseq;
-extern const struct experiment exp_vmalloc;
-extern const struct experiment exp_migrate_fork;
-extern const struct experiment exp_reclaim_large;
+/* Every experiment, in `mmlab list` order: one line each (src/experiments/<name>.c's exp_<name>). */
+#define EXPERIMENTS(X)		\
+	X(refcount_scale)	\
+	X(free_contig)		\
+	X(readseq)		\
+	X(vmalloc)		\
+	X(migrate_fork)		\
+	X(reclaim_large)
 
+#define DECLARE_EXPERIMENT(name) extern const struct experiment exp_##name;
+EXPERIMENTS(DECLARE_EXPERIMENT)
+
+#define EXPERIMENT_ENTRY(name) &exp_##name,
 const struct experiment *const experiments[] = {
-	&exp_refcount_scale,
-	&exp_free_contig,
-	&exp_readseq,
-	&exp_vmalloc,
-	&exp_migrate_fork,
-	&exp_reclaim_large,
+	EXPERIMENTS(EXPERIMENT_ENTRY)
 	NULL,
 };
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <machine/machine.h>
 #include <machine/vt.h>
 #include <mmlab/files.h>
 #include <mmlab/host_facts.h>
@@ -225,7 +226,7 @@ static int run_sample(struct lab_results *r, struct exp_ctx *ctx, int point, int
 
 	memset(s, 0, sizeof(*s));
 	/* A virtual-time sample does not depend on the host's load: its noise is not measured. */
-	if (ctx->vt) {
+	if (!ctx->machine->host_noise) {
 		ret = r->exp->run_one(ctx, c->variant, (struct exp_point *)c->point, rep, s);
 	} else {
 		lab_noise_mark(&r->probe, &before);
@@ -495,7 +496,8 @@ static void init_ctx(struct exp_ctx *ctx, const struct lab_config *cfg)
 	ctx->seed = cfg->seed;
 	ctx->values = cfg->values;
 	ctx->mem_bytes = cfg->mem_bytes;
-	ctx->vt = cfg->vt;
+	/* The one place the machine is chosen: the host, or --machine's. */
+	ctx->machine = cfg->vt ? machine_vt(cfg->vt) : &machine_host;
 }
 
 /* The experiment's declaration of its metrics: names present and distinct. */

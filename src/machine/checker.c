@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/smp.h>
 #include <machine/checker.h>
+#include <machine/machine.h>
 #include <machine/yield.h>
 
 enum tstate {
@@ -973,3 +975,111 @@ const char *checker_status_name(enum checker_status st)
 	}
 	return "?";
 }
+
+/* --- the checker as a machine of the machine interface (machine/machine.h) --------- */
+
+/*
+ * A run is one execution of the default schedule (checker_run_forced()
+ * with no forced entries): the workers are scenario threads, CPU i the
+ * i-th; a stop is set once the execution has taken half of
+ * CHECKER_MAX_STEPS steps, so that loops until a stop end within the cap.
+ * There is no clock: the window is the steps taken, and nothing is counted.
+ */
+struct checker_machine_run {
+	machine_thread_fn fn;
+	void *const *args;
+	int *stop;
+	int steps;
+};
+
+static void checker_machine_worker(void *p)
+{
+	struct checker_machine_run *r = p;
+	int i = checker_self();
+
+	cpu_number = i;
+	r->fn(r->args[i]);
+}
+
+static bool checker_machine_step(void *p, char *why, size_t len)
+{
+	struct checker_machine_run *r = p;
+
+	(void)why;
+	(void)len;
+	if (r->stop && ++r->steps >= CHECKER_MAX_STEPS / 2)
+		*r->stop = 1;
+	return true;
+}
+
+static int checker_machine_run(const struct machine *m, int n, machine_thread_fn fn, void *const *args,
+			       const struct machine_stop *stop, struct machine_stats *st)
+{
+	struct checker_machine_run r = { .fn = fn, .args = args, .stop = stop ? stop->flag : NULL };
+	struct checker_scenario sc = {
+		.name = "machine_run",
+		.nthreads = n,
+		.arg = &r,
+		.invariant = checker_machine_step,
+	};
+	struct checker_result *res;
+	enum checker_status status;
+
+	(void)m;
+	memset(st, 0, sizeof(*st));
+	if (n < 1 || n > CHECKER_MAX_THREADS) {
+		fprintf(stderr, "mmlab: checker: %d workers; valid: 1..%d\n", n, CHECKER_MAX_THREADS);
+		return -1;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -1;
+	if (n > nr_cpu_ids)
+		nr_cpu_ids = n;
+	for (int i = 0; i < n; i++)
+		sc.thread[i] = checker_machine_worker;
+	status = checker_run_forced(&sc, NULL, 0, res);
+	if (status != CHECKER_OK)
+		fprintf(stderr, "mmlab: checker: %s: %s\n", checker_status_name(status), res->message);
+	st->end_ns = res->nsteps;
+	free(res);
+	return status == CHECKER_OK ? 0 : -1;
+}
+
+static int checker_machine_call(const struct machine *m, machine_thread_fn fn, void *arg,
+				struct machine_stats *st)
+{
+	void *args[1] = { arg };
+
+	return checker_machine_run(m, 1, fn, args, NULL, st);
+}
+
+static int checker_machine_set_cpus(const struct machine *m, int nr_cpus)
+{
+	(void)m;
+	return machine_set_nr_cpus(nr_cpus);
+}
+
+static double checker_machine_delay_loops_per_ns(const struct machine *m)
+{
+	(void)m;
+	return 1.0;
+}
+
+static const struct machine_ops checker_machine_ops = {
+	.set_cpus = checker_machine_set_cpus,
+	.run = checker_machine_run,
+	.call = checker_machine_call,
+	.delay_loops_per_ns = checker_machine_delay_loops_per_ns,
+};
+
+const struct machine machine_checker = {
+	.name = "checker",
+	.nr_cpus = CHECKER_MAX_THREADS,
+	.max_nr_cpu_ids = NR_CPUS,
+	.cpus_what = "the checker's",
+	.cpus_more = "",
+	.build = MACHINE_BUILD_RUN,	/* the chk builds, which tests link directly */
+	.syscall_ns = 0,
+	.ops = &checker_machine_ops,
+};

@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -218,3 +220,129 @@ void wake_up_var(unsigned int *var)
 {
 	syscall(SYS_futex, var, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
+
+/* --- the host as a machine of the machine interface (machine/machine.h) ------------ */
+
+int machine_check_cpus(const struct machine *m, const char *opt, long long n)
+{
+	if (n <= m->nr_cpus)
+		return 0;
+	fprintf(stderr, "mmlab: --%s: %lld is more than %s %d CPUs; valid: 1..%d%s\n",
+		opt, n, m->cpus_what, m->nr_cpus, m->nr_cpus, m->cpus_more);
+	return -1;
+}
+
+static int host_set_cpus(const struct machine *m, int nr_cpus)
+{
+	(void)m;
+	return machine_set_nr_cpus(nr_cpus);
+}
+
+/* A host run: every worker waits for all to be ready, so that they start together. */
+struct host_run {
+	machine_thread_fn fn;
+	void *const *args;
+	int ready;
+	int start;
+};
+
+struct host_worker {
+	struct host_run *run;
+	int i;
+};
+
+static void host_worker_main(void *p)
+{
+	struct host_worker *w = p;
+	struct host_run *run = w->run;
+
+	__atomic_fetch_add(&run->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&run->start, __ATOMIC_ACQUIRE))
+		;
+	run->fn(run->args[w->i]);
+}
+
+/*
+ * The window: from the moment every worker is ready and told to start to
+ * the stop (told after @stop->seconds of sleep), or to the last one's end.
+ */
+static int host_run(const struct machine *m, int n, machine_thread_fn fn, void *const *args,
+		    const struct machine_stop *stop, struct machine_stats *st)
+{
+	struct host_run run = { .fn = fn, .args = args };
+	struct host_worker *w = calloc((size_t)n, sizeof(*w));
+	void **wargs = calloc((size_t)n, sizeof(*wargs));
+	struct machine_threads *threads = NULL;
+	double t0, t1;
+
+	(void)m;
+	memset(st, 0, sizeof(*st));
+	if (w && wargs) {
+		for (int i = 0; i < n; i++) {
+			w[i] = (struct host_worker){ &run, i };
+			wargs[i] = &w[i];
+		}
+		threads = machine_threads_start(n, host_worker_main, wargs);
+	}
+	if (!threads) {
+		fprintf(stderr, "mmlab: cannot start %d threads: %s\n", n, strerror(errno ? errno : ENOMEM));
+		free(wargs);
+		free(w);
+		return -1;
+	}
+	while (__atomic_load_n(&run.ready, __ATOMIC_ACQUIRE) < n)
+		machine_sleep(0.0005);
+	t0 = machine_now();
+	__atomic_store_n(&run.start, 1, __ATOMIC_RELEASE);
+	if (stop) {
+		machine_sleep(stop->seconds);
+		__atomic_store_n(stop->flag, 1, __ATOMIC_RELAXED);
+		t1 = machine_now();
+		machine_threads_join(threads);
+	} else {
+		machine_threads_join(threads);
+		t1 = machine_now();
+	}
+	st->end_ns = (t1 - t0) * 1e9;
+	if (stop)
+		st->stop_ns = st->end_ns;
+	free(wargs);
+	free(w);
+	return 0;
+}
+
+static int host_call(const struct machine *m, machine_thread_fn fn, void *arg, struct machine_stats *st)
+{
+	double t0 = machine_now();
+
+	(void)m;
+	memset(st, 0, sizeof(*st));
+	fn(arg);
+	st->end_ns = (machine_now() - t0) * 1e9;
+	return 0;
+}
+
+static double host_delay_loops_per_ns(const struct machine *m)
+{
+	(void)m;
+	return delay_loops_per_ns();
+}
+
+static const struct machine_ops host_ops = {
+	.set_cpus = host_set_cpus,
+	.run = host_run,
+	.call = host_call,
+	.delay_loops_per_ns = host_delay_loops_per_ns,
+};
+
+const struct machine machine_host = {
+	.name = "host",
+	.nr_cpus = NR_CPUS,
+	.max_nr_cpu_ids = NR_CPUS,
+	.cpus_what = "the host build's",
+	.cpus_more = " (more with --machine)",
+	.build = MACHINE_BUILD_RUN,
+	.syscall_ns = -1,
+	.host_noise = true,
+	.ops = &host_ops,
+};

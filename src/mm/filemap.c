@@ -27,7 +27,7 @@
 #include <linux/sched.h>
 #include <linux/swap.h>
 #include <linux/uaccess.h>
-#include <machine/yield.h>
+#include <machine/machine.h>
 #include "internal.h"
 
 /* linux/uaccess.h: what a copy to user memory costs beyond the memcpy(). */

@@ -19,6 +19,7 @@
 #include <linux/ktime.h>
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
+#include <mmlab/workloads/free_contig.h>
 #include "workloads.h"
 
 static int fc_split_loop(const struct fc_params *p, struct fc_result *r)
@@ -60,8 +61,10 @@ static int fc_frozen_loop(const struct fc_params *p, struct fc_result *r)
 	return 0;
 }
 
-int free_contig_run(const struct fc_params *p, struct fc_result *r, char *msg, size_t len)
+static int free_contig_run(const void *params, void *result, char *msg, size_t len)
 {
+	const struct fc_params *p = params;
+	struct fc_result *r = result;
 	struct page_alloc_report rep;
 	int err;
 
@@ -83,3 +86,5 @@ int free_contig_run(const struct fc_params *p, struct fc_result *r, char *msg, s
 	}
 	return 0;
 }
+
+MM_WORKLOAD(free_contig, .run = free_contig_run);

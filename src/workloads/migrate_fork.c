@@ -26,6 +26,7 @@
 #include <linux/swap.h>
 #include <linux/swapops.h>
 #include <linux/vmstat.h>
+#include <mmlab/workloads/migrate_fork.h>
 #include "workloads.h"
 
 #define MF_BASE		0x7f0000000000UL	/* 2 MiB-aligned; the buffer starts p->offset past it */
@@ -193,8 +194,10 @@ static int mf_check(struct mf_run *run, struct mf_result *r, char *msg, size_t l
 	return 0;
 }
 
-int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, size_t len)
+static int migrate_fork_run(const void *params, void *result, char *msg, size_t len)
 {
+	const struct mf_params *p = params;
+	struct mf_result *r = result;
 	struct mf_run run = { .p = p, .base = MF_BASE + p->offset };
 	unsigned long events[NR_VM_EVENT_ITEMS], nr = 1UL << p->folio_order;
 	double t0;
@@ -275,3 +278,5 @@ int migrate_fork_run(const struct mf_params *p, struct mf_result *r, char *msg, 
 	free(run.mms);
 	return err;
 }
+
+MM_WORKLOAD(migrate_fork, .run = migrate_fork_run);

@@ -25,6 +25,7 @@
 #include <linux/pagemap.h>
 #include <mmlab/hist.h>
 #include <mmlab/record_sum.h>
+#include <mmlab/workloads/readseq.h>
 #include "workloads.h"
 
 /*
@@ -45,8 +46,9 @@ struct rsq_state {
 	struct block_device *bdev;	/* NULL: readers read synchronously */
 };
 
-struct rsq_state *readseq_setup(const struct rsq_params *p)
+static void *readseq_setup(const void *params)
 {
+	const struct rsq_params *p = params;
 	struct rsq_state *s = calloc(1, sizeof(*s));
 
 	if (!s)
@@ -151,8 +153,11 @@ static __lab_uncharged void rsq_thread_move(struct rsq_thread *to, const struct 
 	*to = *from;
 }
 
-void readseq_worker(struct rsq_state *s, struct rsq_thread *out)
+/* Reads every file once: @stop is not needed. */
+static void readseq_worker(void *state, void *thread, const int *stop)
 {
+	struct rsq_state *s = state;
+	struct rsq_thread *out = thread;
 	readseq_file_fn read_file = s->p.ra_syscall ? readseq_file_syscall : readseq_file;
 	char *buf = malloc(s->p.value_size);
 	struct rsq_thread t;
@@ -170,8 +175,9 @@ void readseq_worker(struct rsq_state *s, struct rsq_thread *out)
 	rsq_thread_move(out, &t);
 }
 
-int readseq_teardown(struct rsq_state *s, char *msg, size_t len)
+static int readseq_teardown(void *state, char *msg, size_t len)
 {
+	struct rsq_state *s = state;
 	int ret = 0;
 
 	/* Asynchronous readahead may still be in flight past the readers' end. */
@@ -189,3 +195,5 @@ int readseq_teardown(struct rsq_state *s, char *msg, size_t len)
 	free(s);
 	return ret;
 }
+
+MM_WORKLOAD(readseq, .setup = readseq_setup, .worker = readseq_worker, .teardown = readseq_teardown);

@@ -24,6 +24,7 @@
 #include <linux/swap.h>
 #include <linux/vmstat.h>
 #include <mmlab/random.h>
+#include <mmlab/workloads/reclaim_large.h>
 #include "workloads.h"
 
 /* Where each process maps the file: 1 GiB aligned, so PMDs line up with the file. */
@@ -201,8 +202,10 @@ static int rl_check(struct rl_run *run, struct rl_result *r, char *msg, size_t l
 	return 0;
 }
 
-int reclaim_large_run(const struct rl_params *p, struct rl_result *r, char *msg, size_t len)
+int reclaim_large_run(const void *params, void *result, char *msg, size_t len)
 {
+	const struct rl_params *p = params;
+	struct rl_result *r = result;
 	struct rl_run *run = calloc(1, sizeof(*run));
 	int err;
 
@@ -232,3 +235,5 @@ int reclaim_large_run(const struct rl_params *p, struct rl_result *r, char *msg,
 	free(run);
 	return err;
 }
+
+MM_WORKLOAD(reclaim_large, .run = reclaim_large_run);

@@ -23,6 +23,7 @@
 #include <mmlab/uncharged.h>
 #include <linux/delay.h>
 #include <linux/uaccess.h>
+#include <mmlab/workloads/refcount_scale.h>
 #include "workloads.h"
 
 struct rs_state {
@@ -56,8 +57,9 @@ static void rs_free(struct rs_state *s)
 	free(s);
 }
 
-struct rs_state *refcount_scale_setup(const struct rs_params *p)
+static void *refcount_scale_setup(const void *params)
 {
+	const struct rs_params *p = params;
 	struct rs_state *s = calloc(1, sizeof(*s));
 	size_t size = (size_t)p->nr_pages << PAGE_SHIFT;
 	uint64_t x = p->seed;
@@ -131,8 +133,10 @@ static __lab_uncharged void rs_thread_move(struct rs_thread *to, const struct rs
 	*to = *from;
 }
 
-void refcount_scale_worker(struct rs_state *s, struct rs_thread *out, const int *stop)
+static void refcount_scale_worker(void *state, void *thread, const int *stop)
 {
+	struct rs_state *s = state;
+	struct rs_thread *out = thread;
 	struct rs_thread t;
 
 	rs_thread_move(&t, out);
@@ -143,8 +147,9 @@ void refcount_scale_worker(struct rs_state *s, struct rs_thread *out, const int 
 	rs_thread_move(out, &t);
 }
 
-int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)
+static int refcount_scale_teardown(void *state, char *msg, size_t len)
 {
+	struct rs_state *s = state;
 	int ret = 0;
 
 	copy_user_loops = 0;
@@ -157,3 +162,6 @@ int refcount_scale_teardown(struct rs_state *s, char *msg, size_t len)
 	rs_free(s);
 	return ret;
 }
+
+MM_WORKLOAD(refcount_scale, .setup = refcount_scale_setup, .worker = refcount_scale_worker,
+	    .teardown = refcount_scale_teardown);

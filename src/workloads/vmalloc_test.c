@@ -301,9 +301,10 @@ static void vt_collect(struct vmalloc_test_result *r, const struct tlb_flush_sta
 	}
 }
 
-int vmalloc_test_run(const struct vmalloc_test_params *p, struct vmalloc_test_result *r,
-		     char *msg, size_t len)
+static int vmalloc_test_run(const void *params, void *result, char *msg, size_t len)
 {
+	const struct vmalloc_test_params *p = params;
+	struct vmalloc_test_result *r = result;
 	struct vt_ctx c = { .p = p, .loops = p->loops, .rnd = p->seed };
 	struct tlb_flush_stats tlb0;
 	struct vmap_stats vs0;
@@ -340,3 +341,5 @@ int vmalloc_test_run(const struct vmalloc_test_params *p, struct vmalloc_test_re
 	drain_all_pages(&contig_zone);
 	return ret;
 }
+
+MM_WORKLOAD(vmalloc_test, .run = vmalloc_test_run);
