@@ -43,6 +43,8 @@ export MMLAB_TEST_TIMEOUT=${MMLAB_TEST_TIMEOUT:-120}
 JOBS=$(nproc 2>/dev/null || echo 1)
 
 # The tree as tracked (working-tree contents), builds of earlier runs kept.
+# A file the tree no longer tracks goes from the copy too (the Makefile's
+# wildcards would build a source that was renamed or split away).
 sync_tree() {
 	mkdir -p "$TREE"
 	git ls-files -z | while IFS= read -r -d '' f; do
@@ -51,6 +53,11 @@ sync_tree() {
 			cp "$f" "$TREE/$f"
 		fi
 	done
+	(cd "$TREE" && find . -path ./build -prune -o -type f -print0) |
+		while IFS= read -r -d '' f; do
+			f=${f#./}
+			[ -e "$f" ] || rm -f "$TREE/$f"
+		done
 }
 
 # Apply one mutant to the scratch copy: the k-th of exactly n occurrences of FIND.
