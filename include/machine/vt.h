@@ -282,7 +282,7 @@ double vt_clock_ns(void);
 /*
  * A timed span of the kernel model (linux/rmap.h's rmap_time_start() and
  * rmap_time_add() in the vt flavour): vt_span_clock() is the calling CPU's
- * clock with its code so far charged, in ps; vt_span_add() adds the clock's
+ * clock with the code it ran so far counted (not charged early), in ps; vt_span_add() adds the clock's
  * advance since @start to span @key (0..VT_NR_SPANS-1; others are ignored).
  * Neither costs the model anything: they read the clock the model already
  * keeps, as the event build reads the host's.

@@ -804,12 +804,6 @@ static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_
 	return done;
 }
 
-/* @c's clock with the code it ran since the clock last moved, not charged yet. */
-static inline vt_ps vt_now(const struct vt_cpu *c)
-{
-	return c->clock + vt_hier_code_ps(c, c->blocks);
-}
-
 /*
  * l1d.lat: a load whose address lies up to VT_DEP_SPAN bytes past a pointer
  * a recent load brought from the L1 cannot issue before that load's data

@@ -266,9 +266,24 @@ static inline void heap_decrease(struct vt_cpu *c)
  * The plain code @c ran since its clock last moved: cost.block a block, more
  * while its SMT sibling shares the core (vt_hier_code_ps()).
  */
+static inline vt_ps vt_code_pending_ps(const struct vt_cpu *c)
+{
+	return vt.h ? vt_hier_code_ps(c, c->blocks) : (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
+}
+
+/*
+ * @c's clock with the code it ran since the clock last moved, read without
+ * charging it: charging early would move when the hierarchy sees the time
+ * pass, and a sample must not depend on whether it was looked at.
+ */
+static inline vt_ps vt_now(const struct vt_cpu *c)
+{
+	return c->clock + vt_code_pending_ps(c);
+}
+
 static inline void vt_charge_code(struct vt_cpu *c)
 {
-	vt_ps t = vt.h ? vt_hier_code_ps(c, c->blocks) : (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
+	vt_ps t = vt_code_pending_ps(c);
 
 	vt.acc.st.blocks += c->blocks;
 	c->blocks_run += c->blocks;

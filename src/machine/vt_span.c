@@ -10,21 +10,11 @@
 
 #include "vt_int.h"
 
-/*
- * @c's clock with the code it ran since the clock last moved, read without
- * charging it: charging early would move when the hierarchy sees the time
- * pass, and a sample must not depend on whether it was timed.
- */
-static vt_ps vt_span_now(const struct vt_cpu *c)
-{
-	return c->clock + (vt.h ? vt_hier_code_ps(c, c->blocks) : (vt_ps)c->blocks * vt.cost[VT_C_BLOCK]);
-}
-
 unsigned long vt_span_clock(void)
 {
 	struct vt_cpu *c = vt.cur;
 
-	return c ? (unsigned long)vt_span_now(c) : 0;
+	return c ? (unsigned long)vt_now(c) : 0;
 }
 
 void vt_span_add(int key, unsigned long start)
@@ -35,7 +25,7 @@ void vt_span_add(int key, unsigned long start)
 	/* Agents (kthreads) are not the machine's CPUs: their time is not the run's. */
 	if (!c || c->agent || key < 0 || key >= VT_NR_SPANS)
 		return;
-	d = vt_span_now(c) - start;
+	d = vt_now(c) - start;
 	vt.span_ps[key] += d;
 	if (vt.window_open)
 		vt.window_span_ps[key] += d;

@@ -26,6 +26,7 @@ const char *const vmtime_text[NR_VM_TIME_ITEMS] = {
 #include <linux/vm_time_list.h>
 #undef VM_TIME
 };
+_Static_assert(NR_VM_TIME_ITEMS <= MACHINE_NR_SPANS, "more timed spans than the machine sums");
 #endif
 
 /* The model's possible CPUs: every id the lab has handed out. */
