@@ -35,6 +35,20 @@ static const struct experiment *find_experiment(const struct experiment *const *
 	return NULL;
 }
 
+/* The experiment @name, or NULL after one line on @err naming the valid ones. */
+static const struct experiment *known_experiment(const struct experiment *const *exps,
+						 const char *name, FILE *err)
+{
+	const struct experiment *exp = find_experiment(exps, name);
+	char msg[LAB_ERR_LEN];
+
+	if (!exp) {
+		names_of(msg, sizeof(msg), exps);
+		fprintf(err, "mmlab: unknown experiment '%s'; valid: %s\n", name, msg);
+	}
+	return exp;
+}
+
 static void list_experiments(FILE *f, const struct experiment *const *exps)
 {
 	int i, w = 0;
@@ -82,12 +96,9 @@ static int cmd_run(int argc, char **argv, const struct experiment *const *exps,
 			argc ? " before '" : "", argc ? argv[0] : "", argc ? "'" : "", msg);
 		return 2;
 	}
-	exp = find_experiment(exps, argv[0]);
-	if (!exp) {
-		names_of(msg, sizeof(msg), exps);
-		fprintf(err, "mmlab: unknown experiment '%s'; valid: %s\n", argv[0], msg);
+	exp = known_experiment(exps, argv[0], err);
+	if (!exp)
 		return 2;
-	}
 	host_facts_probe(&m);
 	if (lab_parse_args(&cfg, exp, &m, argc - 1, argv + 1, msg, sizeof(msg))) {
 		fprintf(err, "mmlab: %s\n", msg);
@@ -121,12 +132,9 @@ static int cmd_variants(int argc, char **argv, const struct experiment *const *e
 			argc, argc == 1 ? "" : "s", msg);
 		return 2;
 	}
-	exp = find_experiment(exps, argv[0]);
-	if (!exp) {
-		names_of(msg, sizeof(msg), exps);
-		fprintf(err, "mmlab: unknown experiment '%s'; valid: %s\n", argv[0], msg);
+	exp = known_experiment(exps, argv[0], err);
+	if (!exp)
 		return 2;
-	}
 	for (i = 0; i < exp->nr_variants; i++)
 		if (!lab_variant_not_built(&exp->variants[i]))
 			fprintf(out, "%s\n", exp->variants[i].name);
