@@ -245,6 +245,8 @@ unsigned long totalram_pages(void);
 
 /* Return every CPU's pcp pages to the buddy (drain_all_pages). */
 void drain_all_pages(struct zone *zone);
+/* ... this CPU's pcp pages of @zone only. */
+void drain_local_pages(struct zone *zone);
 
 /*
  * drain_all_pages(), and every CPU's list back to its boot tuning (high at

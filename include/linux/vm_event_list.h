@@ -26,6 +26,8 @@ VM_EVENT(PGREF_TRYGET_FAIL, "pgref_tryget_fail")	/* ... that found the page froz
 VM_EVENT(PGREF_CAS_RETRY, "pgref_cas_retry")	/* failed compare-exchanges in try-get loops */
 VM_EVENT(PGREF_UNDO_LOOP, "pgref_undo_loop")	/* frozen-bit: undo iterations of a grown counter */
 VM_EVENT(PGREF_PUT_RACE, "pgref_put_race")	/* frozen-bit: 0 -> frozen exchange lost */
+/* mm/page_alloc.c */
+VM_EVENT(PCP_DRAIN_BATCHES, "pcp_drain_batches")	/* free_pcppages_bulk() calls of drain_pages_zone(): lock holds */
 /* mm/filemap.c, mm/readahead.c */
 VM_EVENT(FILEMAP_FAST_READ, "filemap_fast_read")	/* seqcount-read: reads served without a refcount */
 VM_EVENT(FILEMAP_FAST_FALLBACK, "filemap_fast_fallback")	/* ... that fell back to the refcounted path */

@@ -779,16 +779,45 @@ static struct page *rmqueue(struct zone *zone, unsigned int order, int migratety
 	return page;
 }
 
+/*
+ * Drain one CPU's lists of @zone, at most pcp->batch << PCP_BATCH_SCALE_MAX
+ * pages per hold of the locks, re-reading the count under the lock each
+ * time (55f77df7d715, Huang Ying, 2023; 66eca1021a42, Li Zhijian, 2024).
+ */
+static void drain_pages_zone(unsigned int cpu, struct zone *zone)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	int count;
+
+	do {
+		spin_lock(&pcp->lock);
+		count = pcp->count;
+		if (count) {
+			int to_drain = min(count, pcp->batch << PCP_BATCH_SCALE_MAX);
+
+			count_debug_vm_event(PCP_DRAIN_BATCHES);
+			free_pcppages_bulk(zone, to_drain, pcp, 0);
+			count -= to_drain;
+		}
+		spin_unlock(&pcp->lock);
+	} while (count);
+}
+
+void drain_local_pages(struct zone *zone)
+{
+	drain_pages_zone(smp_processor_id(), zone);
+}
+
+/*
+ * Every CPU's lists, as __drain_all_pages(zone, true) does: the kernel's
+ * unlocked look at pcp->count to skip empty CPUs is left out (a plain read
+ * racing with the owner's update), and each drain runs here rather than on
+ * its CPU from a workqueue.
+ */
 void drain_all_pages(struct zone *zone)
 {
-	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
-		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
-
-		spin_lock(&pcp->lock);
-		if (pcp->count)
-			free_pcppages_bulk(zone, pcp->count, pcp, 0);
-		spin_unlock(&pcp->lock);
-	}
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		drain_pages_zone(cpu, zone);
 }
 
 void zone_pcp_retune(struct zone *zone)
