@@ -67,7 +67,7 @@ LIBS    := -lurcu-memb -lurcu-common -lm -pthread
 #  seed 004  rmap-*
 KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read \
 	   contig-batched contig-bulk contig-chunk-prepare ra-batched mgt-entry mgt-counter \
-	   rmap-referenced rmap-batched
+	   rmap-referenced rmap-batched pcp-drain-batch
 
 KCFG_vanilla                 :=
 KCFG_refcount-frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
@@ -81,6 +81,7 @@ KCFG_mgt-entry               := -DCONFIG_MIGRATE_PGTY_MGT_ENTRY
 KCFG_mgt-counter             := -DCONFIG_MIGRATE_ENTRY_COUNTER
 KCFG_rmap-referenced         := -DCONFIG_RMAP_BATCH_REFERENCED
 KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
+KCFG_pcp-drain-batch         := -DCONFIG_PCP_DRAIN_BATCH
 
 # Vanilla at an older base, the baseline of a design applied there (its
 # variant's .base), built for mmlab and for the tests (flavour/test) of what differs.

@@ -16,6 +16,7 @@ static const struct mm_kernel *const designs[][MACHINE_NR_BUILDS] = {
 	DESIGN(refcount_seqcount_read), DESIGN(ra_batched), DESIGN(vanilla_v1base),
 	DESIGN(contig_batched), DESIGN(contig_bulk), DESIGN(contig_chunk_prepare),
 	DESIGN(mgt_entry), DESIGN(mgt_counter), DESIGN(rmap_referenced), DESIGN(rmap_batched),
+	DESIGN(pcp_drain_batch),
 };
 
 const struct mm_kernel *exp_build(const struct exp_ctx *ctx, const struct mm_kernel *k)

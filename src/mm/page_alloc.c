@@ -779,6 +779,32 @@ static struct page *rmqueue(struct zone *zone, unsigned int order, int migratety
 	return page;
 }
 
+#ifdef CONFIG_PCP_DRAIN_BATCH
+/*
+ * Joshua Hahn's "mm/page_alloc: Perform appropriate batching in
+ * drain_pages_zone" (v2 2/4, September 2025): one pcp->batch per hold of
+ * the pcp and zone locks, not pcp->batch << CONFIG_PCP_BATCH_SCALE_MAX, so
+ * that a drain of a long list lets others at the locks every batch.
+ */
+static void drain_pages_zone(unsigned int cpu, struct zone *zone)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	int count;
+
+	do {
+		spin_lock(&pcp->lock);
+		count = pcp->count;
+		if (count) {
+			int to_drain = min(count, pcp->batch);
+
+			count_debug_vm_event(PCP_DRAIN_BATCHES);
+			free_pcppages_bulk(zone, to_drain, pcp, 0);
+			count -= to_drain;
+		}
+		spin_unlock(&pcp->lock);
+	} while (count);
+}
+#else /* vanilla */
 /*
  * Drain one CPU's lists of @zone, at most pcp->batch << PCP_BATCH_SCALE_MAX
  * pages per hold of the locks, re-reading the count under the lock each
@@ -802,6 +828,7 @@ static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 		spin_unlock(&pcp->lock);
 	} while (count);
 }
+#endif /* CONFIG_PCP_DRAIN_BATCH */
 
 void drain_local_pages(struct zone *zone)
 {
