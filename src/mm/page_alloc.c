@@ -783,32 +783,24 @@ static struct page *rmqueue(struct zone *zone, unsigned int order, int migratety
 /*
  * Joshua Hahn's "mm/page_alloc: Perform appropriate batching in
  * drain_pages_zone" (v2 2/4, September 2025): one pcp->batch per hold of
- * the pcp and zone locks, not pcp->batch << CONFIG_PCP_BATCH_SCALE_MAX, so
- * that a drain of a long list lets others at the locks every batch.
+ * the pcp and zone locks, so that a drain of a long list lets others at
+ * the locks every batch.
  */
-static void drain_pages_zone(unsigned int cpu, struct zone *zone)
+static inline int drain_batch_pages(const struct per_cpu_pages *pcp)
 {
-	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
-	int count;
-
-	do {
-		spin_lock(&pcp->lock);
-		count = pcp->count;
-		if (count) {
-			int to_drain = min(count, pcp->batch);
-
-			count_debug_vm_event(PCP_DRAIN_BATCHES);
-			free_pcppages_bulk(zone, to_drain, pcp, 0);
-			count -= to_drain;
-		}
-		spin_unlock(&pcp->lock);
-	} while (count);
+	return pcp->batch;
 }
 #else /* vanilla */
+static inline int drain_batch_pages(const struct per_cpu_pages *pcp)
+{
+	return pcp->batch << PCP_BATCH_SCALE_MAX;
+}
+#endif /* CONFIG_PCP_DRAIN_BATCH */
+
 /*
- * Drain one CPU's lists of @zone, at most pcp->batch << PCP_BATCH_SCALE_MAX
- * pages per hold of the locks, re-reading the count under the lock each
- * time (55f77df7d715, Huang Ying, 2023; 66eca1021a42, Li Zhijian, 2024).
+ * Drain one CPU's lists of @zone, at most drain_batch_pages() per hold of
+ * the locks, re-reading the count under the lock each time (55f77df7d715,
+ * Huang Ying, 2023; 66eca1021a42, Li Zhijian, 2024).
  */
 static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 {
@@ -819,7 +811,7 @@ static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 		spin_lock(&pcp->lock);
 		count = pcp->count;
 		if (count) {
-			int to_drain = min(count, pcp->batch << PCP_BATCH_SCALE_MAX);
+			int to_drain = min(count, drain_batch_pages(pcp));
 
 			count_debug_vm_event(PCP_DRAIN_BATCHES);
 			free_pcppages_bulk(zone, to_drain, pcp, 0);
@@ -828,7 +820,6 @@ static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 		spin_unlock(&pcp->lock);
 	} while (count);
 }
-#endif /* CONFIG_PCP_DRAIN_BATCH */
 
 void drain_local_pages(struct zone *zone)
 {
