@@ -178,7 +178,7 @@ FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
 FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__ \
 	   --param=tsan-instrument-func-entry-exit=0 -fno-builtin-memcpy -fno-builtin-memmove \
-	   -fno-builtin-memset
+	   -fno-builtin-memset -fno-merge-constants
 # The vt objects' every load and store calls src/machine/vt_cache.c (its own
 # __tsan_* entry points, not the TSan runtime), and so do their copies:
 OCFL_vt := --redefine-sym memcpy=vt_memcpy --redefine-sym memmove=vt_memmove \
@@ -187,6 +187,10 @@ OCFL_vt := --redefine-sym memcpy=vt_memcpy --redefine-sym memmove=vt_memmove \
 OCFL_vt += --redefine-sym malloc=vt_malloc --redefine-sym calloc=vt_calloc \
 	   --redefine-sym realloc=vt_realloc --redefine-sym free=vt_free \
 	   --redefine-sym posix_memalign=vt_posix_memalign --redefine-sym aligned_alloc=vt_aligned_alloc
+# and each vt build's data (its strings too: -fno-merge-constants keeps them
+# out of the link's shared pool) lies on pages of its own, wherever the link
+# puts it.
+KPOST_vt := tools/vt-page-align.sh
 LDFL_tsan := -fsanitize=thread
 
 # Every design is built in the vt flavour too: every experiment takes --machine.
@@ -220,6 +224,7 @@ $(BUILD)/k/$(1)/$(2)/kernel.o: $(call kobjs,$(1),$(2))
 	$$(call msg,LD,$$@)
 	$$(Q)$$(LD) -r -o $$@.tmp $$^
 	$$(Q)$$(OBJCOPY) --localize-hidden $$(OCFL_$(2)) $$@.tmp $$@
+	$$(if $$(KPOST_$(2)),$$(Q)$$(KPOST_$(2)) $$@)
 	@rm -f $$@.tmp
 DEPFILES += $(patsubst %.o,%.d,$(call kobjs,$(1),$(2)))
 endef

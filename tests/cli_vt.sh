@@ -401,4 +401,44 @@ grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines
 echo "l1d.lat 1.2 | a test" >>"$tmp/noh.conf"
 usage_error_says 'needs the memory hierarchy' "l1d.lat without the hierarchy" run free-contig --machine "$tmp/noh.conf"
 
+# tlb.flush (0..1000000 ns) and tlb.tlbi (0..100000 ns), optional, at and beyond each bound.
+tlbkey() { grep -v '^tlb\.' machines/yitian710-32c.conf >"$tmp/tlb.conf"; printf '%s\n' "$@" >>"$tmp/tlb.conf"; }
+tlbkey "tlb.flush 0 | a test" "tlb.tlbi 100000 | a test"
+"$MMLAB" run free-contig --machine "$tmp/tlb.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "tlb.flush 0 and tlb.tlbi 100000 (the least, the most) are taken"
+tlbkey "tlb.flush 1000000 | a test" "tlb.tlbi 0 | a test"
+"$MMLAB" run free-contig --machine "$tmp/tlb.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "tlb.flush 1000000 and tlb.tlbi 0 are taken"
+tlbkey "tlb.flush -0.5 | a test"; usage_error_says '0..1000000' "tlb.flush below 0" run free-contig --machine "$tmp/tlb.conf"
+tlbkey "tlb.flush 1000000.5 | a test"; usage_error_says '0..1000000' "tlb.flush above 1000000" run free-contig --machine "$tmp/tlb.conf"
+tlbkey "tlb.tlbi 100000.5 | a test"; usage_error_says '0..100000' "tlb.tlbi above 100000" run free-contig --machine "$tmp/tlb.conf"
+tlbkey "tlb.flush 300"; usage_error_says 'source' "tlb.flush without a source" run free-contig --machine "$tmp/tlb.conf"
+
+# reclaim-large's --tlb-flush-ns/--tlbi-ns auto take the machine's figures;
+# without them, 1000 and 50 ns.
+rl_usec() { "$MMLAB" run reclaim-large --machine "$1" --scale tiny --repeat 1 --variant vanilla --contpte on "${@:2}" 2>/dev/null |
+	    awk '/^on \(arm64\)/ && $4 ~ /^[0-9.]+$/ { print $4; exit }'; }
+tlbkey "tlb.flush 0 | a test" "tlb.tlbi 0 | a test"
+zero_auto=$(rl_usec "$tmp/tlb.conf")
+zero_opt=$(rl_usec machines/yitian710-32c.conf --tlb-flush-ns 0 --tlbi-ns 0)
+[ -n "$zero_auto" ] && [ "$zero_auto" = "$zero_opt" ] && [ "$zero_auto" != "$(rl_usec machines/yitian710-32c.conf)" ]
+ok $? "tlb.flush 0 and tlb.tlbi 0 give what --tlb-flush-ns 0 --tlbi-ns 0 gives, not the preset's ($zero_auto, $zero_opt us)"
+tlbkey "tlb.flush 0 | a test" "tlb.tlbi 400 | a test"
+split_auto=$(rl_usec "$tmp/tlb.conf")
+split_opt=$(rl_usec machines/yitian710-32c.conf --tlb-flush-ns 0 --tlbi-ns 400)
+[ -n "$split_auto" ] && [ "$split_auto" = "$split_opt" ] && [ "$split_auto" != "$zero_auto" ]
+ok $? "tlb.tlbi 400 is --tlbi-ns's and tlb.flush 0 --tlb-flush-ns's ($split_auto, $split_opt us)"
+tlbkey "tlb.flush 0 | a test" "tlb.tlbi 0 | a test"
+over=$(rl_usec "$tmp/tlb.conf" --tlb-flush-ns 2000)
+awk -v a="$over" -v b="$zero_auto" 'BEGIN { exit !(a > b) }'
+ok $? "an explicit --tlb-flush-ns 2000 wins over the machine's 0 ($over > $zero_auto us)"
+tlbkey
+none=$(rl_usec "$tmp/tlb.conf")
+dflt=$(rl_usec "$tmp/tlb.conf" --tlb-flush-ns 1000 --tlbi-ns 50)
+[ -n "$none" ] && [ "$none" = "$dflt" ]
+ok $? "a machine without tlb.* keys takes 1000 and 50 ns ($none, $dflt us)"
+"$MMLAB" run reclaim-large --machine yitian710-32c --json "$tmp/rl.json" --scale tiny --repeat 1 --variant vanilla --contpte on >/dev/null 2>&1
+grep -q 'tlb.flush *350 |' "$tmp/rl.json"
+ok $? "the run's JSON carries the machine's tlb.flush"
+
 done_testing

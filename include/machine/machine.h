@@ -197,6 +197,11 @@ struct machine {
 	 * description gives it; < 0: not given (measure it).
 	 */
 	double syscall_ns;
+	/*
+	 * Its TLB flushes in ns as its description gives them (a machine
+	 * file's tlb.flush, tlb.tlbi); < 0: not given (the experiment's default).
+	 */
+	double tlb_flush_ns, tlbi_ns;
 	/* Page cache the machine can follow line by line, in bytes; 0: any. */
 	unsigned long long max_page_cache;
 	/*

@@ -134,6 +134,13 @@ struct vt_machine {
 	double cost_ns[VT_NR_COST];
 	double syscall_ns;		/* the rest of a pread(2) beyond the model (refcount-scale) */
 	double l1_lat_ns;		/* l1d.lat: load-to-use of an L1 hit, for loads that follow a pointer (0: off) */
+	/*
+	 * tlb.flush: a TLB flush of a few user pages waited for (arm64: the
+	 * TLBIs and the DSB; x86: the flush and any shootdown); tlb.tlbi: one
+	 * arm64 TLBI issued without waiting.  -1: not given (the experiment's
+	 * own default).
+	 */
+	double tlb_flush_ns, tlbi_ns;
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -147,6 +154,8 @@ struct vt_machine {
 	char cost_src[VT_NR_COST][VT_SRC_LEN];
 	char syscall_src[VT_SRC_LEN];
 	char l1_lat_src[VT_SRC_LEN];
+	char tlb_flush_src[VT_SRC_LEN];
+	char tlbi_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];

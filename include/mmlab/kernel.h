@@ -33,6 +33,11 @@ struct mm_workload {
 	void (*worker)(void *state, void *thread, const int *stop);
 	/* Frees what setup() made; 0 or -1 with a failed check in @msg. */
 	int (*teardown)(void *state, char *msg, size_t len);
+	/*
+	 * sizeof its parameters and (.run) its result: the runner hands the
+	 * workload copies of them on pages of their own (src/experiments/common.c).
+	 */
+	size_t params_size, result_size;
 };
 
 struct mm_kernel {

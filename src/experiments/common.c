@@ -138,16 +138,55 @@ const struct mm_workload *exp_workload(const struct mm_kernel *k, const char *na
 	abort();
 }
 
+/*
+ * What a workload reads of the runner's and writes back (its parameters,
+ * its result, the threads' structs) goes on pages of its own: a simulated
+ * machine charges those reads and writes like any memory, and on fresh
+ * pages they lie at the same offsets whatever the runner's frame and heap
+ * look like, so a sample does not move when the runner's code or the set
+ * of designs linked (make DESIGNS=...) changes.  The page is numbered by
+ * the machine at its first touch, like every page it sees.
+ */
+#define EXP_IO_ALIGN	4096UL
+
+static void *exp_io_get(const void *from, size_t size)
+{
+	size_t bytes = (size + EXP_IO_ALIGN - 1) & ~(EXP_IO_ALIGN - 1);
+	void *io = aligned_alloc(EXP_IO_ALIGN, bytes ? bytes : EXP_IO_ALIGN);
+
+	if (!io) {
+		fprintf(stderr, "mmlab: out of memory for a workload's parameters (%zu bytes)\n", size);
+		exit(1);
+	}
+	memset(io, 0, bytes ? bytes : EXP_IO_ALIGN);
+	if (from && size)
+		memcpy(io, from, size);
+	return io;
+}
+
+/* A workload's entry must say how big its parameters and result are. */
+static void exp_io_sizes_check(const struct mm_kernel *k, const struct mm_workload *w)
+{
+	if (w->params_size && (w->run ? w->result_size : 1))
+		return;
+	fprintf(stderr, "mmlab: workload %s of the %s build gives no .params_size%s in its MM_WORKLOAD() "
+		"(sizeof its parameters%s)\n", w->name, k->name, w->run ? " or .result_size" : "",
+		w->run ? " and of its result" : "");
+	exit(2);
+}
+
 struct exp_run_call {
 	const struct mm_workload *w;
 	struct exp_run *run;
+	const void *params;
+	void *result;
 };
 
 static void exp_run_call(void *arg)
 {
 	struct exp_run_call *c = arg;
 
-	c->run->err = c->w->run(c->run->params, c->run->result, c->run->msg, sizeof(c->run->msg));
+	c->run->err = c->w->run(c->params, c->result, c->run->msg, sizeof(c->run->msg));
 }
 
 static void exp_run_exit(struct exp_run *run)
@@ -160,8 +199,11 @@ int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, const char *who, int 
 		 struct machine_stats *st, struct sample *out)
 {
 	const struct mm_kernel *k = run->k;
-	struct exp_run_call call = { exp_workload(k, ctx->exp->workload), run };
+	const struct mm_workload *w = exp_workload(k, ctx->exp->workload);
+	struct exp_run_call call = { w, run, NULL, NULL };
+	int ret;
 
+	exp_io_sizes_check(k, w);
 	run->err = 0;
 	run->msg[0] = 0;
 	if (nodes)
@@ -170,7 +212,13 @@ int exp_boot_run(struct exp_ctx *ctx, struct exp_run *run, const char *who, int 
 		*k->nr_online_nodes = 1;
 		return -1;
 	}
-	if (machine_call(ctx->machine, exp_run_call, &call, st)) {
+	call.params = exp_io_get(run->params, w->params_size);
+	call.result = exp_io_get(run->result, w->result_size);
+	ret = machine_call(ctx->machine, exp_run_call, &call, st);
+	memcpy(run->result, call.result, w->result_size);
+	free((void *)call.params);
+	free(call.result);
+	if (ret) {
 		exp_run_exit(run);
 		return -1;
 	}
@@ -217,13 +265,16 @@ int exp_boot_threads(struct exp_ctx *ctx, struct exp_threads *t, struct sample *
 	int stop = 0, ret = -1;
 	struct machine_stop when = { .flag = &stop, .seconds = t->seconds, .virtual_ns = t->virtual_ns };
 	char msg[256];
-	void *state;
+	void *state, *params = NULL, *threads = NULL;
 
+	exp_io_sizes_check(k, w);
 	if (!args || !argv)
 		goto out;
 	if (exp_mem_boot(ctx, k, t->nr))
 		goto out;
-	state = w->setup(t->params);
+	params = exp_io_get(t->params, w->params_size);
+	threads = exp_io_get(t->threads, (size_t)t->nr * t->thread_size);
+	state = w->setup(params);
 	if (!state) {
 		fprintf(stderr, "mmlab: %s: cannot set up the workload (out of simulated memory?)\n",
 			ctx->exp->name);
@@ -231,7 +282,7 @@ int exp_boot_threads(struct exp_ctx *ctx, struct exp_threads *t, struct sample *
 		goto out;
 	}
 	for (int i = 0; i < t->nr; i++) {
-		args[i] = (struct exp_worker){ w, state, (char *)t->threads + i * t->thread_size, &stop };
+		args[i] = (struct exp_worker){ w, state, (char *)threads + i * t->thread_size, &stop };
 		argv[i] = &args[i];
 	}
 	if (t->vm_events)
@@ -246,9 +297,12 @@ int exp_boot_threads(struct exp_ctx *ctx, struct exp_threads *t, struct sample *
 		k->all_vm_events(t->vm_events);
 	if (w->teardown(state, msg, sizeof(msg)))
 		sample_fail(out, false, "%s: %s", t->who, msg);
+	memcpy(t->threads, threads, (size_t)t->nr * t->thread_size);
 	exp_mem_check_exit(k, t->who, out);
 	ret = 0;
 out:
+	free(threads);
+	free(params);
 	free(argv);
 	free(args);
 	return ret;

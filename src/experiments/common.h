@@ -103,12 +103,11 @@ const struct mm_workload *exp_workload(const struct mm_kernel *k, const char *na
  * exp_run_end() adds what the machine counted per @ops operations, checks
  * the allocator and every page, and shuts the machine down.
  *
- * What the workload reads and writes of the runner's (@params, @result)
- * is charged by a simulated machine like any memory: where it lies in its
- * cache lines moves the numbers, so a run_one() keeps the copies it passes
- * where they are (a struct exp_run, a params copy and the result in its
- * frame; the frame laid out as the four experiments' were before
- * exp_boot_run() replaced their own copies of it).
+ * The workload sees copies of @params and @result on pages of their own
+ * (the sizes its MM_WORKLOAD() gives), @result copied back after the run:
+ * a simulated machine charges the workload's reads and writes of them like
+ * any memory, and a run_one() may keep them wherever it likes without
+ * moving a sample.
  */
 struct exp_run {
 	const struct mm_kernel *k;

@@ -14,11 +14,13 @@
  * Kernel costs the model leaves out or makes free, and what restores each:
  *  - the TLB: there is none, and no IPI is ever sent.  A synchronous flush
  *    (flush_tlb_range(), the unfold of a contiguous block, reclaim's final
- *    flush of a batch) is a busy loop of --tlb-flush-ns (default 1000); an
- *    arm64 TLBI issued without waiting costs --tlbi-ns (default 50), one
- *    per page unless --tlbi-range on.  --tlb-flush-ns 0 --tlbi-ns 0 shows
- *    the CPU work alone.  The per-call bookkeeping of a deferred flush is
- *    charged (the locked increments, the CPU-mask merge).
+ *    flush of a batch) is a busy loop of --tlb-flush-ns; an arm64 TLBI
+ *    issued without waiting costs --tlbi-ns, one per page unless
+ *    --tlbi-range on.  Both default to the machine file's tlb.flush and
+ *    tlb.tlbi where it gives them, else to 1000 and 50 ns (assumed).
+ *    --tlb-flush-ns 0 --tlbi-ns 0 shows the CPU work alone.  The per-call
+ *    bookkeeping of a deferred flush is charged (the locked increments,
+ *    the CPU-mask merge).
  *  - contiguous PTE blocks: --contpte on (arm64) and off (x86-64), one
  *    point each.  Re-folding after a partial change (contpte_try_fold) and
  *    BBML2 are not modelled.  No option.
@@ -67,6 +69,9 @@
  */
 #define RL_MEM_FIXED	(64ULL << 20)
 #define RL_MAP_MIN	(2ULL << 20)	/* a multiple of every folio size up to order 9 */
+/* The TLB costs where neither the option nor the machine gives one: assumed. */
+#define RL_TLB_FLUSH_NS	1000
+#define RL_TLBI_NS	50
 
 struct rl_impl {
 	const struct mm_kernel *timed;
@@ -95,10 +100,12 @@ static const struct exp_option rl_options[] = {
 	  { [SCALE_TINY] = "48M", [SCALE_DEFAULT] = "800M", [SCALE_FULL] = "8G" }, 4096, 64ULL << 30 },
 	{ "contpte", OPT_CHOICE_LIST, "contiguous PTE blocks: on (arm64) or off (x86-64), one point each",
 	  { [SCALE_DEFAULT] = "on,off" }, 0, 0, "on,off" },
-	{ "tlb-flush-ns", OPT_INT, "cost of one synchronous TLB flush (IPI shootdown / TLBI+DSB)",
-	  { [SCALE_DEFAULT] = "1000" }, 0, 1000000 },
-	{ "tlbi-ns", OPT_INT, "cost of one arm64 TLBI issued without waiting",
-	  { [SCALE_DEFAULT] = "50" }, 0, 100000 },
+	{ "tlb-flush-ns", OPT_INT, "cost of one synchronous TLB flush (IPI shootdown / TLBI+DSB); auto: the "
+	  "machine file's tlb.flush where it gives one, else 1000 (assumed)",
+	  { [SCALE_DEFAULT] = "auto" }, 0, 1000000, "auto" },
+	{ "tlbi-ns", OPT_INT, "cost of one arm64 TLBI issued without waiting; auto: the machine file's "
+	  "tlb.tlbi where it gives one, else 50 (assumed)",
+	  { [SCALE_DEFAULT] = "auto" }, 0, 100000, "auto" },
 	{ "tlbi-range", OPT_CHOICE, "arm64 range TLBI (FEAT_TLBIRANGE): on, one TLBI per range; off, one per page",
 	  { [SCALE_DEFAULT] = "off" }, 0, 0, "off,on" },
 	{ "processes", OPT_INT, "address spaces mapping the whole file (rmap walk length)",
@@ -193,6 +200,19 @@ static int rl_check_sizes(const struct exp_ctx *ctx, const struct rl_params *p)
 	return rl_check_mem(ctx, p);
 }
 
+/*
+ * A TLB cost in ns: the option's number, or with auto the machine's figure
+ * where its description gives one, else the assumed @fallback.
+ */
+static double rl_tlb_ns(const struct exp_ctx *ctx, const char *opt, double machine_ns, double fallback)
+{
+	const struct opt_value *v = exp_opt(ctx, opt);
+
+	if (v->choice != 0)
+		return (double)v->i;
+	return machine_ns >= 0 ? machine_ns : fallback;
+}
+
 static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 {
 	double loops_per_ns = exp_delay_loops_per_ns(ctx);
@@ -200,8 +220,10 @@ static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 	p->folio_order = (unsigned int)exp_opt(ctx, "folio-order")->i;
 	p->map_size = (unsigned long long)exp_opt(ctx, "map-size")->i;
 	p->reclaim_size = (unsigned long long)exp_opt(ctx, "reclaim")->i;
-	p->tlb_flush_loops = (unsigned long)(exp_opt(ctx, "tlb-flush-ns")->i * loops_per_ns);
-	p->tlbi_loops = (unsigned long)(exp_opt(ctx, "tlbi-ns")->i * loops_per_ns);
+	p->tlb_flush_loops = (unsigned long)(rl_tlb_ns(ctx, "tlb-flush-ns", ctx->machine->tlb_flush_ns,
+						       RL_TLB_FLUSH_NS) * loops_per_ns);
+	p->tlbi_loops = (unsigned long)(rl_tlb_ns(ctx, "tlbi-ns", ctx->machine->tlbi_ns, RL_TLBI_NS) *
+					loops_per_ns);
 	p->tlbi_range = exp_opt(ctx, "tlbi-range")->choice == 1;
 	p->nr_processes = (int)exp_opt(ctx, "processes")->i;
 	p->fd = -1;

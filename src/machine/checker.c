@@ -1081,5 +1081,7 @@ const struct machine machine_checker = {
 	.cpus_more = "",
 	.build = MACHINE_BUILD_RUN,	/* the chk builds, which tests link directly */
 	.syscall_ns = 0,
+	.tlb_flush_ns = -1,
+	.tlbi_ns = -1,
 	.ops = &checker_machine_ops,
 };

@@ -343,6 +343,8 @@ const struct machine machine_host = {
 	.cpus_more = " (more with --machine)",
 	.build = MACHINE_BUILD_RUN,
 	.syscall_ns = -1,
+	.tlb_flush_ns = -1,
+	.tlbi_ns = -1,
 	.host_noise = true,
 	.ops = &host_ops,
 };

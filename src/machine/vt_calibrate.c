@@ -188,6 +188,8 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	m->line_window = VT_WINDOW_DEFAULT;
 	snprintf(m->line_window_src, VT_SRC_LEN, "not measured: the presets' half-way (docs/design/virtual-time.md)");
 	m->syscall_ns = 0;
+	m->tlb_flush_ns = -1;	/* no TLB flush is measured: the experiments' defaults */
+	m->tlbi_ns = -1;
 	snprintf(m->syscall_src, VT_SRC_LEN, "not measured: give --syscall-ns");
 	m->calibrated = true;
 	if (vt_calibrate_mem(m))
@@ -215,4 +217,8 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "syscall         %.0f | %s\n", m->syscall_ns, m->syscall_src);
 	if (m->l1_lat_ns > 0)
 		fprintf(f, "l1d.lat         %g | %s\n", m->l1_lat_ns, m->l1_lat_src);
+	if (m->tlb_flush_ns >= 0)
+		fprintf(f, "tlb.flush       %g | %s\n", m->tlb_flush_ns, m->tlb_flush_src);
+	if (m->tlbi_ns >= 0)
+		fprintf(f, "tlb.tlbi        %g | %s\n", m->tlbi_ns, m->tlbi_src);
 }

@@ -74,6 +74,8 @@ const struct machine *machine_vt(const struct vt_machine *vm)
 		.cpus_more = "",
 		.build = MACHINE_BUILD_VT,
 		.syscall_ns = vm->syscall_ns,
+		.tlb_flush_ns = vm->tlb_flush_ns,
+		.tlbi_ns = vm->tlbi_ns,
 		.max_page_cache = VT_MAX_PAGE_CACHE,
 		.counts = true,
 		.ops = &vt_iface_ops,

@@ -18,6 +18,10 @@
  *	syscall         NS | SOURCE   (optional) the rest of pread(2) for refcount-scale
  *	l1d.lat         NS | SOURCE   (optional, with the hierarchy) an L1 hit's load-to-use
  *	                latency, paid by a load whose address a recent load produced
+ *	tlb.flush       NS | SOURCE   (optional) a TLB flush of a few user pages, waited
+ *	                for (reclaim-large's --tlb-flush-ns auto)
+ *	tlb.tlbi        NS | SOURCE   (optional) an arm64 TLBI issued without waiting
+ *	                (reclaim-large's --tlbi-ns auto)
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -366,6 +370,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 	snprintf(m->line_order_src, VT_SRC_LEN, "the default");
 	m->line_window = VT_WINDOW_DEFAULT;
 	snprintf(m->line_window_src, VT_SRC_LEN, "the default");
+	m->tlb_flush_ns = -1;
+	m->tlbi_ns = -1;
 	while (fgets(buf, sizeof(buf), f)) {
 		size_t n = strlen(buf);
 		char *line, *key, *val;
@@ -431,6 +437,14 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			if (!parse_sourced(val, &m->l1_lat_ns, m->l1_lat_src, &why) &&
 			    (m->l1_lat_ns < 0.01 || m->l1_lat_ns > 100))
 				why = "NS out of range; valid: 0.01..100 (an L1 hit's load-to-use latency)";
+		} else if (!strcmp(key, "tlb.flush")) {
+			if (!parse_sourced(val, &m->tlb_flush_ns, m->tlb_flush_src, &why) &&
+			    (m->tlb_flush_ns < 0 || m->tlb_flush_ns > 1000000))
+				why = "NS out of range; valid: 0..1000000 (a TLB flush waited for)";
+		} else if (!strcmp(key, "tlb.tlbi")) {
+			if (!parse_sourced(val, &m->tlbi_ns, m->tlbi_src, &why) &&
+			    (m->tlbi_ns < 0 || m->tlbi_ns > 100000))
+				why = "NS out of range; valid: 0..100000 (a TLBI issued without waiting)";
 		} else if (!strncmp(key, "lat.", 4)) {
 			for (k = 0; k < VT_NR_DIST && strcmp(key + 4, vt_dist_names[k]); k++)
 				;
@@ -456,7 +470,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, calibrated, seed.*";
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
@@ -527,5 +541,9 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "syscall", m->syscall_ns, m->syscall_src);
 	if (m->l1_lat_ns > 0)
 		n += add_fitted(buf, len, &at, "l1d.lat", m->l1_lat_ns, m->l1_lat_src);
+	if (m->tlb_flush_ns >= 0)
+		n += add_fitted(buf, len, &at, "tlb.flush", m->tlb_flush_ns, m->tlb_flush_src);
+	if (m->tlbi_ns >= 0)
+		n += add_fitted(buf, len, &at, "tlb.tlbi", m->tlbi_ns, m->tlbi_src);
 	return n;
 }

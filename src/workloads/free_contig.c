@@ -87,4 +87,5 @@ static int free_contig_run(const void *params, void *result, char *msg, size_t l
 	return 0;
 }
 
-MM_WORKLOAD(free_contig, .run = free_contig_run);
+MM_WORKLOAD(free_contig, .run = free_contig_run,
+	    .params_size = sizeof(struct fc_params), .result_size = sizeof(struct fc_result));

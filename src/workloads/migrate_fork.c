@@ -279,4 +279,5 @@ static int migrate_fork_run(const void *params, void *result, char *msg, size_t 
 	return err;
 }
 
-MM_WORKLOAD(migrate_fork, .run = migrate_fork_run);
+MM_WORKLOAD(migrate_fork, .run = migrate_fork_run,
+	    .params_size = sizeof(struct mf_params), .result_size = sizeof(struct mf_result));

@@ -196,4 +196,5 @@ static int readseq_teardown(void *state, char *msg, size_t len)
 	return ret;
 }
 
-MM_WORKLOAD(readseq, .setup = readseq_setup, .worker = readseq_worker, .teardown = readseq_teardown);
+MM_WORKLOAD(readseq, .setup = readseq_setup, .worker = readseq_worker, .teardown = readseq_teardown,
+	    .params_size = sizeof(struct rsq_params));

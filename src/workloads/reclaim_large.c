@@ -236,4 +236,5 @@ int reclaim_large_run(const void *params, void *result, char *msg, size_t len)
 	return err;
 }
 
-MM_WORKLOAD(reclaim_large, .run = reclaim_large_run);
+MM_WORKLOAD(reclaim_large, .run = reclaim_large_run,
+	    .params_size = sizeof(struct rl_params), .result_size = sizeof(struct rl_result));

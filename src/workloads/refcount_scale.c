@@ -164,4 +164,4 @@ static int refcount_scale_teardown(void *state, char *msg, size_t len)
 }
 
 MM_WORKLOAD(refcount_scale, .setup = refcount_scale_setup, .worker = refcount_scale_worker,
-	    .teardown = refcount_scale_teardown);
+	    .teardown = refcount_scale_teardown, .params_size = sizeof(struct rs_params));

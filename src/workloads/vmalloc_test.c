@@ -342,4 +342,5 @@ static int vmalloc_test_run(const void *params, void *result, char *msg, size_t 
 	return ret;
 }
 
-MM_WORKLOAD(vmalloc_test, .run = vmalloc_test_run);
+MM_WORKLOAD(vmalloc_test, .run = vmalloc_test_run,
+	    .params_size = sizeof(struct vmalloc_test_params), .result_size = sizeof(struct vmalloc_test_result));

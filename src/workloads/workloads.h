@@ -33,7 +33,8 @@ static inline double timed_end(double t0)
  * A workload's entry in the build's table, named after its file:
  * src/workloads/free_contig.c says
  *
- *	MM_WORKLOAD(free_contig, .run = free_contig_run);
+ *	MM_WORKLOAD(free_contig, .run = free_contig_run,
+ *		    .params_size = sizeof(struct fc_params), .result_size = sizeof(struct fc_result));
  *
  * and the Makefile lists every src/workloads/<name>.c for src/kernel.c
  * (build/gen/mm_workloads.h), so a new file is in the table without more.
