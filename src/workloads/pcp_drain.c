@@ -65,4 +65,5 @@ static int pcp_drain_run(const void *params, void *result, char *msg, size_t len
 	return err;
 }
 
-MM_WORKLOAD(pcp_drain, .run = pcp_drain_run);
+MM_WORKLOAD(pcp_drain, .run = pcp_drain_run,
+	    .params_size = sizeof(struct pd_params), .result_size = sizeof(struct pd_result));
