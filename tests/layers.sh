@@ -94,6 +94,23 @@ rc=$?
 	grep -q "machine.h includes <machine/vt_hooks.h>, which MACHINE_KERNEL_HDRS does not list" "$tmp/out"
 ok $? "a machine header list naming hooks.h and missing vt_hooks.h fails (exit $rc)"
 
+# Mutant 10: a kernel source that includes the runner's generated header; a
+# workload's generated params and results, and the table of workloads, are the kernel's.
+printf '#include <workloads/free_contig.h>\n#include <mm_workloads.h>\n#include <designs.h>\n' >"$tmp/src/bad.c"
+KERNEL_SRC_DIRS="$tmp/src" tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.c:3: includes the runner's generated build/gen/designs.h" "$tmp/out" &&
+	[ "$(grep -c . "$tmp/out")" -eq 1 ]
+ok $? "a kernel source including the generated designs.h is caught, workloads/free_contig.h is not (exit $rc)"
+
+# Mutant 11: a generated workload header that brings the runner in.
+cp -r build/gen "$tmp/gen"
+printf '#include <mmlab/lab.h>\n' >>"$tmp/gen/workloads/free_contig.h"
+GEN_DIR="$tmp/gen" tools/check-layers.sh build/k/vanilla/dbg/libmm.a -- "$runner" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "gen/workloads/free_contig.h:[0-9]*: includes the runner header <mmlab/lab.h> (a header kernel builds may include)" "$tmp/out"
+ok $? "a generated workload header including mmlab/lab.h is caught (exit $rc)"
+
 # The lists, from the tree: every header of include/mmlab is on one of them.
 tools/check-layers.sh --headers >"$tmp/out" 2>&1
 rc=$?
@@ -105,6 +122,11 @@ all=$(find include/machine -name '*.h' | sed 's|^include/||' | sort)
 listed=$(grep "^the machine" "$tmp/out" | tr " ," "\n\n" | grep '^machine/' | sort)
 [ $rc -eq 0 ] && [ "$all" = "$listed" ]
 ok $? "--headers: each header of include/machine on exactly one list"
+all=$(find build/gen -name '*.h' | sort)
+listed=$(grep "^generated" "$tmp/out" | tr ' ' '\n' | grep '^build/gen/' | sort)
+[ -n "$all" ] && [ "$all" = "$listed" ] && grep -q "^generated, the runner's: build/gen/designs.h$" "$tmp/out" &&
+	grep -q "^generated, kernel builds may include: .*build/gen/workloads/free_contig.h" "$tmp/out"
+ok $? "--headers: each generated header on exactly one list, designs.h the runner's"
 
 # The tests themselves link the kernel and the machine only.
 ! grep -q 'liblab' <(make -n -B build/tests/dbg/vanilla/test_page_ref V=1 2>/dev/null | grep -- '-o build/tests/dbg/vanilla/test_page_ref')
