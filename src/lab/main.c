@@ -15,7 +15,8 @@
 	X(readseq)		\
 	X(vmalloc)		\
 	X(migrate_fork)		\
-	X(reclaim_large)
+	X(reclaim_large)	\
+	X(alloc_free)
 
 #define DECLARE_EXPERIMENT(name) extern const struct experiment exp_##name;
 EXPERIMENTS(DECLARE_EXPERIMENT)
