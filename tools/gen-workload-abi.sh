@@ -5,10 +5,11 @@
 #   tools/gen-workload-abi.sh src/workloads/NAME.c >build/gen/workloads/NAME.h
 #
 # Copies every top-level definition of a struct named *_params or *_result,
-# from its `struct X_params {` line to the `};` that ends it at the start of
-# a line, verbatim (a #line before each, so that errors name the workload's
-# line), into a header that includes <stdbool.h>, <stddef.h> and <stdint.h>
-# and nothing else.  A workload that defines none gets a header with none.
+# from its `struct X_params {` line to the `};` that ends it (at the start of
+# a line; on that line for a one-line definition), verbatim, with a #line
+# before each so that errors name the workload's line, into a header that
+# includes <stdbool.h>, <stddef.h> and <stdint.h> and nothing else.  A
+# workload that defines none gets a header with none.
 #
 # Fails (exit 1, one line naming the file and line) rather than write a wrong
 # header: a *_params or *_result struct defined other than at the top level
