@@ -273,8 +273,23 @@ $(BUILD)/gen/mm_workloads.h: FORCE
 	} >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
 $(BUILD)/lab/run/src/lab/designs.o: $(BUILD)/gen/designs.h
-$(BUILD)/lab/run/src/lab/designs.o: BASE_CFLAGS += -I$(BUILD)/gen
 FORCE:
+
+# The header of a workload's parameters and results, for its experiment
+# (#include <workloads/<name>.h>): the *_params and *_result structs its
+# src/workloads/<name>.c defines, copied by tools/gen-workload-abi.sh (which
+# fails rather than copy one wrong).  Rewritten only when they change; the
+# runner's objects wait for every one on their first build, and their
+# dependency files name the ones they include after it.  A workload whose
+# interface needs more has include/mmlab/workloads/<name>.h instead.
+WORKLOAD_HDRS := $(patsubst %,$(BUILD)/gen/workloads/%.h,$(WORKLOADS))
+$(BUILD)/gen/workloads/%.h: src/workloads/%.c tools/gen-workload-abi.sh
+	@mkdir -p $(dir $@)
+	$(Q)CC='$(CC)' tools/gen-workload-abi.sh $< >$@.tmp || { rm -f $@.tmp; exit 1; }
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@ && printf '  %-7s %s\n' GEN $@; fi
+LAB_OBJS := $(patsubst %.c,$(BUILD)/lab/run/%.o,$(LABSRCS)) $(patsubst %.c,$(BUILD)/lab/dbg/%.o,$(LABLIB_SRCS))
+$(LAB_OBJS): | $(WORKLOAD_HDRS)
+$(BUILD)/lab/%.o: BASE_CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/src/lab/designs.o \
 		$(BUILD)/lab/run/liblab.a $(RUN_KOBJS) $(BUILD)/machine/run/libmachine.a

@@ -3,9 +3,9 @@
  * runner refuses it before any sample, with exit 2 and one line naming the
  * designs that are built, and `--variant all` leaves it out.  This test
  * plays src/lab/designs.c: it defines the list of stand-ins itself, one
- * used as a variant's impl directly (free-contig, vmalloc) and one as the
- * first member of the experiment's own impl struct (refcount-scale,
- * readseq, reclaim-large, migrate-fork).
+ * used as a variant's impl directly (free-contig, vmalloc, alloc-free) and
+ * one as the first member of the experiment's own impl struct
+ * (refcount-scale, readseq, reclaim-large, migrate-fork).
  */
 #include <stdio.h>
 #include <stdlib.h>

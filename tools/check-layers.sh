@@ -8,7 +8,9 @@
 #
 # Fails (exit 1, one line per offence) if a kernel object references a
 # symbol the runner's library defines, or if a kernel source includes a
-# runner header (KERNEL_SRC_DIRS overrides where to look), or if the list
+# runner header (KERNEL_SRC_DIRS overrides where to look; a header the
+# Makefile generates in build/gen is the runner's unless it is the table of
+# workloads or a workload's params and results), or if the list
 # of headers kernel builds may include names one that is not in the tree;
 # and for the one machine interface: if a kernel-named header reaches the
 # machine past machine/machine.h (or declares a machine function itself),
@@ -78,6 +80,26 @@ done < <(find "$MMLAB_HDR_DIR" -name '*.h' | LC_ALL=C sort)
 runner_private=$(find $RUNNER_SRC_DIRS -name '*.h' -exec realpath -m --relative-to=. {} + 2>/dev/null |
 	LC_ALL=C sort)
 
+# The headers the Makefile generates (build/gen, on the include path after
+# include/): kernel builds may include the table of workloads and each
+# workload's params and results (tools/gen-workload-abi.sh); every other one
+# there is the runner's (designs.h).  Checked against the build, if any.
+GEN_DIR=${GEN_DIR:-build/gen}
+KERNEL_GEN_HDRS=${KERNEL_GEN_HDRS:-mm_workloads.h workloads/*.h}
+declare -A gen_kernel_ok=()
+gen_runner=()
+if [ -d "$GEN_DIR" ]; then
+	for pat in $KERNEL_GEN_HDRS; do
+		for f in "$GEN_DIR"/$pat; do
+			[ -f "$f" ] && gen_kernel_ok[${f#"$GEN_DIR"/}]=1
+		done
+	done
+	while IFS= read -r f; do
+		h=${f#"$GEN_DIR"/}
+		[ -n "${gen_kernel_ok[$h]:-}" ] || gen_runner+=("$GEN_DIR/$h")
+	done < <(find "$GEN_DIR" -name '*.h' | LC_ALL=C sort)
+fi
+
 # The machine's headers: those a kernel build sees (machine/machine.h, the
 # only one kernel-named headers include, and the kernel's side it brings in),
 # and the others, the runner's and the tests' (checked against the tree too).
@@ -101,6 +123,9 @@ done < <(find "$MACHINE_HDR_DIR" -name '*.h' | LC_ALL=C sort)
 if [ $list_only -eq 1 ]; then
 	echo "kernel builds may include: $(printf 'mmlab/%s ' $(printf '%s\n' "${!kernel_ok[@]}" | LC_ALL=C sort))"
 	echo "runner headers: ${runner_hdrs[*]} $runner_private"
+	echo "generated, kernel builds may include: $(for h in "${!gen_kernel_ok[@]}"; do echo "$GEN_DIR/$h"; done |
+		LC_ALL=C sort | tr '\n' ' ')"
+	echo "generated, the runner's: ${gen_runner[*]}"
 	echo "the machine, as kernel builds see it: machine/machine.h, which brings in $(printf 'machine/%s ' $(printf '%s\n' "${!machine_kernel[@]}" | grep -vx machine.h | LC_ALL=C sort))"
 	echo "the machine's other headers (runner, tests): ${machine_other[*]}"
 	exit $bad
@@ -119,14 +144,18 @@ runner_includes() {
 				echo "$file:$line: includes the runner header <$inc>"
 			;;
 		*)
-			# "x.h": beside the file, else under include/
+			# "x.h": beside the file, else under include/, else generated
 			if [ -f "$(dirname "$file")/$inc" ]; then
 				target=$(realpath -m --relative-to=. "$(dirname "$file")/$inc")
+			elif [ ! -f "include/$inc" ] && [ -f "$GEN_DIR/$inc" ]; then
+				target=$GEN_DIR/$inc
 			else
 				target=$(realpath -m --relative-to=. "include/$inc")
 			fi
 			if grep -qxF "$target" <<<"$runner_private"; then
 				echo "$file:$line: includes the runner's $target"
+			elif [ "$target" = "$GEN_DIR/$inc" ] && [ -z "${gen_kernel_ok[$inc]:-}" ]; then
+				echo "$file:$line: includes the runner's generated $target"
 			elif [[ $target == include/mmlab/* ]] && [ -z "${kernel_ok[${target#include/mmlab/}]:-}" ]; then
 				echo "$file:$line: includes the runner header $target"
 			fi
@@ -136,7 +165,8 @@ runner_includes() {
 }
 
 # The headers a kernel build may include must not bring the runner in.
-mapfile -t allowed < <(for h in "${!kernel_ok[@]}"; do echo "$MMLAB_HDR_DIR/$h"; done | LC_ALL=C sort)
+mapfile -t allowed < <({ for h in "${!kernel_ok[@]}"; do echo "$MMLAB_HDR_DIR/$h"; done
+			  for h in "${!gen_kernel_ok[@]}"; do echo "$GEN_DIR/$h"; done; } | LC_ALL=C sort)
 while read -r hit; do
 	[ -n "$hit" ] || continue
 	echo "$hit (a header kernel builds may include)"

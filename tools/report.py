@@ -513,7 +513,8 @@ def section(run, png):
     seed = run.d.get("seed", "")
     series, headline = seed_series(seed)
     out = ["## %s" % run.name, "",
-           "Seed: `%s`%s." % (seed, " (%s)" % series if series else ""), "",
+           ("Seed: `%s`%s." % (seed, " (%s)" % series if series else "") if seed else
+            "Seed: none (an experiment of its own)."), "",
            run.d.get("description", ""), ""]
     if headline:
         out += ["Headline result in the thread: %s." % headline.rstrip("."), ""]
@@ -679,7 +680,7 @@ def main(argv):
     lines = ["# mmlab results: %s" % run_id(outdir), ""]
     if runs:
         lines += md_table(["experiment", "seed", "checks"],
-                          [("[%s](#%s)" % (r.name, r.name), "`%s`" % r.d.get("seed", ""),
+                          [("[%s](#%s)" % (r.name, r.name), "`%s`" % r.d["seed"] if r.d.get("seed") else "none",
                             "invariants %s, data %s" % (r.d.get("checks", {}).get("invariants", "?"),
                                                         r.d.get("checks", {}).get("data", "?")))
                            for r in runs], "lll") + [""]

@@ -30,7 +30,7 @@
 
 #include <mmlab/experiment.h>
 #include <mmlab/kernel.h>
-#include <mmlab/workloads/pcp_drain.h>
+#include <workloads/pcp_drain.h>
 #include "common.h"
 
 static const struct exp_variant pd_variants[] = {

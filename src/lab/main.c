@@ -16,7 +16,8 @@
 	X(vmalloc)		\
 	X(migrate_fork)		\
 	X(reclaim_large)	\
-	X(pcp_drain)
+	X(pcp_drain)		\
+	X(alloc_free)
 
 #define DECLARE_EXPERIMENT(name) extern const struct experiment exp_##name;
 EXPERIMENTS(DECLARE_EXPERIMENT)

@@ -17,8 +17,19 @@
 
 #include <linux/gfp.h>
 #include <linux/mmzone.h>
-#include <mmlab/workloads/pcp_drain.h>
 #include "workloads.h"
+
+/* What the experiment gives and gets back (build/gen/workloads/pcp_drain.h). */
+struct pd_params {
+	unsigned long pages;		/* order-0 pages allocated, then freed, before each drain */
+	unsigned long iterations;	/* drains per sample */
+};
+
+struct pd_result {
+	double usec;			/* the drains, summed */
+	unsigned long drained;		/* pages on the lists at the drains, summed */
+	int batch;			/* pcp->batch of this CPU */
+};
 
 static int pcp_drain_run(const void *params, void *result, char *msg, size_t len)
 {
