@@ -67,20 +67,20 @@ LIBS    := -lurcu-memb -lurcu-common -lm -pthread
 #  seed 004  rmap-*
 KERNELS := vanilla refcount-frozen-bit refcount-cmpxchg-guess refcount-seqcount-read \
 	   contig-batched contig-bulk contig-chunk-prepare ra-batched mgt-entry mgt-counter \
-	   rmap-referenced rmap-batched pcp-drain-batch
+	   rmap-batched-referenced rmap-batched pcp-drain-batch
 
 KCFG_vanilla                 :=
-KCFG_refcount-frozen-bit     := -DCONFIG_PAGEREF_FROZEN_BIT
-KCFG_refcount-cmpxchg-guess  := -DCONFIG_PAGEREF_CMPXCHG_GUESS
-KCFG_refcount-seqcount-read  := -DCONFIG_FILEMAP_SEQCOUNT_READ
-KCFG_contig-batched          := -DCONFIG_FREE_CONTIG_BATCHED -DCONFIG_VMALLOC_ATOMIC_NR_PAGES
-KCFG_contig-bulk             := -DCONFIG_FREE_CONTIG_BULK
-KCFG_contig-chunk-prepare    := -DCONFIG_FREE_CONTIG_BULK -DCONFIG_FREE_CONTIG_CHUNK_PREPARE
-KCFG_ra-batched              := -DCONFIG_READAHEAD_BATCHED
-KCFG_mgt-entry               := -DCONFIG_MIGRATE_PGTY_MGT_ENTRY
-KCFG_mgt-counter             := -DCONFIG_MIGRATE_ENTRY_COUNTER
-KCFG_rmap-referenced         := -DCONFIG_RMAP_BATCH_REFERENCED
-KCFG_rmap-batched            := -DCONFIG_RMAP_BATCH_REFERENCED -DCONFIG_RMAP_BATCH_UNMAP
+KCFG_refcount-frozen-bit     := -DCONFIG_REFCOUNT_FROZEN_BIT
+KCFG_refcount-cmpxchg-guess  := -DCONFIG_REFCOUNT_CMPXCHG_GUESS
+KCFG_refcount-seqcount-read  := -DCONFIG_REFCOUNT_SEQCOUNT_READ
+KCFG_contig-batched          := -DCONFIG_CONTIG_BATCHED -DCONFIG_VMALLOC_ATOMIC_NR_PAGES
+KCFG_contig-bulk             := -DCONFIG_CONTIG_BULK
+KCFG_contig-chunk-prepare    := -DCONFIG_CONTIG_BULK -DCONFIG_CONTIG_CHUNK_PREPARE
+KCFG_ra-batched              := -DCONFIG_RA_BATCHED
+KCFG_mgt-entry               := -DCONFIG_MGT_ENTRY
+KCFG_mgt-counter             := -DCONFIG_MGT_COUNTER
+KCFG_rmap-batched-referenced         := -DCONFIG_RMAP_BATCHED_REFERENCED
+KCFG_rmap-batched            := -DCONFIG_RMAP_BATCHED_REFERENCED -DCONFIG_RMAP_BATCHED
 KCFG_pcp-drain-batch         := -DCONFIG_PCP_DRAIN_BATCH
 
 # Vanilla at an older base, the baseline of a design applied there (its

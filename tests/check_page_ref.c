@@ -52,7 +52,7 @@
 
 #include "tap.h"
 
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 #define FROZEN_BIT	1
 #else
 #define FROZEN_BIT	0
@@ -326,7 +326,7 @@ static bool fin(void *arg, char *why, size_t len)
 			return false;
 		}
 	}
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	if (end_undone && (unsigned int)v >= PAGEREF_FROZEN_LIMIT) {
 		snprintf(why, len, "failed gets left refcount %#x at or above the undo limit", v);
 		return false;
@@ -464,7 +464,7 @@ static struct checker_scenario __maybe_unused sc_b2 = SCENARIO(
 
 /* --- c) frozen-bit: the undo loop near the limit, with an allocation -------- */
 
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 static struct {
 	unsigned long n, got, plain, garbage;
 } ctally;
@@ -788,7 +788,7 @@ int main(void)
 	expect_clean(&sc_b2);
 #endif
 
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	memset(&ctally, 0, sizeof(ctally));
 	expect_clean(&sc_c);
 	diag("c) %s: a get succeeded (after the allocation) and was put back in %lu of %lu schedules",

@@ -217,7 +217,7 @@ static void getter(void *arg)
 /* folio_try_get() with its ordering weakened to relaxed, in this design's encoding. */
 static bool try_get_relaxed(void)
 {
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	return !(atomic_add_return_relaxed(1, &PAGE->_refcount) & PAGEREF_FROZEN_BIT);
 #else
 	int old = atomic_read(&PAGE->_refcount);
@@ -491,7 +491,7 @@ static bool uptodate_ok(void *arg, char *why, size_t len)
 
 /* --- the migration-entry count (seed 003's designs) ---------------------------------- */
 
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER) || defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+#if defined(CONFIG_MGT_COUNTER) || defined(CONFIG_MGT_ENTRY)
 #define MIGRATION_COUNT
 /*
  * The source folio of a migration, unmapped, with two migration entries
@@ -513,7 +513,7 @@ static struct folio mfolios[1];
 
 static atomic_t *mig_count(void)
 {
-#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+#ifdef CONFIG_MGT_COUNTER
 	return folio_migration_entries(MFOLIO);
 #else
 	return &MFOLIO->_mapcount;
@@ -523,7 +523,7 @@ static atomic_t *mig_count(void)
 static void two_entries(void *arg)
 {
 	reset(arg);
-#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+#ifdef CONFIG_MGT_COUNTER
 	atomic_set(mig_count(), 2);
 #else
 	/* what try_to_migrate_exit() sets once the walk has unmapped the folio */
@@ -546,7 +546,7 @@ static bool remain_relaxed(void)
 {
 	unsigned int t = (unsigned int)atomic_read(mig_count());
 
-#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+#ifdef CONFIG_MGT_COUNTER
 	return (int)t > 0;
 #else
 	return t >> PAGE_TYPE_SHIFT != PGTY_mgt_entry || (t & PAGE_TYPE_VALUE_MASK);
@@ -769,7 +769,7 @@ int main(void)
 		expect_sc_blind(&uptodate_bad[i]);
 	}
 #ifdef MIGRATION_COUNT
-#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+#ifdef CONFIG_MGT_COUNTER
 	mem_map = &MFOLIO->page;	/* the count lives in page_ext, at the folio's pfn (0) */
 	if (!ok(page_ext_init(1) == 0, "page_ext for one folio"))
 		return done_testing();

@@ -10,10 +10,10 @@
 #include <linux/mm.h>
 #include <linux/swap.h>
 
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+#if defined(CONFIG_MGT_COUNTER)
 #define MGT_COUNTER	1
 #define MGT_ENTRY	0
-#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+#elif defined(CONFIG_MGT_ENTRY)
 #define MGT_COUNTER	0
 #define MGT_ENTRY	1
 #else
@@ -39,9 +39,9 @@
  */
 static inline int mgt_counted(struct folio *folio)
 {
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+#if defined(CONFIG_MGT_COUNTER)
 	return atomic_read(folio_migration_entries(folio));
-#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+#elif defined(CONFIG_MGT_ENTRY)
 	if (!PageMgtEntry(&folio->page))
 		return -1;
 	return (int)(folio->page.page_type & PAGE_TYPE_VALUE_MASK);

@@ -62,7 +62,7 @@ static unsigned char *access_byte(struct mm_struct *mm, unsigned long addr, bool
  * writing, so that no fork overlaps a migration and what else races
  * (faults, COW, zaps while the type is set) is still stressed.
  */
-#ifdef CONFIG_MIGRATE_PGTY_MGT_ENTRY
+#ifdef CONFIG_MGT_ENTRY
 static struct mm_struct *fork_outside_migration(struct mm_struct *mm)
 {
 	struct mm_struct *g;

@@ -33,7 +33,7 @@
 
 #include "mm_test.h"
 
-#if defined(CONFIG_FREE_CONTIG_BATCHED) || defined(CONFIG_FREE_CONTIG_BULK)
+#if defined(CONFIG_CONTIG_BATCHED) || defined(CONFIG_CONTIG_BULK)
 #define BATCHED_DESIGN	1
 #else
 #define BATCHED_DESIGN	0

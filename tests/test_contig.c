@@ -25,7 +25,7 @@
 
 #include "mm_test.h"
 
-#if defined(CONFIG_FREE_CONTIG_BATCHED) || defined(CONFIG_FREE_CONTIG_BULK)
+#if defined(CONFIG_CONTIG_BATCHED) || defined(CONFIG_CONTIG_BULK)
 #define BATCHED_DESIGN	1
 #else
 #define BATCHED_DESIGN	0
@@ -782,7 +782,7 @@ static void test_frozen_range(void)
 	ok(check(&r) == 0 && r.allocated == 0, "__free_contig_frozen_range frees the whole range");
 	ok(mm_page_poisoned(pfn_to_page(block)) && mm_page_poisoned(pfn_to_page(block + 777)),
 	   "frozen pages freed are poisoned");
-#ifdef CONFIG_FREE_CONTIG_BULK
+#ifdef CONFIG_CONTIG_BULK
 	is_int(mm_free_pages_from_order(&r, pageblock_order), max_pfn,
 	       "bulk: the frozen range is freed as high-order chunks, before any drain");
 #endif

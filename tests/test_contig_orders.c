@@ -2,8 +2,8 @@
  * The chunk orders in which each design frees a contiguous range of
  * order-0 pages (issue 23, item 14), for ranges of 512 to 4,096 pages
  * around the two order caps: pageblock_order (9) in v1
- * (CONFIG_FREE_CONTIG_BATCHED) and MAX_PAGE_ORDER (10) in the merged design
- * (CONFIG_FREE_CONTIG_BULK, and chunk-prepare with it), aligned and one
+ * (CONFIG_CONTIG_BATCHED) and MAX_PAGE_ORDER (10) in the merged design
+ * (CONFIG_CONTIG_BULK, and chunk-prepare with it), aligned and one
  * page off at either end.  Vanilla frees page by page.
  *
  * The chunks are visible without a hook: the whole machine is taken
@@ -27,9 +27,9 @@
 #define MEM	(16ULL << 20)	/* 4096 pages: four MAX_PAGE_ORDER blocks */
 
 /* What the design under test frees a range as: 0 page by page, 1 v1, 2 merged. */
-#if defined(CONFIG_FREE_CONTIG_BULK)
+#if defined(CONFIG_CONTIG_BULK)
 #define DESIGN	2
-#elif defined(CONFIG_FREE_CONTIG_BATCHED)
+#elif defined(CONFIG_CONTIG_BATCHED)
 #define DESIGN	1
 #else
 #define DESIGN	0

@@ -111,7 +111,7 @@ static void test_read(void)
 	is_int(folio_ref_count(folio), 4, "reads left no reference behind");
 	ok(folio_test_referenced(folio), "a read starting in a new folio marks it accessed");
 
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+#ifdef CONFIG_REFCOUNT_SEQCOUNT_READ
 	/* Short reads inside one page take the fast path, which marks nothing. */
 	folio = filemap_get_folio(&mapping, 0);
 	ok(folio_test_referenced(folio) && folio_test_lru(folio),
@@ -214,7 +214,7 @@ static void test_truncate_with_reader(void)
 	is_int(free_pages_all(), free_before + 1, "the reader's put frees it");
 }
 
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+#ifdef CONFIG_REFCOUNT_SEQCOUNT_READ
 static void test_seqcount_bumped(void)
 {
 	struct folio *folio = add_filled(2, 0, 0xd2);
@@ -330,7 +330,7 @@ int main(void)
 	test_mark_accessed_ages_workingset();
 	test_remove_mapping();
 	test_truncate_with_reader();
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+#ifdef CONFIG_REFCOUNT_SEQCOUNT_READ
 	test_seqcount_bumped();
 #endif
 	truncate_inode_pages(&mapping);

@@ -33,11 +33,11 @@
 
 /* --- what this design must do ---------------------------------------------- */
 
-#if defined(CONFIG_PAGEREF_FROZEN_BIT) && defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
+#if defined(CONFIG_REFCOUNT_FROZEN_BIT) && defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
 #define DESIGN_MUTANT_NOCAS	1
 #endif
 
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 #define FROZEN_RAW		INT_MIN		/* 0x80000000 */
 #define ZERO_IS_FROZEN		0		/* 0 is the transient no-owner state */
 #else
@@ -49,7 +49,7 @@
 #if defined(DESIGN_MUTANT_NOCAS)
 #define RAW_AFTER_LAST_PUT	0		/* the mutant's bug: left unfrozen */
 #define FROZEN_AFTER_LAST_PUT	0
-#elif defined(CONFIG_PAGEREF_FROZEN_BIT)
+#elif defined(CONFIG_REFCOUNT_FROZEN_BIT)
 #define RAW_AFTER_LAST_PUT	INT_MIN
 #define FROZEN_AFTER_LAST_PUT	1
 #else
@@ -184,28 +184,28 @@ static void test_design(void)
 	const char *name = MM_KERNEL_NAME;
 	bool fb = false, mutant = false, guess = false, seq = false;
 
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	fb = true;
 #endif
 #ifdef DESIGN_MUTANT_NOCAS
 	mutant = true;
 #endif
-#ifdef CONFIG_PAGEREF_CMPXCHG_GUESS
+#ifdef CONFIG_REFCOUNT_CMPXCHG_GUESS
 	guess = true;
 #endif
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+#ifdef CONFIG_REFCOUNT_SEQCOUNT_READ
 	seq = true;
 #endif
 	diag("design %s", name);
 	ok(!streq(name, "vanilla") || (!fb && !guess && !seq), "the vanilla build has no page_ref config");
-	ok(streq(name, "refcount-frozen-bit") == (fb && !mutant), "frozen-bit iff CONFIG_PAGEREF_FROZEN_BIT");
+	ok(streq(name, "refcount-frozen-bit") == (fb && !mutant), "frozen-bit iff CONFIG_REFCOUNT_FROZEN_BIT");
 	ok(streq(name, "refcount-frozen-bit-nocas") == mutant, "frozen-bit-nocas iff the mutant's config");
-	ok(streq(name, "refcount-cmpxchg-guess") == guess, "cmpxchg-guess iff CONFIG_PAGEREF_CMPXCHG_GUESS");
-	ok(streq(name, "refcount-seqcount-read") == seq, "seqcount-read iff CONFIG_FILEMAP_SEQCOUNT_READ");
+	ok(streq(name, "refcount-cmpxchg-guess") == guess, "cmpxchg-guess iff CONFIG_REFCOUNT_CMPXCHG_GUESS");
+	ok(streq(name, "refcount-seqcount-read") == seq, "seqcount-read iff CONFIG_REFCOUNT_SEQCOUNT_READ");
 	ok(!streq(name, "unknown"), "the build names its design");
 
 	is_int(PAGEREF_FROZEN_VALUE, FROZEN_RAW, "PAGEREF_FROZEN_VALUE");
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	is_int((unsigned int)PAGEREF_FROZEN_BIT, 0x80000000u, "PAGEREF_FROZEN_BIT is bit 31");
 	is_int(PAGEREF_FROZEN_LIMIT, 0xc0000000u, "PAGEREF_FROZEN_LIMIT is bit 31 | bit 30");
 #endif
@@ -220,7 +220,7 @@ static void test_count_basics(void)
 		{ 1,		false },
 		{ 2,		false },
 		{ INT_MAX,	false },
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 		{ INT_MIN,	true },
 		{ INT_MIN + 1,	true },
 		{ -1,		true },
@@ -255,7 +255,7 @@ static void test_count_basics(void)
 
 	set_page_count_frozen(p);
 	is_int(page_ref_raw(p), FROZEN_RAW, "set_page_count_frozen: raw value");
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	ok(page_ref_raw(p) & (int)BIT(31), "set_page_count_frozen: bit 31 set");
 #endif
 	is_int(page_ref_count(p), 0, "frozen page: page_ref_count 0");
@@ -405,7 +405,7 @@ static void test_and_test(void)
 	ok(page_ref_zero_to_frozen(p), "page_ref_zero_to_frozen from 0: the put frees");
 	is_int(page_ref_raw(p), RAW_AFTER_LAST_PUT, "page_ref_zero_to_frozen from 0: raw value");
 	set_page_count(p, 1);
-#if defined(CONFIG_PAGEREF_FROZEN_BIT) && !defined(DESIGN_MUTANT_NOCAS)
+#if defined(CONFIG_REFCOUNT_FROZEN_BIT) && !defined(DESIGN_MUTANT_NOCAS)
 	ok(!page_ref_zero_to_frozen(p), "page_ref_zero_to_frozen after a racing get: put loses");
 	is_int(EV(PGREF_PUT_RACE), 1, "a lost 0 -> frozen exchange counts a PUT_RACE");
 #else
@@ -453,7 +453,7 @@ static void test_freeze(void)
 	ok(page_ref_add_unless_frozen(p, 1), "try-get after unfreeze succeeds");
 	is_int(page_ref_count(p), 2, "try-get after unfreeze: count 2");
 
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	/* unfreeze overwrites the garbage of failed try-gets */
 	set_page_count(p, raw_plus(INT_MIN, 9));
 	page_ref_unfreeze(p, 2);
@@ -527,7 +527,7 @@ static void test_try_get(void)
 		ok(!tryget(fn, page, &nr), "%s on a frozen page fails", name);
 		ok(__page_is_frozen(page), "%s on a frozen page: still frozen", name);
 		is_int(page_ref_count(page), 0, "%s on a frozen page: count 0", name);
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 		is_int(page_ref_raw(page), raw_plus(INT_MIN, nr),
 		       "%s on a frozen page: frozen raw grew by %d", name, nr);
 		ok(!tryget(fn, page, &nr), "%s again on the frozen page fails", name);
@@ -542,7 +542,7 @@ static void test_try_get(void)
 
 		/* the transient 0 of frozen-bit is not frozen: a get revives it */
 		set_page_count(page, 0);
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 		ok(tryget(fn, page, &nr), "%s at the transient 0 succeeds", name);
 		is_int(page_ref_raw(page), nr, "%s at the transient 0: count %d", name, nr);
 #else
@@ -563,7 +563,7 @@ static void test_try_get(void)
  */
 static void test_guess(void)
 {
-#ifdef CONFIG_PAGEREF_CMPXCHG_GUESS
+#ifdef CONFIG_REFCOUNT_CMPXCHG_GUESS
 	const long long retry_if_larger = 1;
 #else
 	const long long retry_if_larger = 0;
@@ -616,7 +616,7 @@ static void test_guess(void)
 
 static void test_undo_loop(void)
 {
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 	const int limit = (int)PAGEREF_FROZEN_LIMIT;
 	static const int below[] = { 1, 2, 1000 };	/* limit - k: a get stays below */
 	static const int from[] = { -1, 0, 1, 5, 1000, 0x3ffffff0 };	/* limit + k */

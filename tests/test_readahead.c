@@ -130,7 +130,7 @@ static void __maybe_unused test_sequential_read(const char *io)
 	is_int(cached_pages(), FILE_PAGES, "the whole file is cached");
 	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
 	is_int(vm_event(FILEMAP_FOLIOS_ADDED) - added0, FILE_PAGES, "each page inserted once");
-#ifdef CONFIG_READAHEAD_BATCHED
+#ifdef CONFIG_RA_BATCHED
 	ok(vm_event(FILEMAP_XA_LOCK_ADD) - locks0 < FILE_PAGES / 4,
 	   "batched: xa_lock taken once per window (%lu times for %d folios)",
 	   vm_event(FILEMAP_XA_LOCK_ADD) - locks0, FILE_PAGES);
@@ -213,7 +213,7 @@ static void __maybe_unused test_eexist_skipped(void)
 
 	open_file(sizeof(contents));
 	eexist_attempts = 0;
-#ifdef CONFIG_READAHEAD_BATCHED
+#ifdef CONFIG_RA_BATCHED
 	fail_page_alloc.after = 4;	/* allocations 1-4 succeed, the 5th fails */
 	fail_page_alloc.nr = 1;
 	eexist_trigger = 6;		/* the single insert of index 4 */
@@ -306,7 +306,7 @@ static void __maybe_unused test_force_readahead(void)
 
 	open_file(sizeof(contents));
 	eexist_attempts = 0;
-#ifdef CONFIG_READAHEAD_BATCHED
+#ifdef CONFIG_RA_BATCHED
 	fail_page_alloc.after = 4;
 	fail_page_alloc.nr = 1;
 	eexist_trigger = 6;
@@ -386,7 +386,7 @@ static void __maybe_unused test_exhaustion(void)
 		for (pos = 0; pos < (loff_t)sizeof(contents) && n == RECORD; pos += RECORD)
 			n = filemap_read(&file, pos, RECORD, buf);
 		ok(pos < (loff_t)sizeof(contents), "with memory exhausted a read comes back short");
-#ifdef CONFIG_READAHEAD_BATCHED
+#ifdef CONFIG_RA_BATCHED
 		ok(vm_event(FILEMAP_RA_FALLBACK) > fallbacks,
 		   "batched readahead fell back to single insertion when allocation failed");
 #else

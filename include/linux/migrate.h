@@ -113,7 +113,7 @@ struct try_to_migrate_arg {
 	int nr_entries;		/* made by this walk (mgt-entry) */
 };
 
-#if defined(CONFIG_MIGRATE_ENTRY_COUNTER)
+#if defined(CONFIG_MGT_COUNTER)
 /*
  * mgt-counter (David Hildenbrand's proposal): a counter of its own, kept
  * outside struct page (page_ext, like the kernel's optional per-page
@@ -158,7 +158,7 @@ static inline bool folio_migration_entries_agree(struct folio *folio, int n, int
 	return *counted == n;
 }
 
-#elif defined(CONFIG_MIGRATE_PGTY_MGT_ENTRY)
+#elif defined(CONFIG_MGT_ENTRY)
 /*
  * mgt-entry (the RFC): once try_to_migrate() has unmapped a small folio,
  * its page_type (the mapcount's word, unused while the folio is unmapped)

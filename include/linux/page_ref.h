@@ -7,7 +7,7 @@
  *	_refcount 0 means frozen (or free).  page_ref_add_unless_frozen() is
  *	a compare-exchange loop that refuses to move a counter off zero.
  *
- *  CONFIG_PAGEREF_FROZEN_BIT (the series, v4)
+ *  CONFIG_REFCOUNT_FROZEN_BIT (the series, v4)
  *	bit 31 (PAGEREF_FROZEN_BIT) means frozen:
  *	    1 .. INT_MAX	owned
  *	    0			no owner, only transiently inside dec_and_test
@@ -19,7 +19,7 @@
  *	neighbour and wrap to 0.  dec_and_test/sub_and_test take 0 to frozen
  *	with a compare-exchange, and only the winner of that exchange frees.
  *
- *  CONFIG_PAGEREF_CMPXCHG_GUESS (Linus Torvalds' alternative in review)
+ *  CONFIG_REFCOUNT_CMPXCHG_GUESS (Linus Torvalds' alternative in review)
  *	zero means frozen as in vanilla, but a try-get does not read the
  *	counter first: it guesses 1 and lets try_cmpxchg tell the real value.
  *
@@ -45,7 +45,7 @@
 #include <linux/mmdebug.h>
 #include <linux/vmstat.h>
 
-#ifdef CONFIG_PAGEREF_FROZEN_BIT
+#ifdef CONFIG_REFCOUNT_FROZEN_BIT
 #define PAGEREF_FROZEN_BIT	((int)BIT(31))
 /* A failed try-get undoes the garbage of a frozen counter at this value. */
 #define PAGEREF_FROZEN_LIMIT	((unsigned int)(BIT(30) | BIT(31)))
@@ -198,7 +198,7 @@ static inline int folio_ref_dec_return(struct folio *folio)
  * from 0 to frozen owns the free; a racing try-get that got in first makes
  * this exchange fail, and then that getter's own put frees the page.
  */
-#if defined(CONFIG_PAGEREF_FROZEN_BIT) && !defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
+#if defined(CONFIG_REFCOUNT_FROZEN_BIT) && !defined(CONFIG_PAGEREF_MUTANT_NO_FROZEN_CAS)
 static inline bool page_ref_zero_to_frozen(struct page *page)
 {
 	if (atomic_cmpxchg_relaxed(&page->_refcount, 0, PAGEREF_FROZEN_BIT) != 0) {
@@ -243,7 +243,7 @@ static inline bool folio_ref_dec_and_test(struct folio *folio)
 
 /* --- speculative references ---------------------------------------------- */
 
-#if defined(CONFIG_PAGEREF_FROZEN_BIT)
+#if defined(CONFIG_REFCOUNT_FROZEN_BIT)
 
 static inline bool page_ref_add_unless_frozen(struct page *page, int nr)
 {
@@ -267,7 +267,7 @@ static inline bool page_ref_add_unless_frozen(struct page *page, int nr)
 	return false;
 }
 
-#elif defined(CONFIG_PAGEREF_CMPXCHG_GUESS)
+#elif defined(CONFIG_REFCOUNT_CMPXCHG_GUESS)
 
 static inline bool page_ref_add_unless_frozen(struct page *page, int nr)
 {

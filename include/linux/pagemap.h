@@ -39,7 +39,7 @@ struct address_space {
 	unsigned long nrpages;		/* under xa_lock */
 	loff_t i_size;
 	struct backing_file *backing;	/* NULL: nothing behind the cache */
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+#ifdef CONFIG_REFCOUNT_SEQCOUNT_READ
 	/*
 	 * Bumped around every removal of a folio from i_pages, including
 	 * replacement by migration: a lockless reader that sampled it before

@@ -95,7 +95,7 @@ DECLARE_KERNEL(contig_chunk_prepare);
 DECLARE_KERNEL(ra_batched);
 DECLARE_KERNEL(mgt_entry);
 DECLARE_KERNEL(mgt_counter);
-DECLARE_KERNEL(rmap_referenced);
+DECLARE_KERNEL(rmap_batched_referenced);
 DECLARE_KERNEL(rmap_batched);
 DECLARE_KERNEL(pcp_drain_batch);
 
@@ -107,7 +107,7 @@ extern const struct mm_kernel mm_kernel_vanilla_vt, mm_kernel_refcount_frozen_bi
 	mm_kernel_refcount_cmpxchg_guess_vt, mm_kernel_refcount_seqcount_read_vt,
 	mm_kernel_ra_batched_vt, mm_kernel_vanilla_v1base_vt, mm_kernel_contig_batched_vt,
 	mm_kernel_contig_bulk_vt, mm_kernel_contig_chunk_prepare_vt, mm_kernel_mgt_entry_vt,
-	mm_kernel_mgt_counter_vt, mm_kernel_rmap_referenced_vt, mm_kernel_rmap_batched_vt,
+	mm_kernel_mgt_counter_vt, mm_kernel_rmap_batched_referenced_vt, mm_kernel_rmap_batched_vt,
 	mm_kernel_pcp_drain_batch_vt;
 
 /*

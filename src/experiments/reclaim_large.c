@@ -79,8 +79,8 @@ struct rl_impl {
 };
 
 static const struct rl_impl impl_vanilla = { &mm_kernel_vanilla_run, &mm_kernel_vanilla_ev };
-static const struct rl_impl impl_referenced = { &mm_kernel_rmap_referenced_run,
-						&mm_kernel_rmap_referenced_ev };
+static const struct rl_impl impl_referenced = { &mm_kernel_rmap_batched_referenced_run,
+						&mm_kernel_rmap_batched_referenced_ev };
 static const struct rl_impl impl_batched = { &mm_kernel_rmap_batched_run, &mm_kernel_rmap_batched_ev };
 
 static const struct exp_variant rl_variants[] = {

@@ -15,7 +15,7 @@ static const struct mm_kernel *const designs[][MACHINE_NR_BUILDS] = {
 	DESIGN(vanilla), DESIGN(refcount_frozen_bit), DESIGN(refcount_cmpxchg_guess),
 	DESIGN(refcount_seqcount_read), DESIGN(ra_batched), DESIGN(vanilla_v1base),
 	DESIGN(contig_batched), DESIGN(contig_bulk), DESIGN(contig_chunk_prepare),
-	DESIGN(mgt_entry), DESIGN(mgt_counter), DESIGN(rmap_referenced), DESIGN(rmap_batched),
+	DESIGN(mgt_entry), DESIGN(mgt_counter), DESIGN(rmap_batched_referenced), DESIGN(rmap_batched),
 	DESIGN(pcp_drain_batch),
 };
 

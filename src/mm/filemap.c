@@ -282,7 +282,7 @@ bool folio_wait_queued(struct folio *folio)
  * whether its folio left the page cache meanwhile.  Other designs have no
  * such count.
  */
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+#ifdef CONFIG_REFCOUNT_SEQCOUNT_READ
 static inline void i_pages_delete_seqcount_init(struct address_space *mapping)
 {
 	seqcount_init(&mapping->i_pages_delete_seqcnt);
@@ -844,7 +844,7 @@ static bool filemap_wait_uptodate(struct folio *folio)
 	return folio_test_uptodate(folio);
 }
 
-#ifdef CONFIG_FILEMAP_SEQCOUNT_READ
+#ifdef CONFIG_REFCOUNT_SEQCOUNT_READ
 
 #ifdef __SANITIZE_THREAD__
 void AnnotateIgnoreReadsBegin(const char *file, int line);
@@ -917,13 +917,13 @@ static inline ssize_t filemap_try_read_fast(struct address_space *mapping, loff_
 		count_debug_vm_event(FILEMAP_FAST_FALLBACK);
 	return n;
 }
-#else /* !CONFIG_FILEMAP_SEQCOUNT_READ */
+#else /* !CONFIG_REFCOUNT_SEQCOUNT_READ */
 static inline ssize_t filemap_try_read_fast(struct address_space *mapping, loff_t pos,
 					    size_t count, char *buf)
 {
 	return 0;
 }
-#endif /* CONFIG_FILEMAP_SEQCOUNT_READ */
+#endif /* CONFIG_REFCOUNT_SEQCOUNT_READ */
 
 static bool page_cache_present(struct address_space *mapping, pgoff_t index)
 {

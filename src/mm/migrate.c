@@ -28,8 +28,8 @@
  * left for putback.
  *
  * Designs (seed 003, see linux/migrate.h): vanilla never stops a restore
- * walk early; mgt-entry (CONFIG_MIGRATE_PGTY_MGT_ENTRY) and mgt-counter
- * (CONFIG_MIGRATE_ENTRY_COUNTER) count the migration entries naming the
+ * walk early; mgt-entry (CONFIG_MGT_ENTRY) and mgt-counter
+ * (CONFIG_MGT_COUNTER) count the migration entries naming the
  * source and end remove_migration_ptes()' walk once none is left.
  *
  * Departures: anonymous folios only (no page cache replacement, no

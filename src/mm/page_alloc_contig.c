@@ -8,19 +8,19 @@
  *		batch at a time, merging as it goes (if the pages were not
  *		reallocated first).
  *
- *  CONFIG_FREE_CONTIG_BATCHED (v1)
+ *  CONFIG_CONTIG_BATCHED (v1)
  *		put each page's reference and free_pages_prepare() each page,
  *		then free each run of freeable pages as the largest naturally
  *		aligned power-of-two chunks, at most pageblock_order, to the
  *		pcp or the buddy as whole blocks (FPI_PREPARED).
  *
- *  CONFIG_FREE_CONTIG_BULK (the merged design)
+ *  CONFIG_CONTIG_BULK (the merged design)
  *		as v1, but chunks up to MAX_PAGE_ORDER (the buddy splits them
  *		per pageblock), runs broken at memory-section boundaries, the
  *		frozen-range free batched the same way, and free_pages_bulk()
  *		for vfree()'s page array.
  *
- *  CONFIG_FREE_CONTIG_CHUNK_PREPARE (what the review agreed was possible)
+ *  CONFIG_CONTIG_CHUNK_PREPARE (what the review agreed was possible)
  *		as the merged design, but a chunk of order-0 pages is
  *		prepared as one unit, every page checked in one pass, and a
  *		chunk with a bad page falls back to page-by-page preparation
@@ -30,11 +30,11 @@
 
 #include "internal.h"
 
-#if defined(CONFIG_FREE_CONTIG_BATCHED) || defined(CONFIG_FREE_CONTIG_BULK)
+#if defined(CONFIG_CONTIG_BATCHED) || defined(CONFIG_CONTIG_BULK)
 #define FREE_CONTIG_BATCHING
 #endif
 
-#ifdef CONFIG_FREE_CONTIG_BULK
+#ifdef CONFIG_CONTIG_BULK
 #define CONTIG_CHUNK_MAX_ORDER	MAX_PAGE_ORDER
 #else
 #define CONTIG_CHUNK_MAX_ORDER	pageblock_order
@@ -65,7 +65,7 @@ static unsigned int contig_chunk_order(unsigned long pfn, unsigned long nr)
 	return min3(fit_order, align_order, (unsigned int)CONTIG_CHUNK_MAX_ORDER);
 }
 
-#ifdef CONFIG_FREE_CONTIG_CHUNK_PREPARE
+#ifdef CONFIG_CONTIG_CHUNK_PREPARE
 /* A chunk with a bad page: prepare page by page, freeing the good ones. */
 static void free_contig_chunk_slow(struct page *page, unsigned long nr)
 {
@@ -120,7 +120,7 @@ static void free_prepared_contig_range(struct page *page, unsigned long nr_pages
 }
 
 /* Does a run have to end before @pfn (memmap contiguity)? */
-#ifdef CONFIG_FREE_CONTIG_BULK
+#ifdef CONFIG_CONTIG_BULK
 static inline bool contig_run_breaks_at(unsigned long pfn)
 {
 	/* Struct pages are contiguous within a section, not necessarily across. */
@@ -240,7 +240,7 @@ void free_contig_range(unsigned long pfn, unsigned long nr_pages)
  * there is no reference to put.  The merged design batches it like
  * __free_contig_range(); v1 did not touch it.
  */
-#ifdef CONFIG_FREE_CONTIG_BULK
+#ifdef CONFIG_CONTIG_BULK
 void __free_contig_frozen_range(unsigned long pfn, unsigned long nr_pages)
 {
 	struct contig_run run = { NULL };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Optional per-page data kept outside struct page (mm/page_ext.c), sized
- * at boot.  Design mgt-counter (CONFIG_MIGRATE_ENTRY_COUNTER) keeps the
+ * at boot.  Design mgt-counter (CONFIG_MGT_COUNTER) keeps the
  * number of migration entries naming each folio, at its head page; the
  * debug builds (CONFIG_DEBUG_VM) the number of deferred TLB flush batches
  * that still name each page (the flush-before-free check, pgtable.h).
@@ -44,7 +44,7 @@ static void page_ext_debug_exit(void)
 }
 #endif
 
-#ifdef CONFIG_MIGRATE_ENTRY_COUNTER
+#ifdef CONFIG_MGT_COUNTER
 static atomic_t *migration_entries;
 
 atomic_t *folio_migration_entries(const struct folio *folio)

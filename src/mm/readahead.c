@@ -9,7 +9,7 @@
  *
  *  vanilla	one filemap_add_folio() per folio: one xa_lock hold each.
  *
- *  CONFIG_READAHEAD_BATCHED (the series, reshaped as its review asked)
+ *  CONFIG_RA_BATCHED (the series, reshaped as its review asked)
  *		allocate the folios of a run of missing indices first,
  *		outside any lock, then insert the whole run with
  *		filemap_add_folios() under one xa_lock hold.  If allocation
@@ -161,7 +161,7 @@ static bool ra_index_present(struct address_space *mapping, pgoff_t index)
 	return entry && !xa_is_value(entry);
 }
 
-#ifndef CONFIG_READAHEAD_BATCHED
+#ifndef CONFIG_RA_BATCHED
 
 void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 			     unsigned long nr_to_read, unsigned long lookahead_size)
@@ -187,7 +187,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 	filemap_invalidate_unlock_shared(mapping);
 }
 
-#else /* CONFIG_READAHEAD_BATCHED */
+#else /* CONFIG_RA_BATCHED */
 
 /*
  * Which error of a single insert ends the window: only running out of
@@ -289,7 +289,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 	filemap_invalidate_unlock_shared(mapping);
 }
 
-#endif /* CONFIG_READAHEAD_BATCHED */
+#endif /* CONFIG_RA_BATCHED */
 
 /* Read @nr_to_read pages from @index, but not past the end of the file. */
 static void do_page_cache_ra(struct address_space *mapping, pgoff_t index,

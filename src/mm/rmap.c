@@ -7,12 +7,12 @@
  * Designs (see Makefile):
  *  vanilla                      folio_referenced_one() and try_to_unmap_one()
  *                               act on one PTE per step of the walk
- *  CONFIG_RMAP_BATCH_REFERENCED the series' patches 1-4: folio_referenced_one()
+ *  CONFIG_RMAP_BATCHED_REFERENCED the series' patches 1-4: folio_referenced_one()
  *                               takes the run of PTEs mapping the folio in one
  *                               page table (folio_pte_batch) and ages it with
  *                               one clear_flush_young_ptes(); it stops once
  *                               the whole folio is accounted for
- *  CONFIG_RMAP_BATCH_UNMAP      patch 5: try_to_unmap_one() clears such a run
+ *  CONFIG_RMAP_BATCHED      patch 5: try_to_unmap_one() clears such a run
  *                               of a file folio at once and adjusts the
  *                               counters by its length
  * Mutants, for the tests: CONFIG_RMAP_MUTANT_PAST_PMD (a batch bounded by the
@@ -462,7 +462,7 @@ struct folio_referenced_arg {
 	unsigned long vm_flags;
 };
 
-#ifdef CONFIG_RMAP_BATCH_REFERENCED
+#ifdef CONFIG_RMAP_BATCHED_REFERENCED
 /* How many entries from @ptep one aging step takes: the run mapping the folio. */
 static inline unsigned int folio_referenced_pte_batch(struct folio *folio,
 						      struct vm_area_struct *vma,
@@ -564,7 +564,7 @@ int folio_referenced(struct folio *folio, int is_locked, void *memcg, unsigned l
 /* --- try_to_unmap --------------------------------------------------------------------------- */
 
 /* How many entries from pvmw->pte one unmap step clears. */
-#ifdef CONFIG_RMAP_BATCH_UNMAP
+#ifdef CONFIG_RMAP_BATCHED
 static inline unsigned int folio_unmap_pte_batch(struct folio *folio,
 						 struct page_vma_mapped_walk *pvmw,
 						 enum ttu_flags flags, pte_t pte)

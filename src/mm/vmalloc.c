@@ -18,8 +18,8 @@
  *
  * How vfree() gives the pages back is the design under study (seed 001):
  *  vanilla			per page: statistics, __free_page()
- *  CONFIG_FREE_CONTIG_BATCHED	runs of consecutive pfns to __free_contig_range()
- *  CONFIG_FREE_CONTIG_BULK	statistics, then free_pages_bulk() over the array
+ *  CONFIG_CONTIG_BATCHED	runs of consecutive pfns to __free_contig_range()
+ *  CONFIG_CONTIG_BULK	statistics, then free_pages_bulk() over the array
  *
  * and on which base: CONFIG_VMALLOC_ATOMIC_NR_PAGES is the kernel before
  * "mm: vmalloc: streamline vmalloc memory accounting" (v1's base), where
@@ -44,11 +44,11 @@
 #include <linux/rbtree_augmented.h>
 #include <linux/vmalloc.h>
 
-#if defined(CONFIG_FREE_CONTIG_BATCHED) && !defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
-#error "v1 (CONFIG_FREE_CONTIG_BATCHED) applies to v1's base: CONFIG_VMALLOC_ATOMIC_NR_PAGES"
+#if defined(CONFIG_CONTIG_BATCHED) && !defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
+#error "v1 (CONFIG_CONTIG_BATCHED) applies to v1's base: CONFIG_VMALLOC_ATOMIC_NR_PAGES"
 #endif
-#if defined(CONFIG_FREE_CONTIG_BULK) && defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
-#error "the merged design (CONFIG_FREE_CONTIG_BULK) applies to the base with NR_VMALLOC"
+#if defined(CONFIG_CONTIG_BULK) && defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
+#error "the merged design (CONFIG_CONTIG_BULK) applies to the base with NR_VMALLOC"
 #endif
 
 #define IS_ERR_VALUE(x)	unlikely((unsigned long)(x) >= (unsigned long)-4095)
@@ -899,7 +899,7 @@ struct vm_struct *find_vm_area(const void *addr)
 
 /* --- freeing the pages: the design under study ------------------------------------- */
 
-#if defined(CONFIG_FREE_CONTIG_BULK)
+#if defined(CONFIG_CONTIG_BULK)
 /* v4: statistics first, then one call that batches contiguous runs. */
 static void vm_free_pages(struct vm_struct *vm)
 {
@@ -907,7 +907,7 @@ static void vm_free_pages(struct vm_struct *vm)
 		mod_vmalloc_page_state(vm->pages[i], -1);
 	free_pages_bulk(vm->pages, vm->nr_pages);
 }
-#elif defined(CONFIG_FREE_CONTIG_BATCHED)
+#elif defined(CONFIG_CONTIG_BATCHED)
 /* v1: runs of consecutive pfns, each freed by __free_contig_range(). */
 static void vm_free_pages(struct vm_struct *vm)
 {
