@@ -175,7 +175,7 @@ static void test_levels(void)
 /* --- the prefetcher and overlapping misses -------------------------------------------- */
 
 static size_t walk_stride, walk_n;
-static bool walk_dependent;
+static bool walk_dependent, walk_atomic;
 
 /* A cold walk of @walk_n lines @walk_stride apart: a chase, or independent loads. */
 static void walk(void *arg)
@@ -186,7 +186,9 @@ static void walk(void *arg)
 	for (size_t i = 0; i < walk_n; i++) {
 		char *q = arena + (i + 1) * walk_stride;
 
-		if (walk_dependent) {
+		if (walk_atomic) {
+			vt_access(arena + i * walk_stride, VT_RMW);	/* a locked add on each line */
+		} else if (walk_dependent) {
 			__tsan_read8(p);
 			p = *(char **)p;
 		} else {
@@ -228,6 +230,18 @@ static void test_prefetch(void)
 	   "a stride of a page and a line defeats it: %.1f ns a line, %llu prefetches", far, st.prefetches);
 	seq = walk_ns(64, true, 0, &st);
 	ok(seq > 0.9 * LAT_MEM && st.prefetches == 0, "pf.degree 0: no prefetcher, %.1f ns a line", seq);
+	/*
+	 * Locked adds on consecutive lines: each misses its L1 and asks the L2,
+	 * which trains the streamer as loads do; a stride of three lines, not.
+	 */
+	walk_atomic = true;
+	seq = walk_ns(64, false, 8, &st);
+	ok(seq < 0.35 * LAT_MEM && st.prefetches > 200,
+	   "locked adds on consecutive lines are prefetched: %.1f ns a line, %llu prefetches", seq, st.prefetches);
+	far = walk_ns(64 * 3, false, 8, &st);
+	ok(far > 0.9 * LAT_MEM && st.prefetches == 0,
+	   "locked adds three lines apart are not: %.1f ns a line, %llu prefetches", far, st.prefetches);
+	walk_atomic = false;
 	/* Independent misses overlap, up to core.mshr at a time. */
 	far = walk_ns(4096 + 64, false, 0, &st);
 	ok(far < 0.15 * LAT_MEM && far > LAT_MEM / 10 * 0.9,

@@ -621,6 +621,7 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write)
 	}
 	c->clock += vt_fetch(c, l->tag, l->home, true);
 	core_fill(c, l->tag, write || l->owner == c->id, 0, true);
+	c->pf_pending = l->tag;
 }
 
 /*
@@ -657,6 +658,8 @@ void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write)
 		if ((i = cache_find(&o->l2, l->tag)) >= 0)
 			o->l2.excl[i] = 0;
 	}
+	if (cache_find(&core_of(c)->l1, l->tag) < 0)
+		c->pf_pending = l->tag;
 	core_fill(c, l->tag, write, 0, true);
 }
 
@@ -729,6 +732,22 @@ static void vt_pf_train(struct vt_cpu *c, uint64_t t)
 	for (int x = s->ahead + s->dir; (end - x) * s->dir >= 0; x += s->dir)
 		vt_prefetch(c, (page - 1) * VT_PAGE_LINES + x + 1);
 	s->ahead = end;
+}
+
+/*
+ * An atomic or a marked access that missed the L1 is a request to the L2
+ * like any other, and trains the streamer as loads and stores do (Intel's
+ * optimization manual: the streamer watches the L1D's read requests, those
+ * of stores included).  Trained when the event is over: a prefetch may grow
+ * the line table, which the event's caller still uses.
+ */
+void vt_hier_train(struct vt_cpu *c)
+{
+	uint64_t t = c->pf_pending;
+
+	c->pf_pending = 0;
+	if (t)
+		vt_pf_train(c, t);
 }
 
 /* --- plain loads and stores ------------------------------------------------------------ */

@@ -10,6 +10,7 @@
  * "not measured" with a common core's value, for the user to correct.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,49 @@ static void set_lat(struct vt_machine *m, int k, double kib, const char *what)
 		 "(%s), %.2f ns each", kib, what, lat);
 }
 
+/*
+ * The L3 this CPU gets, which on a shared or partitioned machine (a cloud
+ * guest, cache allocation) can be much less than the size sysfs reports:
+ * chases over 2, 4, 8, ... times the L2 up to sysfs's L3, the latency at
+ * twice the L2 taken as the L3's, and the size as the largest of them
+ * whose chase stays under half-way from that latency to memory's @mem_ns
+ * (past it most loads miss).  Where even twice the L2 is past half-way,
+ * sysfs's size and the chase over half of it, as before.  0, or -1.
+ */
+static int l3_measure(struct vt_machine *m, double l2, double l3, double l3w, double mem_ns)
+{
+	double lat, near = -1, size = 0;
+	bool knee = false;
+
+	for (double kib = 2 * l2; kib <= l3; kib *= 2) {
+		lat = chase_ns((size_t)(kib * 1024));
+		if (lat <= 0)
+			return -1;
+		if (near < 0)
+			near = lat;
+		if (lat > (near + mem_ns) / 2) {
+			knee = true;
+			break;
+		}
+		if (vt_whole_sets(kib, l3w))
+			size = kib;
+	}
+	if (!knee)
+		size = l3;		/* every chase hit: sysfs's size holds */
+	if (size == 0 || near > (m->hier_val[VT_H_L2_LAT] + mem_ns) / 2) {
+		set_lat(m, VT_H_L3_LAT, l3 / 2, "half the L3");
+		return m->hier_val[VT_H_L3_LAT] > 0 ? 0 : -1;
+	}
+	m->hier_val[VT_H_L3_SIZE] = size;
+	snprintf(m->hier_src[VT_H_L3_SIZE], VT_SRC_LEN, "measured now: the largest of 2, 4, ... times the "
+		 "L2 whose chase stays under half-way to memory's latency (sysfs says %.0f KiB: the rest "
+		 "is another tenant's, or partitioned away)", l3);
+	m->hier_val[VT_H_L3_LAT] = near;
+	snprintf(m->hier_src[VT_H_L3_LAT], VT_SRC_LEN, "measured now: dependent loads in random order over "
+		 "%.0f KiB (twice the L2), %.2f ns each", 2 * l2, near);
+	return 0;
+}
+
 /* The hierarchy of this host into @m: 0, or -1 if sysfs does not describe its caches. */
 int vt_calibrate_mem(struct vt_machine *m)
 {
@@ -152,9 +196,8 @@ int vt_calibrate_mem(struct vt_machine *m)
 			 "%.0f KiB (half the L1), %.2f ns each", l1 / 2, lat);
 	}
 	set_lat(m, VT_H_L2_LAT, l2 / 2, "half the L2");
-	set_lat(m, VT_H_L3_LAT, l3 / 2, "half the L3");
 	lat = chase_ns((size_t)(l3 * 1024 * 8));
-	if (lat <= 0 || m->hier_val[VT_H_L2_LAT] <= 0 || m->hier_val[VT_H_L3_LAT] <= 0)
+	if (lat <= 0 || m->hier_val[VT_H_L2_LAT] <= 0 || l3_measure(m, l2, l3, l3w, lat))
 		return -1;
 	m->cost_ns[VT_C_MEM] = lat;
 	snprintf(m->cost_src[VT_C_MEM], VT_SRC_LEN, "measured now: dependent loads in random order over "

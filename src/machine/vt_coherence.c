@@ -519,6 +519,12 @@ void vt_access(const volatile void *p, int kind)
 		vt_arrive(l, c, kind & 3);
 	/* the instruction itself, once the line is here */
 	c->clock += (kind & 3) == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
+	if (vt.h && c->pf_pending) {
+		gen = vt.lines_gen;
+		vt_hier_train(c);
+		if (gen != vt.lines_gen)
+			l = vt_line_of(p);
+	}
 	c->last_line = l;
 	if ((kind & 3) != VT_READ && l->waiters)
 		vt_wake_line(l, c, kind & VT_RELEASE);

@@ -87,6 +87,11 @@ struct vt_cpu {
 	vt_ps stuck_clock;		/* its clock, and events made since it last moved */
 	unsigned long stuck_events;
 	struct vt_mlp mlp;
+	/*
+	 * The line (tag) of its last event that missed its L1, not yet shown to
+	 * its core's stream prefetcher (vt_hier_train(), at the event's end).
+	 */
+	uint64_t pf_pending;
 };
 
 struct vt_line {
@@ -206,6 +211,7 @@ vt_ps vt_hier_fetch(struct vt_cpu *c, struct vt_line *l);
 void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_serialise(struct vt_cpu *c);
+void vt_hier_train(struct vt_cpu *c);
 vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks);
 
 /*
