@@ -28,6 +28,13 @@ done
 [ -z "$bad" ]
 ok $? "every vt build's writable sections and .rodata are page-aligned, none merged${bad:0:300}"
 
+# The machine's globals every kernel build reads, on pages of their own
+# (src/machine/host.c): else they share one with the design linked last.
+nr=$(nm build/mmlab | awk '$3 == "nr_cpu_ids" { print $1 }')
+cpu=$(readelf -sW build/mmlab | awk '$8 == "cpu_number" && $4 == "TLS" { print $2 }' | head -1)
+[ -n "$nr" ] && [ "${nr: -3}" = 000 ] && [ -n "$cpu" ] && [ $((16#$cpu % 4096)) -eq 0 ]
+ok $? "nr_cpu_ids (at $nr) and cpu_number (TLS offset $cpu) start pages of their own"
+
 # The tool on an object of its own: alignment 8 before, 4096 after, at the boundary.
 printf 'int counter = 1;\nlong table[3];\nconst int limit[2] = { 4, 5 };\n' >"$tmp/d.c"
 gcc -O2 -fno-common -c "$tmp/d.c" -o "$tmp/d.o"

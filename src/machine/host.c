@@ -24,8 +24,14 @@
 #include <linux/wait_bit.h>
 #include <machine/machine.h>
 
-__thread int cpu_number;
-int nr_cpu_ids = 1;
+/*
+ * The machine's two globals every kernel build reads, each on a page of its
+ * own: a simulated machine charges those reads and picks their sets by the
+ * offset within the page, and without the alignment they would share a page
+ * with whichever design's data the link put last (tools/vt-page-align.sh).
+ */
+__thread int cpu_number __attribute__((aligned(4096)));
+int nr_cpu_ids __attribute__((aligned(4096))) = 1;
 
 #ifdef __SANITIZE_THREAD__
 /* The sync object of the grace-period annotation in linux/rcupdate.h. */
