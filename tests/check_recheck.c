@@ -140,22 +140,6 @@ static pte_t entry_of(struct mm_struct *mm)
 
 /* --- setup and teardown ------------------------------------------------------- */
 
-static void drain_nodes(void)
-{
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		lru_add_drain_cpu(cpu);
-	for (int nid = 0; nid < nr_online_nodes; nid++)
-		zone_pcp_retune(&NODE_DATA(nid)->node_zones[ZONE_NORMAL]);
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		cpu_vm_stats_fold(cpu);
-}
-
-static long allocated_pages(void)
-{
-	drain_nodes();
-	return mm_allocated_pages();
-}
-
 static void teardown(void)
 {
 	if (M.held)

@@ -8,7 +8,11 @@
 
 #include <linux/migrate.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
 #include <linux/swap.h>
+#include <linux/vmstat.h>
+
+#include "mm_test.h"
 
 #if defined(CONFIG_MGT_COUNTER)
 #define MGT_COUNTER	1
@@ -75,6 +79,27 @@ static inline unsigned char *mt_access(struct mm_struct *mm, unsigned long addr,
 			lru_add_drain();
 	}
 	return NULL;
+}
+
+/*
+ * Every CPU's LRU batches drained, each node's pcp lists emptied and every
+ * CPU's vm statistics folded: what the checker scenarios do before they
+ * count the pages still allocated, on every node.
+ */
+static inline void drain_nodes(void)
+{
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		lru_add_drain_cpu(cpu);
+	for (int nid = 0; nid < nr_online_nodes; nid++)
+		zone_pcp_retune(&NODE_DATA(nid)->node_zones[ZONE_NORMAL]);
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		cpu_vm_stats_fold(cpu);
+}
+
+static inline long allocated_pages(void)
+{
+	drain_nodes();
+	return mm_allocated_pages();
 }
 
 #endif
