@@ -361,7 +361,6 @@ static bool fin(void *arg, char *why, size_t len)
 {
 	struct mm_struct *mms[NR_PROCS];
 	int nr = 0;
-	long got;
 
 	(void)arg;
 	/* An entry left names a freed page: stop before exiting the processes touches it. */
@@ -383,17 +382,7 @@ static bool fin(void *arg, char *why, size_t len)
 	if (rmap_check(mms, nr, NULL, 0, why, len))
 		return false;
 	teardown();
-	got = allocated_pages();
-	if (got != M.allocated0) {
-		snprintf(why, len, "%ld pages allocated after every process exited, %ld before", got,
-			 M.allocated0);
-		return false;
-	}
-	if (vm_warn_count != M.warns0) {
-		snprintf(why, len, "%lu VM_WARN fired", vm_warn_count - M.warns0);
-		return false;
-	}
-	return true;
+	return nothing_left(M.allocated0, M.warns0, why, len);
 }
 
 static void describe(void *arg, char *buf, size_t len)

@@ -6,6 +6,8 @@
 #ifndef MMLAB_MIGRATE_TEST_H
 #define MMLAB_MIGRATE_TEST_H
 
+#include <stdio.h>
+
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -100,6 +102,27 @@ static inline long allocated_pages(void)
 {
 	drain_nodes();
 	return mm_allocated_pages();
+}
+
+/*
+ * A scenario's last check, after its teardown: every page it allocated is
+ * free again and no VM_WARN fired since its setup counted @allocated0 and
+ * @warns0; false with the reason in @why otherwise.
+ */
+static inline bool nothing_left(long allocated0, unsigned long warns0, char *why, size_t len)
+{
+	long got = allocated_pages();
+
+	if (got != allocated0) {
+		snprintf(why, len, "%ld pages allocated after every process exited, %ld before", got,
+			 allocated0);
+		return false;
+	}
+	if (vm_warn_count != warns0) {
+		snprintf(why, len, "%lu VM_WARN fired", vm_warn_count - warns0);
+		return false;
+	}
+	return true;
 }
 
 #endif
