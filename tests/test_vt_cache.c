@@ -552,6 +552,136 @@ static void test_copy(void)
 	   "... ten misses at a time: %.0f ns", st.end_ns);
 }
 
+
+/* --- the L3's replacement: a hit is a use ----------------------------------------------- */
+
+/*
+ * A hot working set twice the L2 (64 KiB, 2 lines of each of the L3's 512
+ * sets), chased lap after lap in one order (so every load misses the L2),
+ * with 32 KiB of fresh lines written between laps (1 a set): the L3 keeps
+ * the 2 hot lines of each set, hit every lap, and lets the stream's oldest
+ * go.  An L3 that did not count its hits as
+ * uses would drop the hot lines every 7th lap, once 6 newer ones had come
+ * into their set, and fetch them from memory again.
+ *
+ *   L3 set s:  [hot hot | stream x 6]   (8 ways)
+ *               hit each lap  1 new a lap, the oldest leaves
+ */
+#define LRU_HOT		(2 * L2_KIB * 1024)
+#define LRU_STREAM	(L2_KIB * 1024)
+#define LRU_LAPS	16
+static double lru_worst_lap;	/* ns a load, the slowest lap after the first */
+
+static void hot_and_stream(void *arg)
+{
+	size_t n = LRU_HOT / 64;
+	char *p = arena;
+
+	for (int lap = 0; lap < LRU_LAPS; lap++) {
+		double t0 = vt_clock_ns();
+
+		for (size_t i = 0; i < n; i++) {
+			__tsan_read8(p);
+			p = *(char **)p;
+		}
+		if (lap && (vt_clock_ns() - t0) / n > lru_worst_lap)
+			lru_worst_lap = (vt_clock_ns() - t0) / n;
+		for (size_t off = 0; off < LRU_STREAM; off += 64)
+			__tsan_write8(arena + (1 << 20) + lap * LRU_STREAM + off);
+	}
+}
+
+static void test_l3_lru(void)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	chase_build(LRU_HOT, 64);
+	lru_worst_lap = 0;
+	run_on(0, hot_and_stream, &st);
+	ok(lru_worst_lap > 0.9 * LAT_L3 && lru_worst_lap <= LAT_L3,
+	   "a hot set hit in the L3 every lap stays there while 16 laps of fresh lines pass: "
+	   "%.2f ns a load on its slowest lap after the first (l3.lat %.0f)", lru_worst_lap, LAT_L3);
+}
+
+/* --- fast-forward --------------------------------------------------------------------- */
+
+static bool ff_ret[8];
+static double ff_ns[4];
+static unsigned long ff_bytes;
+
+/* Read one line: its cost now. */
+static double line_read_ns(char *p)
+{
+	double t0 = vt_clock_ns();
+
+	__tsan_read8(p);
+	return vt_clock_ns() - t0;
+}
+
+static void ff_solo(void *arg)
+{
+	char *x = arena + (2 << 20);
+
+	ff_bytes = vt_cache_bytes();
+	ff_ns[0] = line_read_ns(x);		/* cold: memory */
+	ff_ns[1] = line_read_ns(x);		/* then an L1 hit */
+	ff_ret[0] = vt_fast_forward(true);
+	ff_ret[1] = vt_fast_forward(true);	/* already on */
+	{
+		double t0 = vt_clock_ns();
+
+		for (size_t off = 0; off < (1 << 20); off += 64)
+			__tsan_read8(arena + off);
+		ff_ns[2] = vt_clock_ns() - t0;	/* a MiB read without caches: free */
+	}
+	ff_ret[2] = vt_fast_forward(false);
+	ff_ret[3] = vt_fast_forward(false);	/* already off */
+	ff_ns[3] = line_read_ns(x);		/* the caches were emptied */
+	vt_window_begin();
+	ff_ret[4] = vt_fast_forward(true);	/* not inside a window */
+	vt_window_end();
+	ff_ret[5] = vt_fast_forward(true);
+	vt_window_begin();			/* ... and a window ends it */
+	ff_ret[6] = vt_fast_forward(false);
+	vt_window_end();
+}
+
+static void ff_pair(void *arg)
+{
+	ff_ret[7] = vt_fast_forward(true);
+	ff_bytes = vt_cache_bytes();
+}
+
+static void test_fast_forward(void)
+{
+	struct vt_stats st;
+	static void *two[2] = { (void *)1L, (void *)1L };
+
+	small_machine(&mach, 0, 1);
+	ok(!vt_fast_forward(true) && vt_cache_bytes() == 0, "outside a run: no fast-forward, no caches");
+	run_on(0, ff_solo, &st);
+	is_int((int)ff_bytes, (L1_KIB + L2_KIB + L3_KIB) * 1024,
+	       "one CPU's caches: its L1d, its L2 and its domain's L3");
+	ok(ff_ns[0] == LAT_MEM && ff_ns[1] == 0, "a line read cold costs memory's latency, then hits (%.0f, %.0f)",
+	   ff_ns[0], ff_ns[1]);
+	ok(ff_ret[0] && !ff_ret[1], "one CPU with caches: fast-forward starts, once");
+	ok(ff_ns[2] == 0, "a MiB read fast-forwarded costs nothing (%.0f ns)", ff_ns[2]);
+	ok(ff_ret[2] && !ff_ret[3], "it ends, once");
+	ok(ff_ns[3] == LAT_MEM, "after it the caches are empty: the line read again costs %.0f ns", ff_ns[3]);
+	ok(!ff_ret[4], "no fast-forward inside a window");
+	ok(ff_ret[5] && !ff_ret[6], "opening a window ends a fast-forward");
+	ff_ret[7] = true;
+	run_fn = ff_pair;
+	vt_run(&mach, 2, run_tramp, two, NULL, 0, &st);
+	ok(!ff_ret[7], "two CPUs: no fast-forward");
+	is_int((int)ff_bytes, (2 * (L1_KIB + L2_KIB) + L3_KIB) * 1024,
+	       "two cores of one domain: two L1ds and L2s, one L3");
+	mach.hier = false;
+	run_on(0, ff_pair, &st);
+	ok(!ff_ret[7] && ff_bytes == 0, "a machine without caches: no fast-forward, no bytes");
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -565,5 +695,7 @@ int main(void)
 	test_invalidate();
 	test_lock_handoff();
 	test_copy();
+	test_l3_lru();
+	test_fast_forward();
 	return done_testing();
 }

@@ -303,6 +303,25 @@ static inline void machine_window_end(void)
 {
 	vt_window_end();
 }
+
+/*
+ * A single-threaded workload's set-up on a simulated machine, fast-forwarded
+ * (vt_fast_forward(), include/machine/vt.h): the caches are empty when it
+ * ends, so write at least twice machine_cache_bytes() through them before
+ * the timed window.  Returns whether it took effect.
+ */
+bool vt_fast_forward(bool on);
+unsigned long vt_cache_bytes(void);
+
+static inline bool machine_fast_forward(bool on)
+{
+	return vt_fast_forward(on);
+}
+
+static inline unsigned long machine_cache_bytes(void)
+{
+	return vt_cache_bytes();
+}
 #else
 static inline void machine_window_begin(void)
 {
@@ -310,6 +329,17 @@ static inline void machine_window_begin(void)
 
 static inline void machine_window_end(void)
 {
+}
+
+static inline bool machine_fast_forward(bool on)
+{
+	(void)on;
+	return false;
+}
+
+static inline unsigned long machine_cache_bytes(void)
+{
+	return 0;
 }
 #endif
 

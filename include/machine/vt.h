@@ -243,6 +243,23 @@ void vt_delay_ns(unsigned long ns);
  */
 void vt_window_begin(void);
 void vt_window_end(void);
+
+/*
+ * Fast-forward (vt_fast_forward(true)): a run of one CPU goes on without
+ * its memory hierarchy, as the coherence model alone (set-up that no
+ * window measures, at a fraction of the host's time), numbering the pages
+ * it touches in the order it touches them as a full run does, so that
+ * lines keep their sets.  Ending it (false) leaves every cache empty and
+ * the line table with no holder: what a full run's caches look like
+ * once more than their capacity was written since.  Run at least twice
+ * vt_cache_bytes() of fresh data through the caches before a window and
+ * the window sees what it would have seen without the fast-forward.
+ * Returns whether it took effect: not with other CPUs or agents in the run,
+ * without a hierarchy, or inside a window (opening a window ends it).
+ */
+bool vt_fast_forward(bool on);
+/* Bytes the run's caches hold: each L1d and L2 of its cores, each L3 of its domains; 0 without. */
+unsigned long vt_cache_bytes(void);
 uint64_t vt_now_ns(void);
 bool vt_spin_trylock(int *lock);
 void vt_spin_lock(int *lock);

@@ -327,6 +327,21 @@ static void cache_drop(struct vt_cache *k, uint64_t t)
 		k->tag[i] = 0;
 }
 
+static void cache_empty(struct vt_cache *k)
+{
+	size_t n = (size_t)k->sets * k->ways;
+
+	memset(k->tag, 0, n * sizeof(*k->tag));
+	memset(k->used, 0, n * sizeof(*k->used));
+	if (k->excl) {
+		memset(k->excl, 0, n);
+		memset(k->ready, 0, n * sizeof(*k->ready));
+		memset(k->tracked, 0, n);
+	}
+	k->hint = 0;
+	k->absent = 0;
+}
+
 /* --- a run ------------------------------------------------------------------- */
 
 int vt_hier_start(const struct vt_machine *m)
@@ -375,8 +390,13 @@ int vt_hier_start(const struct vt_machine *m)
 
 void vt_hier_stop(void)
 {
-	struct vt_hier *h = vt.h;
+	struct vt_hier *h;
 
+	if (vt.ff_h) {		/* a run that ended fast-forwarding */
+		vt.h = vt.ff_h;
+		vt.ff_h = NULL;
+	}
+	h = vt.h;
 	if (!h)
 		return;
 	for (int i = 0; h->core && i < h->nr_cores; i++) {
@@ -390,6 +410,99 @@ void vt_hier_stop(void)
 	free(h);
 	frames_free();
 	vt.h = NULL;
+}
+
+/* --- fast-forward ---------------------------------------------------------------- */
+
+/*
+ * Fast-forwarding, @size bytes at @addr were touched: number their pages
+ * as a full run's first touch of them would (vt_frame()), so that after
+ * the fast-forward every line has the set it would have had.
+ */
+void vt_hier_ff_touch(uintptr_t addr, unsigned long size)
+{
+	uint64_t page = addr / (VT_PAGE_LINES << VT_LINE_SHIFT);
+	uint64_t last = (addr + size - 1) / (VT_PAGE_LINES << VT_LINE_SHIFT);
+
+	for (; page <= last; page++)
+		vt_frame(page);
+}
+
+/*
+ * After a fast-forward: no cache holds a line, no prefetch stream or miss
+ * is in flight, and the line table, which lists what the caches hold,
+ * lists no holder (a run of one CPU: no line is queued for or waited on).
+ */
+static void vt_hier_empty(void)
+{
+	struct vt_hier *h = vt.h;
+
+	for (int i = 0; i < h->nr_cores; i++) {
+		struct vt_core *k = &h->core[i];
+
+		if (!k->l1.tag)
+			continue;
+		cache_empty(&k->l1);
+		cache_empty(&k->l2);
+		memset(k->pf, 0, sizeof(k->pf));
+		k->pf_tick = 0;
+		k->pf_next = 0;
+	}
+	for (int i = 0; i < h->nr_l3; i++)
+		if (h->l3[i].tag)
+			cache_empty(&h->l3[i]);
+	for (int i = 0; i < vt.n; i++) {
+		memset(&vt.cpus[i].mlp, 0, sizeof(vt.cpus[i].mlp));
+		vt.cpus[i].pf_pending = 0;
+		vt.cpus[i].last_line = NULL;
+	}
+	for (unsigned int i = 0; i < 1u << vt.lines_bits; i++) {
+		struct vt_line *l = &vt.lines[i];
+
+		if (vt.tags[i] && vt.tags[i] != VT_TAG_GONE && l->next_owner < 0 &&
+		    !l->queue && !l->waiters)
+			vt_line_forget(l);
+	}
+}
+
+bool vt_fast_forward(bool on)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c)
+		return false;
+	if (on) {
+		if (!vt.h || vt.n != 1 || vt.window_open)
+			return false;
+		vt_charge_code(c);
+		vt.ff_h = vt.h;
+		vt.h = NULL;
+		return true;
+	}
+	if (!vt.ff_h)
+		return false;
+	vt_charge_code(c);
+	vt.h = vt.ff_h;
+	vt.ff_h = NULL;
+	vt_hier_empty();
+	return true;
+}
+
+unsigned long vt_cache_bytes(void)
+{
+	const struct vt_hier *h = vt.h ? vt.h : vt.ff_h;
+	unsigned long lines = 0;
+
+	if (!h)
+		return 0;
+	for (int i = 0; i < h->nr_cores; i++)
+		if (h->core[i].l1.tag)
+			lines += (unsigned long)h->core[i].l1.sets * h->core[i].l1.ways +
+				 (unsigned long)h->core[i].l2.sets * h->core[i].l2.ways;
+	for (int i = 0; i < h->nr_l3; i++)
+		if (h->l3[i].tag)
+			lines += (unsigned long)h->l3[i].sets * h->l3[i].ways;
+	return lines << VT_LINE_SHIFT;
 }
 
 /* --- the core ------------------------------------------------------------------ */
@@ -507,6 +620,24 @@ static void drop_cpu(struct vt_line *l, int id)
 }
 
 /*
+ * Line @t into @c's domain's L3, or its place there made the newest: an L3
+ * hit that fills the L2 and a victim the L2 writes back are both uses, as
+ * in every replacement policy (the L3 of an inclusive design sees the hit,
+ * a victim L3 receives the L2's victims as its newest lines).
+ */
+static void l3_fill(struct vt_cpu *c, uint64_t t)
+{
+	struct vt_cache *l3 = &vt.h->l3[c->l3];
+	uint64_t old;
+	int i = cache_find(l3, t);
+
+	if (i < 0)
+		cache_insert(l3, t, &old, NULL);
+	else
+		cache_touch(l3, i);
+}
+
+/*
  * @core's L2 let line @t go: out of its L1 too, into its L3, and its CPUs
  * are no longer the line's holders, unless the line is in the middle of a
  * transfer or watched (the coherence model then keeps its view).
@@ -514,7 +645,6 @@ static void drop_cpu(struct vt_line *l, int id)
 static void core_evicted(struct vt_cpu *c, uint64_t t, bool tracked)
 {
 	struct vt_line *l = tracked ? vt_line_find(t) : NULL;
-	uint64_t old;
 
 	cache_drop(&core_of(c)->l1, t);
 	if (l && l->next_owner < 0 && !l->queue && !l->waiters) {
@@ -524,8 +654,7 @@ static void core_evicted(struct vt_cpu *c, uint64_t t, bool tracked)
 		if (l->owner < 0 && !l->nr_sharers)
 			vt_line_forget(l);	/* the table holds what caches hold */
 	}
-	if (cache_find(&vt.h->l3[c->l3], t) < 0)
-		cache_insert(&vt.h->l3[c->l3], t, &old, NULL);
+	l3_fill(c, t);
 }
 
 /*
@@ -552,8 +681,7 @@ static void l2_fill(struct vt_cpu *c, uint64_t t, bool excl, vt_ps ready, bool t
 	}
 	k->l2.excl[i] = excl;
 	k->l2.tracked[i] |= tracked;
-	if (cache_find(&vt.h->l3[c->l3], t) < 0)
-		cache_insert(&vt.h->l3[c->l3], t, &old, NULL);
+	l3_fill(c, t);
 }
 
 /* @c's core gets line @t into its L2 and its L1: as l2_fill(). */
@@ -846,7 +974,7 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 }
 
 /* l1d.lat: @c's 8-byte load hit and brought @val, usable one hit latency from now. */
-static void vt_note_hit_pointer(struct vt_cpu *c, uintptr_t val)
+static __attribute__((unused)) void vt_note_hit_pointer(struct vt_cpu *c, uintptr_t val)
 {
 	struct vt_mlp *m = &c->mlp;
 
@@ -877,8 +1005,13 @@ static void vt_mem(const volatile void *p, unsigned long size, bool write)
 	struct vt_cpu *c = vt.cur;
 	uintptr_t a = (uintptr_t)p, end;
 
-	if (!c || !vt.h || !size)
+	if (!c || !size)
 		return;
+	if (!vt.h) {
+		if (vt.ff_h)
+			vt_hier_ff_touch(a, size);
+		return;
+	}
 	end = a + size - 1;
 	for (a &= ~(uintptr_t)63; a <= end; a += 64)
 		vt_line_access(c, a, write);
@@ -959,9 +1092,9 @@ void __tsan_read8(void *p)
 	uintptr_t a = (uintptr_t)p;
 	vt_ps done;
 
-	if (!c || !vt.h)
+	if (!c)
 		return;
-	if ((a & 63) > 56) {
+	if (!vt.h || (a & 63) > 56) {
 		vt_mem(p, 8, false);
 		return;
 	}

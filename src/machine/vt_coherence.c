@@ -491,6 +491,19 @@ static void vt_wake_line(struct vt_line *l, struct vt_cpu *c, bool release)
 	}
 }
 
+/*
+ * Fast-forwarding (vt_fast_forward(): one CPU, nothing to schedule, no
+ * cache): the line's page is numbered and the instruction charged; the
+ * line table, which would be emptied when the fast-forward ends, is left
+ * alone, and no CPU can be waiting on a line this one writes.
+ */
+static void vt_access_ff(struct vt_cpu *c, const volatile void *p, int kind)
+{
+	vt_hier_ff_touch((uintptr_t)p, 1);
+	c->last_line = NULL;
+	c->clock += (kind & 3) == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
+}
+
 void vt_access(const volatile void *p, int kind)
 {
 	struct vt_cpu *c = vt.cur;
@@ -500,6 +513,10 @@ void vt_access(const volatile void *p, int kind)
 
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
+	if (vt.ff_h) {
+		vt_access_ff(c, p, kind);
+		return;
+	}
 	vt_charge_code(c);
 	if (vt.h && (kind & 3) == VT_RMW)
 		vt_hier_serialise(c);

@@ -174,6 +174,7 @@ struct vt_state {
 	struct vt_agent agents[VT_MAX_AGENTS];	/* kthreads of the next or last run */
 	int nr_agents;
 	struct vt_hier *h;		/* the machine's caches and cores; NULL: a file without them */
+	struct vt_hier *ff_h;		/* set aside while fast-forwarding (vt_fast_forward()) */
 };
 
 extern struct vt_state vt;
@@ -213,6 +214,7 @@ void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_serialise(struct vt_cpu *c);
 void vt_hier_train(struct vt_cpu *c);
 vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks);
+void vt_hier_ff_touch(uintptr_t addr, unsigned long size);
 
 /*
  * The scheduler's steps that every access takes (vt_access(), in

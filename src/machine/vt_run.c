@@ -200,6 +200,7 @@ void vt_window_begin(void)
 
 	if (!c || vt.window_open)
 		return;
+	vt_fast_forward(false);		/* a window is always run in full */
 	vt_charge_code(c);
 	vt.window_open = true;
 	vt.window_start = vt.acc;

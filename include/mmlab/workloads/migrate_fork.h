@@ -16,6 +16,7 @@ struct mf_params {
 	bool move_all;			/* MPOL_MF_MOVE_ALL: the pages still shared move too */
 	bool thp;			/* the parent's faults map 2 MiB folios where a whole one fits */
 	unsigned long offset;		/* the buffer's start past a 2 MiB boundary, page-aligned */
+	bool fast_forward;		/* simulated machines: set-up fast-forwarded (machine_fast_forward()) */
 	/* Costs the model leaves out unless asked (src/experiments/migrate_fork.c, the ledger) */
 	bool target_cold;		/* node 1's frames never backed by the host: first touch faults */
 	unsigned int host_page_order;	/* the host's page backing guest RAM: 0 (4 KiB) or 9 (2 MiB) */
@@ -40,6 +41,7 @@ struct mf_result {
 	unsigned long data_mismatches;	/* pages (of any process) whose bytes differ from what it wrote */
 	unsigned long vmas;		/* VMAs mapping the buffer: parent + children */
 	unsigned long host_faults;	/* host pages first touched in the timed call (target_cold) */
+	int full_children;		/* children whose copies ran in full, not fast-forwarded */
 };
 
 #endif
