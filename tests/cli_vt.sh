@@ -414,6 +414,22 @@ tlbkey "tlb.flush 1000000.5 | a test"; usage_error_says '0..1000000' "tlb.flush 
 tlbkey "tlb.tlbi 100000.5 | a test"; usage_error_says '0..100000' "tlb.tlbi above 100000" run free-contig --machine "$tmp/tlb.conf"
 tlbkey "tlb.flush 300"; usage_error_says 'source' "tlb.flush without a source" run free-contig --machine "$tmp/tlb.conf"
 
+# sched.wake (0..1000000 ns), optional, at and beyond each bound; the fitted-number line names it
+# when its source begins "fit:".
+wakekey() { grep -v '^sched\.' machines/e5-2690v3-2s.conf >"$tmp/wake.conf"; printf '%s\n' "$@" >>"$tmp/wake.conf"; }
+wakekey "sched.wake 0 | a test"
+"$MMLAB" run free-contig --machine "$tmp/wake.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "sched.wake 0 (the least) is taken"
+wakekey "sched.wake 1000000 | a test"
+"$MMLAB" run free-contig --machine "$tmp/wake.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "sched.wake 1000000 (the most) is taken"
+wakekey "sched.wake -0.5 | a test"; usage_error_says '0..1000000' "sched.wake below 0" run free-contig --machine "$tmp/wake.conf"
+wakekey "sched.wake 1000000.5 | a test"; usage_error_says '0..1000000' "sched.wake above 1000000" run free-contig --machine "$tmp/wake.conf"
+wakekey "sched.wake 2000"; usage_error_says 'source' "sched.wake without a source" run free-contig --machine "$tmp/wake.conf"
+wakekey "sched.wake 2500 | fit: a test"
+"$MMLAB" run free-contig --machine "$tmp/wake.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*sched.wake 2500'
+ok $? "a fitted sched.wake is named under the tables"
+
 # reclaim-large's --tlb-flush-ns/--tlbi-ns auto take the machine's figures;
 # without them, 1000 and 50 ns.
 rl_usec() { "$MMLAB" run reclaim-large --machine "$1" --scale tiny --repeat 1 --variant vanilla --contpte on "${@:2}" 2>/dev/null |

@@ -527,6 +527,29 @@ static void test_agent(const struct vt_machine *m)
 	is_int(ag_seen, 0, "... nothing ran the agent's function");
 }
 
+
+/*
+ * The agent is the block device, hardware watching its doorbell: the
+ * machine's sched.wake (a task's wake-up) is not its to pay, even at 100 us.
+ */
+static void test_agent_wake(const struct vt_machine *m)
+{
+	struct vt_machine slow = *m;
+	void *args[1] = { NULL };
+	struct task_struct *k;
+	struct vt_stats st;
+
+	slow.wake_ns = 100000;
+	ag_seen = 0;
+	ag_done = 0;
+	ag_work = 0;
+	k = vt_kthread_run(ag_thread, NULL);
+	is_int(vt_run(&slow, 1, ag_cpu, args, NULL, 0, &st), 0, "sched.wake 100 us: the run with an agent ends");
+	ok(ag_seen == 1 && ag_woken_at >= ag_written_at && ag_woken_at < ag_written_at + 1000,
+	   "... the agent woke for the write %.0f ns after it, one transfer, not the wake-up", ag_woken_at - ag_written_at);
+	vt_kthread_stop(k);
+}
+
 int main(void)
 {
 	struct vt_machine e5, bare, epyc;
@@ -617,6 +640,7 @@ int main(void)
 		   "each CPU looped for its own clock: %ld and %ld loops", stop_loops[0], stop_loops[1]);
 	}
 	test_agent(&e5);
+	test_agent_wake(&e5);
 	test_blocks(&e5);
 	test_windows(&e5);
 	test_lines_grow(&e5);

@@ -487,6 +487,56 @@ static void test_release_wakes_oldest(void)
 	is_int(took[3][1], 50000, "CPU 3, never woken, gets up after 50 us");
 }
 
+
+/*
+ * sched.wake: a woken sleeper runs the machine's wake-up latency after the
+ * release write (the IPI, the idle exit, the switch), or one transfer if
+ * that is longer; 0 is the transfer alone.  Per value of wake, CPU 1 (20 ns
+ * from CPU 0) and CPU 4 (60 ns, the other socket) sleep on line A:
+ *
+ *   t=10 CPU 1 reads A, sleeps     t=20 CPU 4 reads A, sleeps
+ *   t=2000 CPU 0 release-writes A: wakes CPU 1    t=3000 again: wakes CPU 4
+ *
+ *   wake     CPU 1 runs after    CPU 4 runs after
+ *   0        20 (transfer)       60 (transfer)
+ *   19       20                  60
+ *   20       20                  60
+ *   21       21                  60
+ *   500      500                 500
+ */
+static void wake_case(double wake, double want1, double want4)
+{
+	struct vt_stats st;
+
+	mach.wake_ns = wake;
+	start();
+	add(1, 10, OP_READ, &line_a);
+	add(1, 10, OP_SLEEP, &line_a);
+	add(4, 20, OP_READ, &line_a);
+	add(4, 20, OP_SLEEP, &line_a);
+	add(0, 2000, OP_RELEASE, &line_a);
+	add(0, 3000, OP_RELEASE, &line_a);
+	if (run_script(&st)) {
+		ok(0, "sched.wake %.0f: the run ends", wake);
+		mach.wake_ns = 0;
+		return;
+	}
+	is_int(done_at[1][1] - done_at[0][0], want1, "sched.wake %.0f: CPU 1 (a 20 ns transfer away) runs %.0f ns "
+	       "after the release", wake, want1);
+	is_int(done_at[4][1] - done_at[0][1], want4, "sched.wake %.0f: CPU 4 (60 ns away) runs %.0f ns after",
+	       wake, want4);
+	mach.wake_ns = 0;
+}
+
+static void test_wake_latency(void)
+{
+	wake_case(0, L3, REMOTE);
+	wake_case(L3 - 1, L3, REMOTE);
+	wake_case(L3, L3, REMOTE);
+	wake_case(L3 + 1, L3 + 1, REMOTE);
+	wake_case(500, 500, 500);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -501,5 +551,6 @@ int main(void)
 	test_many_lock_queues();
 	test_trylock();
 	test_release_wakes_oldest();
+	test_wake_latency();
 	return done_testing();
 }

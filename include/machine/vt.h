@@ -141,6 +141,13 @@ struct vt_machine {
 	 * own default).
 	 */
 	double tlb_flush_ns, tlbi_ns;
+	/*
+	 * sched.wake: from a wake-up to the woken task running on its CPU (the
+	 * IPI, the CPU's exit from its idle state, the switch to the task); a
+	 * woken sleeper resumes that long after the waker's write, or one line
+	 * transfer if that is longer.  0: not given (one transfer, as before).
+	 */
+	double wake_ns;
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -156,6 +163,7 @@ struct vt_machine {
 	char l1_lat_src[VT_SRC_LEN];
 	char tlb_flush_src[VT_SRC_LEN];
 	char tlbi_src[VT_SRC_LEN];
+	char wake_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];

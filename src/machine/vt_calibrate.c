@@ -221,4 +221,6 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "tlb.flush       %g | %s\n", m->tlb_flush_ns, m->tlb_flush_src);
 	if (m->tlbi_ns >= 0)
 		fprintf(f, "tlb.tlbi        %g | %s\n", m->tlbi_ns, m->tlbi_src);
+	if (m->wake_ns > 0)
+		fprintf(f, "sched.wake      %g | %s\n", m->wake_ns, m->wake_src);
 }

@@ -464,6 +464,19 @@ void vt_unwait(struct vt_cpu *w)
  * a release write (an unlock) also wakes the longest sleeper, as the
  * kernel's exclusive wake-up of a lock's wait queue does.
  */
+/*
+ * How long after @c's release write @sleeper runs: the machine's sched.wake
+ * (the IPI to its idle CPU, the exit from the idle state, the switch to the
+ * task), at least the transfer that shows it the write.  An agent (the
+ * block device) is hardware watching its doorbell: the transfer alone.
+ */
+static vt_ps vt_wake_lat(const struct vt_cpu *c, const struct vt_cpu *sleeper)
+{
+	vt_ps lat = vt_lat(c, sleeper);
+
+	return !sleeper->agent && vt.wake > lat ? vt.wake : lat;
+}
+
 static void vt_wake_line(struct vt_line *l, struct vt_cpu *c, bool release)
 {
 	struct vt_cpu **pp = &l->waiters, *w, *sleeper = NULL;
@@ -483,9 +496,11 @@ static void vt_wake_line(struct vt_line *l, struct vt_cpu *c, bool release)
 		}
 	}
 	if (sleeper) {
+		vt_ps lat = vt_wake_lat(c, sleeper);
+
 		vt_unwait(sleeper);
-		if (c->clock + vt_lat(c, sleeper) < sleeper->clock) {
-			sleeper->clock = c->clock + vt_lat(c, sleeper);
+		if (c->clock + lat < sleeper->clock) {
+			sleeper->clock = c->clock + lat;
 			heap_decrease(sleeper);
 		}
 	}

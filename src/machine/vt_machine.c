@@ -22,6 +22,8 @@
  *	                for (reclaim-large's --tlb-flush-ns auto)
  *	tlb.tlbi        NS | SOURCE   (optional) an arm64 TLBI issued without waiting
  *	                (reclaim-large's --tlbi-ns auto)
+ *	sched.wake      NS | SOURCE   (optional) from a wake-up to the woken task running:
+ *	                what a sleeper woken by a release write waits (default: one transfer)
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -445,6 +447,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			if (!parse_sourced(val, &m->tlbi_ns, m->tlbi_src, &why) &&
 			    (m->tlbi_ns < 0 || m->tlbi_ns > 100000))
 				why = "NS out of range; valid: 0..100000 (a TLBI issued without waiting)";
+		} else if (!strcmp(key, "sched.wake")) {
+			if (!parse_sourced(val, &m->wake_ns, m->wake_src, &why) &&
+			    (m->wake_ns < 0 || m->wake_ns > 1000000))
+				why = "NS out of range; valid: 0..1000000 (a wake-up until the woken task runs)";
 		} else if (!strncmp(key, "lat.", 4)) {
 			for (k = 0; k < VT_NR_DIST && strcmp(key + 4, vt_dist_names[k]); k++)
 				;
@@ -470,7 +476,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, calibrated, seed.*";
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
@@ -545,5 +551,7 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "tlb.flush", m->tlb_flush_ns, m->tlb_flush_src);
 	if (m->tlbi_ns >= 0)
 		n += add_fitted(buf, len, &at, "tlb.tlbi", m->tlbi_ns, m->tlbi_src);
+	if (m->wake_ns > 0)
+		n += add_fitted(buf, len, &at, "sched.wake", m->wake_ns, m->wake_src);
 	return n;
 }

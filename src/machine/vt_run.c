@@ -80,6 +80,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		vt.lat[d] = ns_to_ps(m->lat_ns[d]);
 	for (int k = 0; k < VT_NR_COST; k++)
 		vt.cost[k] = ns_to_ps(m->cost_ns[k]);
+	vt.wake = ns_to_ps(m->wake_ns);
 	vt.window_permille = (vt_ps)llround(m->line_window * 1000);
 	vt.n = n + vt.nr_agents;
 	vt.cpus = calloc(vt.n, sizeof(*vt.cpus));
