@@ -142,8 +142,8 @@ struct vt_machine {
 	 */
 	double tlb_flush_ns, tlbi_ns;
 	/*
-	 * sched.wake: from a wake-up to the woken task running on its CPU (the
-	 * IPI, the CPU's exit from its idle state, the switch to the task); a
+	 * sched.wake: from a wake-up to the woken task running on its CPU (its
+	 * idle CPU woken, the exit from the idle state, the switch to the task); a
 	 * woken sleeper resumes that long after the waker's write, or one line
 	 * transfer if that is longer.  0: not given (one transfer, as before).
 	 */

@@ -466,7 +466,7 @@ void vt_unwait(struct vt_cpu *w)
  */
 /*
  * How long after @c's release write @sleeper runs: the machine's sched.wake
- * (the IPI to its idle CPU, the exit from the idle state, the switch to the
+ * (its idle CPU woken, the exit from the idle state, the switch to the
  * task), at least the transfer that shows it the write.  An agent (the
  * block device) is hardware watching its doorbell: the transfer alone.
  */
