@@ -359,11 +359,19 @@ $(BUILD)/tools/vt_chase: tools/vt_chase.c $(BUILD)/machine/run/libmachine.a
 	$(Q)$(CC) $(BASE_CFLAGS) -MF $@.d -O2 -o $@ $< $(BUILD)/machine/run/libmachine.a $(LIBS)
 DEPFILES += $(BUILD)/tools/vt_chase.d
 
+# tools/lock_overlap: a locked RMW's cost on this host amid other work against
+# back to back (docs/VALIDATION.md, "2d"); a host measurement, run by hand.
+$(BUILD)/tools/lock_overlap: tools/lock_overlap.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(BASE_CFLAGS) -MF $@.d -O2 -o $@ $<
+DEPFILES += $(BUILD)/tools/lock_overlap.d
+
 -include $(DEPFILES)
 
 # --- the two commands -------------------------------------------------------
 .PHONY: all deps run check mutation clean venv layers FORCE expect-fail validate
-all: $(BUILD)/mmlab $(TEST_BINS) $(BUILD)/tools/vt_chase
+all: $(BUILD)/mmlab $(TEST_BINS) $(BUILD)/tools/vt_chase $(BUILD)/tools/lock_overlap
 
 deps:
 	@bash tools/install-deps.sh

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# tools/lock_overlap (docs/VALIDATION.md, "2d"): it runs and prints well-formed output (TAP).
+# Not a check of the host: whether its locked RMWs overlap other work is a measurement,
+# in docs/VALIDATION.md.
+set -u
+cd "$(dirname "$0")/.."
+. tests/cli_lib.bash
+LOCK=${LOCK_OVERLAP:-build/tools/lock_overlap}
+
+"$LOCK" >"$tmp/out" 2>"$tmp/err"
+ok $? "lock_overlap exits 0 ($(head -c 160 "$tmp/err" | tr -d '\n'))"
+grep -qE '^locked decs of one count, chained: [0-9]+\.[0-9]+ ns each' "$tmp/out"
+ok $? "it prints the chained locked decrement's time"
+grep -qE '^work +work alone +locked \+ work +sum \(the model\) +larger$' "$tmp/out"
+ok $? "it prints the table's header"
+[ "$(grep -cE '^x[0-9]+ ' "$tmp/out")" -eq 2 ]
+ok $? "one row for the light work and one for the heavy"
+chain=$(sed -nE 's/^locked decs of one count, chained: ([0-9.]+) ns.*/\1/p' "$tmp/out")
+awk -v c="$chain" '/^x[0-9]+ / {
+	if (NF != 8 || $7 != "a" || $8 != "line") exit 1
+	for (i = 2; i <= 5; i++) if ($i !~ /^[0-9]+\.[0-9]+$/ || $i <= 0) exit 1
+	# the sum and the larger are computed from the other two columns and the chain
+	if ($4 - ($2 + c) > 0.011 || ($2 + c) - $4 > 0.011) exit 1
+	m = $2 > c ? $2 : c
+	if ($5 - m > 0.011 || m - $5 > 0.011) exit 1
+}' "$tmp/out"
+ok $? "each row: four positive times, the sum is work + chained, the larger is their max"
+"$LOCK" --bogus >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "valid: no arguments" "$tmp/err"
+ok $? "an argument: exit 2 with one line naming what is valid"
+done_testing
