@@ -360,11 +360,11 @@ $(BUILD)/tools/vt_chase: tools/vt_chase.c $(BUILD)/machine/run/libmachine.a
 DEPFILES += $(BUILD)/tools/vt_chase.d
 
 # tools/lock_overlap: a locked RMW's cost on this host amid other work against
-# back to back (docs/VALIDATION.md, "2d"); a host measurement, run by hand.
-$(BUILD)/tools/lock_overlap: tools/lock_overlap.c
+# back to back, as calibrate measures it for rmw.overlap (docs/VALIDATION.md, "2d").
+$(BUILD)/tools/lock_overlap: tools/lock_overlap.c $(BUILD)/machine/run/libmachine.a
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(BASE_CFLAGS) -MF $@.d -O2 -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) -MF $@.d -O2 -o $@ $< $(BUILD)/machine/run/libmachine.a $(LIBS)
 DEPFILES += $(BUILD)/tools/lock_overlap.d
 
 -include $(DEPFILES)

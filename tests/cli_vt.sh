@@ -369,6 +369,8 @@ if [ "$(nproc)" -ge 2 ]; then
 		grep -q '^l1d.lat .*| measured now: dependent loads in random order over .* (half the L1)' "$tmp/host.conf"
 		ok $? "calibrate measures the L1's load-to-use with the hierarchy ($(grep '^l1d.lat' "$tmp/host.conf" | head -c 40))"
 	fi
+	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
+	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"
 	"$MMLAB" run refcount-scale --machine host-model --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
 	ok $? "--machine host-model measures this host and runs"
 fi
@@ -429,6 +431,30 @@ wakekey "sched.wake 2000"; usage_error_says 'source' "sched.wake without a sourc
 wakekey "sched.wake 2500 | fit: a test"
 "$MMLAB" run free-contig --machine "$tmp/wake.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*sched.wake 2500'
 ok $? "a fitted sched.wake is named under the tables"
+
+# rmw.overlap (yes|no | SOURCE), optional: each word taken and what it does to free-contig's
+# batched free (one locked decrement a page, a hit: it shortens the loop); anything else, or
+# no source, refused; a fitted one named under the tables.
+ovkey() { grep -v '^rmw\.' machines/m2-vm.conf >"$tmp/ov.conf"; printf '%s\n' "$@" >>"$tmp/ov.conf"; }
+fc_batched() { "$MMLAB" run free-contig --machine "$tmp/ov.conf" --iterations 20 --repeat 1 --variant batched \
+	--json "$tmp/ov.json" >/dev/null 2>&1 && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/ov.json"; }
+ovkey
+ov_none=$(fc_batched)
+ok $? "a machine file without rmw.overlap runs ($ov_none us)"
+ovkey "rmw.overlap no | a test"
+ov_no=$(fc_batched)
+[ -n "$ov_no" ] && [ "$ov_no" = "$ov_none" ]
+ok $? "rmw.overlap no is the default ($ov_no us, as without the key)"
+ovkey "rmw.overlap yes | a test"
+ov_yes=$(fc_batched)
+[ -n "$ov_yes" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 0.9 * float(sys.argv[2]))' "$ov_yes" "$ov_no"
+ok $? "rmw.overlap yes shortens batched's free, a locked decrement a page ($ov_yes against $ov_no us)"
+ovkey "rmw.overlap maybe | a test"; usage_error_says "valid: yes, no" "rmw.overlap maybe" run free-contig --machine "$tmp/ov.conf"
+ovkey "rmw.overlap yes"; usage_error_says 'source' "rmw.overlap without a source" run free-contig --machine "$tmp/ov.conf"
+ovkey "rmw.overlap yes |"; usage_error_says 'source' "rmw.overlap with an empty source" run free-contig --machine "$tmp/ov.conf"
+ovkey "rmw.overlap yes | fit: a test"
+"$MMLAB" run free-contig --machine "$tmp/ov.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*rmw.overlap 1'
+ok $? "a fitted rmw.overlap is named under the tables"
 
 # reclaim-large's --tlb-flush-ns/--tlbi-ns auto take the machine's figures;
 # without them, 1000 and 50 ns.

@@ -537,6 +537,94 @@ static void test_wake_latency(void)
 	wake_case(500, 500, 500);
 }
 
+/* --- rmw.overlap ----------------------------------------------------------------- */
+
+/*
+ * rmw.overlap: a locked RMW on a line the CPU holds completes beside the
+ * code after it; the next locked RMW and a clock read wait for it, a
+ * marked read does not, and an RMW that needs a transfer stalls as
+ * always.  CPU 0 alone, cost.rmw 20 ns, a basic block 1 ns:
+ *
+ *   line A owned by CPU 0 (written first)
+ *   10 times: RMW of A, then BLOCKS blocks     overlap: 10 x max(BLOCKS, 20)
+ *                                              none:    10 x (BLOCKS + 20)
+ *   RMW of A, read of A, 10 blocks, clock read  overlap: max(10, 20) = 20
+ *   line B owned by CPU 1; RMW of B, 10 blocks  a 20 ns transfer, 20, 10: 50
+ */
+#define OV_RMW		20.0
+static int ov_blocks;
+static double ov_loop, ov_read, ov_remote;
+
+void __sanitizer_cov_trace_pc(void);
+
+static void ov_run_blocks(int n)
+{
+	for (int i = 0; i < n; i++)
+		__sanitizer_cov_trace_pc();
+}
+
+static void ov_cpu(void *arg)
+{
+	double t0;
+
+	if (arg) {			/* CPU 1: owns line B, then idles */
+		vt_access(&line_b, VT_WRITE);
+		return;
+	}
+	vt_delay_ns(1000);		/* after CPU 1's write */
+	vt_access(&line_a, VT_WRITE);
+	t0 = vt_clock_ns();
+	for (int i = 0; i < 10; i++) {
+		vt_access(&line_a, VT_RMW);
+		ov_run_blocks(ov_blocks);
+	}
+	ov_loop = vt_clock_ns() - t0;
+	t0 = vt_clock_ns();
+	vt_access(&line_a, VT_RMW);
+	vt_access(&line_a, VT_READ);
+	ov_run_blocks(10);
+	ov_read = vt_clock_ns() - t0;
+	t0 = vt_clock_ns();
+	vt_access(&line_b, VT_RMW);
+	ov_run_blocks(10);
+	ov_remote = vt_clock_ns() - t0;
+}
+
+static void overlap_case(bool overlap, int blocks, double want)
+{
+	static void *args[2] = { NULL, (void *)1 };
+	struct vt_stats st;
+
+	mach.cost_ns[VT_C_RMW] = OV_RMW;
+	mach.cost_ns[VT_C_BLOCK] = 1;
+	mach.rmw_overlap = overlap;
+	ov_blocks = blocks;
+	ov_loop = ov_read = ov_remote = -1;
+	if (vt_run(&mach, 2, ov_cpu, args, NULL, 0, &st))
+		ok(0, "rmw.overlap %s, %d blocks: the run ends", overlap ? "yes" : "no", blocks);
+	else
+		is_int(ov_loop, want, "rmw.overlap %s: 10 RMW hits each followed by %d blocks take %.0f ns",
+		       overlap ? "yes" : "no", blocks, want);
+	if (blocks == 20) {
+		is_int(ov_read, overlap ? OV_RMW : OV_RMW + 10, "rmw.overlap %s: a marked read after the RMW %s "
+		       "wait for it", overlap ? "yes" : "no", overlap ? "does not" : "does");
+		is_int(ov_remote, L3 + OV_RMW + 10, "rmw.overlap %s: an RMW that needs a transfer stalls for "
+		       "it and its cost.rmw before the code after it", overlap ? "yes" : "no");
+	}
+	mach.cost_ns[VT_C_RMW] = 0;
+	mach.cost_ns[VT_C_BLOCK] = 0;
+	mach.rmw_overlap = false;
+}
+
+static void test_rmw_overlap(void)
+{
+	overlap_case(true, 19, 10 * OV_RMW);
+	overlap_case(true, 20, 10 * OV_RMW);
+	overlap_case(true, 21, 10 * 21);
+	overlap_case(false, 19, 10 * (19 + OV_RMW));
+	overlap_case(false, 20, 10 * (20 + OV_RMW));
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -552,5 +640,6 @@ int main(void)
 	test_trylock();
 	test_release_wakes_oldest();
 	test_wake_latency();
+	test_rmw_overlap();
 	return done_testing();
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # tools/lock_overlap (docs/VALIDATION.md, "2d"): it runs and prints well-formed output (TAP).
+# The measurement is vt_probe_rmw() in src/machine/vt_calibrate.c, the one calibrate uses.
 # Not a check of the host: whether its locked RMWs overlap other work is a measurement,
 # in docs/VALIDATION.md.
 set -u
@@ -25,6 +26,9 @@ awk -v c="$chain" '/^x[0-9]+ / {
 	if ($5 - m > 0.011 || m - $5 > 0.011) exit 1
 }' "$tmp/out"
 ok $? "each row: four positive times, the sum is work + chained, the larger is their max"
+grep -qE '^rmw.overlap: (yes|no) \(the locked decrement adds (under|at least) half its chained cost' "$tmp/out"
+ok $? "it ends with the verdict calibrate writes as rmw.overlap"
+
 "$LOCK" --bogus >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "valid: no arguments" "$tmp/err"
 ok $? "an argument: exit 2 with one line naming what is valid"

@@ -148,6 +148,13 @@ struct vt_machine {
 	 * transfer if that is longer.  0: not given (one transfer, as before).
 	 */
 	double wake_ns;
+	/*
+	 * rmw.overlap: a locked RMW on a line the CPU holds completes beside
+	 * the code after it, the next locked RMW, clock read, wait or delay
+	 * waiting for it (true); or it stalls the CPU for cost.rmw (false, the
+	 * default).
+	 */
+	bool rmw_overlap;
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -164,6 +171,7 @@ struct vt_machine {
 	char tlb_flush_src[VT_SRC_LEN];
 	char tlbi_src[VT_SRC_LEN];
 	char wake_src[VT_SRC_LEN];
+	char rmw_overlap_src[VT_SRC_LEN];	/* empty: not given */
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];
@@ -186,6 +194,25 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
  * (src/machine/vt_calibrate.c); 0, or -1 with one line in @err.
  */
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len);
+
+/*
+ * Whether this host's locked RMWs overlap the code after them
+ * (rmw.overlap), measured over VT_PROBE_LINES lines the size of a struct
+ * page: the checks free_pages_prepare() makes of each, done @work_times[i]
+ * times over, alone (work_ns) and after a locked decrement of the line's
+ * count (locked_ns); chain_ns, locked decrements of one count back to back.
+ * Best of a few passes, ns a line.  tools/lock_overlap prints it.
+ */
+#define VT_PROBE_LINES	512
+#define VT_PROBE_WORKS	2
+struct vt_rmw_probe {
+	double chain_ns;
+	int work_times[VT_PROBE_WORKS];
+	double work_ns[VT_PROBE_WORKS], locked_ns[VT_PROBE_WORKS];
+};
+void vt_probe_rmw(struct vt_rmw_probe *p);
+/* Its verdict: the locked decrement adds under half its chained cost to the heaviest work. */
+bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
 
 /*
  * host-model's memory hierarchy (src/machine/vt_calibrate_mem.c): cache

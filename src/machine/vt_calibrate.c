@@ -123,6 +123,94 @@ static double cycle_ns(void)
 	return best;
 }
 
+/* --- rmw.overlap: a locked RMW amid other work ------------------------------------------- */
+
+#define PROBE_REPS	2000
+
+static struct probe_line {
+	unsigned long flags;
+	void *mapping;
+	unsigned long priv;
+	int mapcount;
+	int count;
+	char pad[32];
+} probe_lines[VT_PROBE_LINES] __attribute__((aligned(64)));
+
+/* The checks and clears free_pages_prepare() makes of an order-0 page. */
+static inline unsigned long probe_check(struct probe_line *l)
+{
+	unsigned long bad = 0;
+
+	if (*(volatile int *)&l->mapcount != -1)
+		bad++;
+	if (*(void *volatile *)&l->mapping)
+		bad++;
+	l->flags &= ~0xffUL;
+	l->priv = 0;
+	return bad;
+}
+
+static __attribute__((noinline)) unsigned long probe_pass(bool locked, int times)
+{
+	unsigned long bad = 0;
+
+	for (int i = 0; i < VT_PROBE_LINES; i++) {
+		if (locked && __atomic_sub_fetch(&probe_lines[i].count, 1, __ATOMIC_SEQ_CST))
+			bad++;
+		for (int w = 0; w < times; w++)
+			bad += probe_check(&probe_lines[i]);
+		*(volatile int *)&probe_lines[i].count = 1;
+	}
+	return bad;
+}
+
+static __attribute__((noinline)) unsigned long probe_chain(bool locked, int times)
+{
+	for (int i = 0; i < VT_PROBE_LINES; i++)
+		__atomic_sub_fetch(&probe_lines[0].count, 1, __ATOMIC_SEQ_CST);
+	probe_lines[0].count = 1;
+	return 0;
+}
+
+static double probe_best(unsigned long (*pass)(bool, int), bool locked, int times)
+{
+	unsigned long bad = 0;
+	double best = 0;
+
+	for (int t = 0; t < 6 * CAL_TRIES; t++) {
+		double t0 = now_ns(), ns;
+
+		for (int r = 0; r < PROBE_REPS; r++)
+			bad += pass(locked, times);
+		ns = (now_ns() - t0) / PROBE_REPS / VT_PROBE_LINES;
+		if (!best || ns < best)
+			best = ns;
+	}
+	return bad ? -1 : best;	/* a check failed: the loop is not what it claims */
+}
+
+void vt_probe_rmw(struct vt_rmw_probe *p)
+{
+	for (int i = 0; i < VT_PROBE_LINES; i++) {
+		probe_lines[i].mapcount = -1;
+		probe_lines[i].count = 1;
+	}
+	p->chain_ns = probe_best(probe_chain, true, 1);
+	for (int k = 0; k < VT_PROBE_WORKS; k++) {
+		p->work_times[k] = k ? 4 : 1;
+		p->work_ns[k] = probe_best(probe_pass, false, p->work_times[k]);
+		p->locked_ns[k] = probe_best(probe_pass, true, p->work_times[k]);
+	}
+}
+
+bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p)
+{
+	const int k = VT_PROBE_WORKS - 1;
+
+	return p->chain_ns > 0 && p->work_ns[k] > 0 &&
+	       p->locked_ns[k] - p->work_ns[k] < 0.5 * p->chain_ns;
+}
+
 static double per_op_ns(int what)
 {
 	static int line __attribute__((aligned(64)));
@@ -146,6 +234,19 @@ static double per_op_ns(int what)
 			best = ns;
 	}
 	return best;
+}
+
+static void vt_calibrate_overlap(struct vt_machine *m)
+{
+	struct vt_rmw_probe p;
+	const int k = VT_PROBE_WORKS - 1;
+
+	vt_probe_rmw(&p);
+	m->rmw_overlap = vt_probe_rmw_overlaps(&p);
+	snprintf(m->rmw_overlap_src, VT_SRC_LEN, "measured now: a locked decrement before %d rounds of "
+		 "free_pages_prepare()'s checks took %.2f ns a line, the checks alone %.2f, chained "
+		 "decrements %.2f each (tools/lock_overlap)", p.work_times[k], p.locked_ns[k],
+		 p.work_ns[k], p.chain_ns);
 }
 
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
@@ -181,6 +282,7 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->cost_src[VT_C_MEM], VT_SRC_LEN, "not measured: a typical DRAM latency");
 	m->cost_ns[VT_C_BLOCK] = m->cost_ns[VT_C_HIT];
 	snprintf(m->cost_src[VT_C_BLOCK], VT_SRC_LEN, "measured now: one cycle a basic block, as the presets charge");
+	vt_calibrate_overlap(m);
 	m->cost_ns[VT_C_PAUSE] = per_op_ns(0);
 	snprintf(m->cost_src[VT_C_PAUSE], VT_SRC_LEN, "measured now: PAUSE in a loop");
 	m->line_order = VT_ORDER_FIFO;
@@ -223,4 +325,6 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "tlb.tlbi        %g | %s\n", m->tlbi_ns, m->tlbi_src);
 	if (m->wake_ns > 0)
 		fprintf(f, "sched.wake      %g | %s\n", m->wake_ns, m->wake_src);
+	if (m->rmw_overlap_src[0])
+		fprintf(f, "rmw.overlap     %s | %s\n", m->rmw_overlap ? "yes" : "no", m->rmw_overlap_src);
 }

@@ -301,7 +301,8 @@ void vt_book(struct vt_line *l, struct vt_cpu *c, vt_ps start, vt_ps lat)
 	c->clock = start + lat;
 }
 
-enum vt_req { VT_REQ_DONE, VT_REQ_COMMIT, VT_REQ_QUEUE };
+/* HIT: served from the line @c already holds; DONE: served without waiting otherwise. */
+enum vt_req { VT_REQ_HIT, VT_REQ_DONE, VT_REQ_COMMIT, VT_REQ_QUEUE };
 
 static enum vt_req vt_request(struct vt_line *l, struct vt_cpu *c, int kind)
 {
@@ -310,7 +311,7 @@ static enum vt_req vt_request(struct vt_line *l, struct vt_cpu *c, int kind)
 	if (vt_hit(l, c, kind)) {
 		if (vt.h)
 			vt_hier_hit(c, l, kind != VT_READ);
-		return VT_REQ_DONE;
+		return VT_REQ_HIT;
 	}
 	if (l->next_owner >= 0)
 		return VT_REQ_QUEUE;
@@ -533,8 +534,11 @@ void vt_access(const volatile void *p, int kind)
 		return;
 	}
 	vt_charge_code(c);
-	if (vt.h && (kind & 3) == VT_RMW)
-		vt_hier_serialise(c);
+	if ((kind & 3) == VT_RMW) {
+		vt_rmw_drain(c);	/* one locked RMW at a time */
+		if (vt.h)
+			vt_hier_serialise(c);
+	}
 	vt_sched(c);
 	vt_check_progress(c);
 	vt.acc.st.events++;
@@ -550,7 +554,12 @@ void vt_access(const volatile void *p, int kind)
 	if (r == VT_REQ_COMMIT)
 		vt_arrive(l, c, kind & 3);
 	/* the instruction itself, once the line is here */
-	c->clock += (kind & 3) == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
+	if ((kind & 3) != VT_RMW)
+		c->clock += vt.cost[VT_C_HIT];
+	else if (r == VT_REQ_HIT && vt.m->rmw_overlap)
+		c->rmw_free = c->clock + vt.cost[VT_C_RMW];
+	else
+		c->clock += vt.cost[VT_C_RMW];
 	if (vt.h && c->pf_pending) {
 		gen = vt.lines_gen;
 		vt_hier_train(c);

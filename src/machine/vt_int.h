@@ -64,6 +64,7 @@ struct vt_cpu {
 	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
 	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
 	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
+	vt_ps rmw_free;			/* rmw.overlap: when its last locked RMW completes */
 	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
 	struct vt_cpu *next_line_waiter;
 	/* queued for a line (vt_queue()) */
@@ -299,6 +300,18 @@ static inline void vt_charge_code(struct vt_cpu *c)
 	c->blocks = 0;
 	c->clock += t;
 	vt.acc.code_ps += t;
+}
+
+/*
+ * rmw.overlap: a locked RMW on a line the CPU holds completes beside the
+ * code after it (vt_access() sets rmw_free); what must see it complete
+ * (the next locked RMW, a clock read, a window's edge, a wait, a delay, the
+ * CPU's end) waits for it here.
+ */
+static inline void vt_rmw_drain(struct vt_cpu *c)
+{
+	if (c->rmw_free > c->clock)
+		c->clock = c->rmw_free;
 }
 
 /* --- scheduling ------------------------------------------------------------------ */

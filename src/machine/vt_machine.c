@@ -24,6 +24,8 @@
  *	                (reclaim-large's --tlbi-ns auto)
  *	sched.wake      NS | SOURCE   (optional) from a wake-up to the woken task running:
  *	                what a sleeper woken by a release write waits (default: one transfer)
+ *	rmw.overlap     yes|no | SOURCE   (optional, default no) a locked RMW on a line the
+ *	                CPU holds completes beside the code after it
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -131,6 +133,26 @@ static int parse_order(struct vt_machine *m, char *v, const char **why)
 	}
 	m->line_order = k;
 	snprintf(m->line_order_src, VT_SRC_LEN, "%s", trim(bar + 1));
+	return 0;
+}
+
+/* "yes|no | SOURCE" into m->rmw_overlap. */
+static int parse_overlap(struct vt_machine *m, char *v, const char **why)
+{
+	char *bar = strchr(v, '|'), *word;
+
+	if (!bar || !*trim(bar + 1)) {
+		*why = "needs 'yes|no | SOURCE' (every setting names its source)";
+		return -1;
+	}
+	*bar = '\0';
+	word = trim(v);
+	if (strcmp(word, "yes") && strcmp(word, "no")) {
+		*why = "valid: yes, no";
+		return -1;
+	}
+	m->rmw_overlap = !strcmp(word, "yes");
+	snprintf(m->rmw_overlap_src, VT_SRC_LEN, "%s", trim(bar + 1));
 	return 0;
 }
 
@@ -451,6 +473,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			if (!parse_sourced(val, &m->wake_ns, m->wake_src, &why) &&
 			    (m->wake_ns < 0 || m->wake_ns > 1000000))
 				why = "NS out of range; valid: 0..1000000 (a wake-up until the woken task runs)";
+		} else if (!strcmp(key, "rmw.overlap")) {
+			parse_overlap(m, val, &why);
 		} else if (!strncmp(key, "lat.", 4)) {
 			for (k = 0; k < VT_NR_DIST && strcmp(key + 4, vt_dist_names[k]); k++)
 				;
@@ -476,7 +500,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, calibrated, seed.*";
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, "
+			      "calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
@@ -553,5 +578,7 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "tlb.tlbi", m->tlbi_ns, m->tlbi_src);
 	if (m->wake_ns > 0)
 		n += add_fitted(buf, len, &at, "sched.wake", m->wake_ns, m->wake_src);
+	if (m->rmw_overlap_src[0])
+		n += add_fitted(buf, len, &at, "rmw.overlap", m->rmw_overlap, m->rmw_overlap_src);
 	return n;
 }

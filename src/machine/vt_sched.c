@@ -152,6 +152,7 @@ static void vt_cpu_body(void)
 
 	c->fn(c->arg);
 	vt_charge_code(c);
+	vt_rmw_drain(c);
 	c->done = true;
 	if (!c->agent) {
 		vt.live--;
@@ -200,6 +201,7 @@ void vt_delay_ns(unsigned long ns)
 	if (!c)
 		return;
 	vt_charge_code(c);
+	vt_rmw_drain(c);
 	c->clock += (vt_ps)ns * 1000;
 	vt.acc.delay_ps += (vt_ps)ns * 1000;	/* an agent's is put back when it stops running */
 }
@@ -210,6 +212,7 @@ uint64_t vt_now_ns(void)
 	if (!vt.cur)
 		return 0;
 	vt_charge_code(vt.cur);
+	vt_rmw_drain(vt.cur);
 	return vt.cur->clock / 1000;
 }
 
@@ -218,5 +221,6 @@ double vt_clock_ns(void)
 	if (!vt.cur)
 		return 0;
 	vt_charge_code(vt.cur);
+	vt_rmw_drain(vt.cur);
 	return vt.cur->clock / 1000.0;
 }

@@ -31,6 +31,7 @@ static void vt_wait_on_line(bool sleep)
 	if (!c)
 		return;
 	vt_charge_code(c);
+	vt_rmw_drain(c);
 	t0 = c->clock;
 	c->clock += vt.cost[VT_C_PAUSE];
 	l = c->last_line;
