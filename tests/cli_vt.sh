@@ -379,11 +379,11 @@ fi
 # machine names it; "fit" without its colon, or a source that only mentions a fit, is not a mark.
 fitted_line() { "$MMLAB" run free-contig --machine "$1" --iterations 2 --variant vanilla 2>/dev/null | grep '^fitted, not predicted'; }
 fl=$(fitted_line e5-2690v3-2s)
-[[ $fl == "fitted, not predicted: e5-2690v3-2s's syscall 685 (seed 000 1-thread point: "* ]]
+[[ $fl == "fitted, not predicted: e5-2690v3-2s's syscall 682 (seed 000 1-thread point: "* ]]
 ok $? "a preset's fitted syscall is named under the table: ${fl:0:70}"
 sed 's/^lat.remote *\([0-9.]*\) *|/lat.remote \1 | fit: a test says so;/' machines/e5-2690v3-2s.conf >"$tmp/fit2.conf"
 fl=$(fitted_line "$tmp/fit2.conf")
-[[ $fl == *"lat.remote "*"(a test says so;"*"; syscall 685 ("* ]]
+[[ $fl == *"lat.remote "*"(a test says so;"*"; syscall 682 ("* ]]
 ok $? "two fitted settings are both named, each with its value and source"
 sed 's/| fit: seed 000/| fit seed 000/' machines/e5-2690v3-2s.conf >"$tmp/fit0.conf"
 [ -z "$(fitted_line "$tmp/fit0.conf")" ]

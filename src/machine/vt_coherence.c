@@ -553,10 +553,15 @@ void vt_access(const volatile void *p, int kind)
 		l = vt_line_of(p);
 	if (r == VT_REQ_COMMIT)
 		vt_arrive(l, c, kind & 3);
-	/* the instruction itself, once the line is here */
-	if ((kind & 3) != VT_RMW)
-		c->clock += vt.cost[VT_C_HIT];
-	else if (r == VT_REQ_HIT && vt.m->rmw_overlap)
+	/*
+	 * The instruction itself, once the line is here.  With the hierarchy a
+	 * marked load or store costs what a plain one does: its block and, if
+	 * the line was not here, its latency.
+	 */
+	if ((kind & 3) != VT_RMW) {
+		if (!vt.h)
+			c->clock += vt.cost[VT_C_HIT];
+	} else if (r == VT_REQ_HIT && vt.m->rmw_overlap)
 		c->rmw_free = c->clock + vt.cost[VT_C_RMW];
 	else
 		c->clock += vt.cost[VT_C_RMW];
