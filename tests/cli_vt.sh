@@ -404,7 +404,14 @@ echo "l1d.lat 1.2 | a test" >>"$tmp/noh.conf"
 usage_error_says 'needs the memory hierarchy' "l1d.lat without the hierarchy" run free-contig --machine "$tmp/noh.conf"
 
 # tlb.flush (0..1000000 ns) and tlb.tlbi (0..100000 ns), optional, at and beyond each bound.
-tlbkey() { grep -v '^tlb\.' machines/yitian710-32c.conf >"$tmp/tlb.conf"; printf '%s\n' "$@" >>"$tmp/tlb.conf"; }
+# preset_with OUT PRESET KEY LINE...: PRESET's machine file without its KEY.* lines, then each LINE, in OUT.
+preset_with() {
+	local out=$1 preset=$2 key=$3
+	shift 3
+	grep -v "^$key\\." "machines/$preset.conf" >"$out"
+	printf '%s\n' "$@" >>"$out"
+}
+tlbkey() { preset_with "$tmp/tlb.conf" yitian710-32c tlb "$@"; }
 tlbkey "tlb.flush 0 | a test" "tlb.tlbi 100000 | a test"
 "$MMLAB" run free-contig --machine "$tmp/tlb.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
 ok $? "tlb.flush 0 and tlb.tlbi 100000 (the least, the most) are taken"
@@ -418,7 +425,7 @@ tlbkey "tlb.flush 300"; usage_error_says 'source' "tlb.flush without a source" r
 
 # sched.wake (0..1000000 ns), optional, at and beyond each bound; the fitted-number line names it
 # when its source begins "fit:".
-wakekey() { grep -v '^sched\.' machines/e5-2690v3-2s.conf >"$tmp/wake.conf"; printf '%s\n' "$@" >>"$tmp/wake.conf"; }
+wakekey() { preset_with "$tmp/wake.conf" e5-2690v3-2s sched "$@"; }
 wakekey "sched.wake 0 | a test"
 "$MMLAB" run free-contig --machine "$tmp/wake.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
 ok $? "sched.wake 0 (the least) is taken"
@@ -435,7 +442,7 @@ ok $? "a fitted sched.wake is named under the tables"
 # rmw.overlap (yes|no | SOURCE), optional: each word taken and what it does to free-contig's
 # batched free (one locked decrement a page, a hit: it shortens the loop); anything else, or
 # no source, refused; a fitted one named under the tables.
-ovkey() { grep -v '^rmw\.' machines/m2-vm.conf >"$tmp/ov.conf"; printf '%s\n' "$@" >>"$tmp/ov.conf"; }
+ovkey() { preset_with "$tmp/ov.conf" m2-vm rmw "$@"; }
 fc_batched() { "$MMLAB" run free-contig --machine "$tmp/ov.conf" --iterations 20 --repeat 1 --variant batched \
 	--json "$tmp/ov.json" >/dev/null 2>&1 && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/ov.json"; }
 ovkey

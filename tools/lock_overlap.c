@@ -24,6 +24,7 @@
 int main(int argc, char **argv)
 {
 	struct vt_rmw_probe p;
+	bool overlaps;
 
 	if (argc > 1) {
 		fprintf(stderr, "lock_overlap: unexpected argument '%s'; valid: no arguments\n", argv[1]);
@@ -47,7 +48,8 @@ int main(int argc, char **argv)
 		       p.locked_ns[k], p.work_ns[k] + p.chain_ns,
 		       p.work_ns[k] > p.chain_ns ? p.work_ns[k] : p.chain_ns);
 	}
+	overlaps = vt_probe_rmw_overlaps(&p);
 	printf("rmw.overlap: %s (the locked decrement adds %s half its chained cost to the heavier work)\n",
-	       vt_probe_rmw_overlaps(&p) ? "yes" : "no", vt_probe_rmw_overlaps(&p) ? "under" : "at least");
+	       overlaps ? "yes" : "no", overlaps ? "under" : "at least");
 	return 0;
 }

@@ -509,15 +509,18 @@ static void vt_wake_line(struct vt_line *l, struct vt_cpu *c, bool release)
 
 /*
  * Fast-forwarding (vt_fast_forward(): one CPU, nothing to schedule, no
- * cache): the line's page is numbered and the instruction charged; the
- * line table, which would be emptied when the fast-forward ends, is left
- * alone, and no CPU can be waiting on a line this one writes.
+ * cache): the line's page is numbered and a locked RMW charged its
+ * instruction (a marked load or store, like a plain one, nothing: the
+ * machine has a hierarchy); the line table, which would be emptied when the
+ * fast-forward ends, is left alone, and no CPU can be waiting on a line
+ * this one writes.
  */
 static void vt_access_ff(struct vt_cpu *c, const volatile void *p, int kind)
 {
 	vt_hier_ff_touch((uintptr_t)p, 1);
 	c->last_line = NULL;
-	c->clock += (kind & 3) == VT_RMW ? vt.cost[VT_C_RMW] : vt.cost[VT_C_HIT];
+	if ((kind & 3) == VT_RMW)
+		c->clock += vt.cost[VT_C_RMW];
 }
 
 void vt_access(const volatile void *p, int kind)
