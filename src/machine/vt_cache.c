@@ -149,14 +149,23 @@ static void cache_free(struct vt_cache *k)
  * Runs are deterministic again, and a walk over a virtually contiguous
  * array sees contiguous frames, as the kernel's memmap does.
  */
-#define VT_FRAME_FRONT	1024
+/*
+ * The frames of the host pages a run touched, in a table of two levels: a
+ * chunk of 1 GiB of host addresses (VT_CHUNK_PAGES pages) is one flat array
+ * of frame numbers + 1 (0: not seen yet), found by its number in a small
+ * open-addressed table.  Neighbouring pages share the host's cache lines, as
+ * the walks the model makes over the kernel model's memory mostly touch.
+ */
+#define VT_CHUNK_SHIFT	18
+#define VT_CHUNK_PAGES	(1u << VT_CHUNK_SHIFT)
 
 struct vt_frames {
-	unsigned int bits, nr;
-	uint64_t *page;			/* page number + 1; 0: free slot */
-	uint32_t *frame;
-	uint64_t front_page[VT_FRAME_FRONT];	/* a direct-mapped cache of the above */
-	uint32_t front_frame[VT_FRAME_FRONT];
+	unsigned int bits, nr_chunks;	/* the chunk table has 1 << bits slots */
+	uint32_t nr;			/* frames numbered */
+	uint64_t *chunk;		/* chunk number + 1; 0: free slot */
+	uint32_t **frame;		/* the chunk's frames + 1 */
+	uint64_t last_chunk;		/* the chunk last asked + 1 ... */
+	uint32_t *last_frame;		/* ... and its frames */
 };
 
 static struct vt_frames frames;
@@ -171,66 +180,88 @@ static struct {
 
 static int frames_alloc(unsigned int bits)
 {
-	frames.page = calloc((size_t)1 << bits, sizeof(*frames.page));
+	frames.chunk = calloc((size_t)1 << bits, sizeof(*frames.chunk));
 	frames.frame = calloc((size_t)1 << bits, sizeof(*frames.frame));
 	frames.bits = bits;
-	return frames.page && frames.frame ? 0 : -1;
+	return frames.chunk && frames.frame ? 0 : -1;
 }
 
 static void frames_free(void)
 {
 	phys_memo.t = 0;
-	free(frames.page);
+	for (unsigned int i = 0; frames.frame && i < (1u << frames.bits); i++)
+		free(frames.frame[i]);
+	free(frames.chunk);
 	free(frames.frame);
 	memset(&frames, 0, sizeof(frames));
 }
 
-static uint32_t *frame_slot(uint64_t key)
+static unsigned int chunk_slot(uint64_t key)
 {
 	unsigned int mask = (1u << frames.bits) - 1;
 	unsigned int h = (unsigned int)((key * 0x9E3779B97F4A7C15ull) >> (64 - frames.bits));
 
-	while (frames.page[h] && frames.page[h] != key)
+	while (frames.chunk[h] && frames.chunk[h] != key)
 		h = (h + 1) & mask;
-	if (!frames.page[h]) {
-		frames.page[h] = key;
-		frames.frame[h] = frames.nr++;
-	}
-	return &frames.frame[h];
+	return h;
+}
+
+static void frames_oom(void)
+{
+	fprintf(stderr, "mmlab: vt: out of memory numbering %u pages\n", frames.nr);
+	abort();
 }
 
 static void frames_grow(void)
 {
-	uint64_t *page = frames.page;
-	uint32_t *frame = frames.frame;
-	unsigned int n = 1u << frames.bits, nr = frames.nr;
+	uint64_t *chunk = frames.chunk;
+	uint32_t **frame = frames.frame;
+	unsigned int n = 1u << frames.bits;
 
-	if (frames_alloc(frames.bits + 1)) {
-		fprintf(stderr, "mmlab: vt: out of memory numbering %u pages\n", nr);
-		abort();
-	}
+	if (frames_alloc(frames.bits + 1))
+		frames_oom();
 	for (unsigned int i = 0; i < n; i++)
-		if (page[i])
-			frames.frame[frame_slot(page[i]) - frames.frame] = frame[i];
-	frames.nr = nr;
-	free(page);
+		if (chunk[i]) {
+			unsigned int h = chunk_slot(chunk[i]);
+
+			frames.chunk[h] = chunk[i];
+			frames.frame[h] = frame[i];
+		}
+	free(chunk);
 	free(frame);
+}
+
+/* The frames of the chunk of host page @page, made on first use. */
+static uint32_t *chunk_frames(uint64_t page)
+{
+	uint64_t key = (page >> VT_CHUNK_SHIFT) + 1;
+	unsigned int h;
+
+	if (frames.last_chunk == key)
+		return frames.last_frame;
+	if (frames.nr_chunks + 1 > (1u << frames.bits) / 2)
+		frames_grow();
+	h = chunk_slot(key);
+	if (!frames.chunk[h]) {
+		frames.frame[h] = calloc(VT_CHUNK_PAGES, sizeof(uint32_t));
+		if (!frames.frame[h])
+			frames_oom();
+		frames.chunk[h] = key;
+		frames.nr_chunks++;
+	}
+	frames.last_chunk = key;
+	frames.last_frame = frames.frame[h];
+	return frames.last_frame;
 }
 
 /* The frame of host page @page: numbered in the order pages are first seen. */
 static uint32_t vt_frame(uint64_t page)
 {
-	unsigned int f = (unsigned int)(page % VT_FRAME_FRONT);
-	uint32_t frame;
+	uint32_t *f = &chunk_frames(page)[page & (VT_CHUNK_PAGES - 1)];
 
-	if (frames.front_page[f] == page + 1)
-		return frames.front_frame[f];
-	if (frames.nr + 1 > (1u << frames.bits) / 2)
-		frames_grow();
-	frame = *frame_slot(page + 1);
-	frames.front_page[f] = page + 1;
-	frames.front_frame[f] = frame;
-	return frame;
+	if (!*f)
+		*f = ++frames.nr;
+	return *f - 1;
 }
 
 /* The physical line number of line @t (tag). */
@@ -355,7 +386,7 @@ int vt_hier_start(const struct vt_machine *m)
 	if (!h)
 		return -1;
 	vt.h = h;		/* vt_hier_stop() frees what was allocated */
-	if (frames_alloc(16))
+	if (frames_alloc(4))
 		return -1;
 	h->nr_cores = m->sockets * m->l3_per_socket * m->cores_per_l3;
 	h->nr_l3 = m->sockets * m->l3_per_socket;

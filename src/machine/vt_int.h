@@ -155,6 +155,7 @@ struct vt_state {
 	unsigned int lines_bits;	/* the table has 1 << lines_bits slots */
 	unsigned int lines_gen;		/* bumped when the table grows: line pointers move */
 	struct vt_lockq lockq[VT_MAX_LOCKQ];
+	int nr_lockq;			/* lockq[] slots in use: 0, no CPU waits on a spinlock */
 	int *stop;
 	vt_ps stop_at;
 	struct vt_counts acc;		/* what the run's CPUs did */

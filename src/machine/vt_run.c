@@ -98,6 +98,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		return -1;
 	}
 	memset(vt.lockq, 0, sizeof(vt.lockq));
+	vt.nr_lockq = 0;
 	vt.nr_lines = 0;
 	vt.nr_gone = 0;
 	vt.nheap = 0;

@@ -92,6 +92,7 @@ static struct vt_lockq *vt_lockq_find(int *lock, bool create)
 		abort();
 	}
 	free_q->lock = lock;
+	vt.nr_lockq++;
 	return free_q;
 }
 
@@ -161,7 +162,7 @@ void vt_spin_unlock(int *lock)
 		return;
 	}
 	vt_access(lock, VT_WRITE);
-	q = vt_lockq_find(lock, false);
+	q = vt.nr_lockq ? vt_lockq_find(lock, false) : NULL;
 	if (!q || !q->head) {
 		*lock = 0;
 		return;
@@ -171,6 +172,7 @@ void vt_spin_unlock(int *lock)
 	if (!q->head) {
 		q->tail = NULL;
 		q->lock = NULL;
+		vt.nr_lockq--;
 	}
 	/*
 	 * The queue's head spins reading the lock word: it sees the unlock one
