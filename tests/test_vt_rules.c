@@ -625,6 +625,88 @@ static void test_rmw_overlap(void)
 	overlap_case(false, 20, 10 * (20 + OV_RMW));
 }
 
+/* --- work handed off (vt_async_ns(): arm64's broadcast TLBIs) -------------------- */
+
+/*
+ * A hand-off of 20 ns completes beside the code after it; the next
+ * hand-off and vt_async_wait() wait for it, a clock read and a delay do
+ * not, and the CPU's end does.  CPU 0 alone, a basic block 1 ns:
+ *
+ *   10 times: hand off 20 ns, then BLOCKS blocks; wait    10 x max(BLOCKS, 20)
+ *   hand off 20 ns; clock read                            0
+ *   hand off 20 ns; delay 5 ns; clock read; wait          5, then 20
+ *   4 hand-offs of 20 ns back to back; clock read; wait   60, then 80
+ *   hand off 100 ns; end                                  the run ends 100 ns later
+ */
+#define AS_WORK		20
+static int as_blocks;
+static double as_loop, as_read, as_delay, as_delay_wait, as_burst, as_burst_wait, as_end_start;
+
+static void as_cpu(void *arg)
+{
+	double t0;
+
+	(void)arg;
+	t0 = vt_clock_ns();
+	for (int i = 0; i < 10; i++) {
+		vt_async_ns(AS_WORK);
+		ov_run_blocks(as_blocks);
+	}
+	vt_async_wait();
+	as_loop = vt_clock_ns() - t0;
+	t0 = vt_clock_ns();
+	vt_async_ns(AS_WORK);
+	as_read = vt_clock_ns() - t0;
+	vt_async_wait();
+	t0 = vt_clock_ns();
+	vt_async_ns(AS_WORK);
+	vt_delay_ns(5);
+	as_delay = vt_clock_ns() - t0;
+	vt_async_wait();
+	as_delay_wait = vt_clock_ns() - t0;
+	t0 = vt_clock_ns();
+	for (int i = 0; i < 4; i++)
+		vt_async_ns(AS_WORK);
+	as_burst = vt_clock_ns() - t0;
+	vt_async_wait();
+	as_burst_wait = vt_clock_ns() - t0;
+	as_end_start = vt_clock_ns();
+	vt_async_ns(100);
+}
+
+static void async_case(int blocks, double want)
+{
+	static void *args[1];
+	struct vt_stats st;
+
+	mach.cost_ns[VT_C_BLOCK] = 1;
+	as_blocks = blocks;
+	as_loop = -1;
+	if (vt_run(&mach, 1, as_cpu, args, NULL, 0, &st)) {
+		ok(0, "hand-offs, %d blocks: the run ends", blocks);
+	} else {
+		is_int(as_loop, want, "10 hand-offs of %d ns each followed by %d blocks, then a wait: %.0f ns",
+		       AS_WORK, blocks, want);
+		if (blocks == AS_WORK) {
+			is_int(as_read, 0, "a clock read does not wait for a hand-off");
+			is_int(as_delay, 5, "a delay does not wait for a hand-off");
+			is_int(as_delay_wait, AS_WORK, "vt_async_wait() after the delay waits for the rest of it");
+			is_int(as_burst, 3 * AS_WORK, "4 hand-offs back to back wait for the first 3");
+			is_int(as_burst_wait, 4 * AS_WORK, "... and vt_async_wait() for the fourth");
+			is_int(st.end_ns, as_end_start + 100, "a CPU that ends with a hand-off in flight ends when "
+			       "it completes");
+		}
+	}
+	mach.cost_ns[VT_C_BLOCK] = 0;
+}
+
+static void test_async(void)
+{
+	async_case(19, 10 * AS_WORK);
+	async_case(20, 10 * AS_WORK);
+	async_case(21, 10 * 21);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -641,5 +723,6 @@ int main(void)
 	test_release_wakes_oldest();
 	test_wake_latency();
 	test_rmw_overlap();
+	test_async();
 	return done_testing();
 }

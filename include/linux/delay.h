@@ -25,6 +25,22 @@ static inline void ndelay(unsigned long nsecs)
 {
 	vt_delay_ns(nsecs);
 }
+
+/*
+ * Work the CPU hands off and does not wait for (an arm64 broadcast TLBI):
+ * the items complete one after another beside the CPU's code, which waits
+ * only to hand off the next while one is in flight, and in
+ * delay_async_wait() (the DSB).
+ */
+static inline void __delay_async(unsigned long loops)
+{
+	vt_async_ns(loops);
+}
+
+static inline void delay_async_wait(void)
+{
+	vt_async_wait();
+}
 #else
 static inline void __delay(unsigned long loops)
 {
@@ -33,6 +49,16 @@ static inline void __delay(unsigned long loops)
 }
 
 void ndelay(unsigned long nsecs);
+
+/* On the host the work is this CPU's: it spins for it at once. */
+static inline void __delay_async(unsigned long loops)
+{
+	__delay(loops);
+}
+
+static inline void delay_async_wait(void)
+{
+}
 #endif
 
 static inline void udelay(unsigned long usecs)

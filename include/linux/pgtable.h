@@ -306,9 +306,13 @@ unsigned long pgtable_teardown(struct mm_struct *mm);
  *    shootdown on x86, broadcast TLBIs and the DSB that waits for them on
  *    arm64;
  *  - arm64 TLBIs issued without waiting (__flush_tlb_range_nosync(), as
- *    clearing a young bit and a deferred unmap issue them) cost tlbi_loops
- *    each: one per page, or one per range with tlbi_range (FEAT_TLBIRANGE);
- *    the wait is paid once, later.
+ *    clearing a young bit and a deferred unmap issue them) take tlbi_loops
+ *    each: one per page, or one per range with tlbi_range (FEAT_TLBIRANGE).
+ *    Broadcast TLBIs complete one after another beside the CPU's code
+ *    (__delay_async()): the CPU waits to issue one while the one before is
+ *    in flight, and the next DSB (a synchronous flush, or the deferred
+ *    batch's final flush, which costs tlb_flush_loops less one TLBI) waits
+ *    for the last.
  *
  * The lab sets both from --tlb-flush-ns and --tlbi-ns (docs/design/
  * seed-004-reclaim-large.md, "TLB model", says why the defaults are what

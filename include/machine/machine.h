@@ -276,6 +276,8 @@ int machine_check_cpus(const struct machine *m, const char *opt, long long n);
 #ifdef MMLAB_VT
 uint64_t vt_now_ns(void);
 void vt_delay_ns(unsigned long ns);
+void vt_async_ns(unsigned long ns);
+void vt_async_wait(void);
 void vt_sleep(void);
 void vt_wait(void);
 bool vt_spin_trylock(int *lock);

@@ -268,6 +268,8 @@ void vt_cas_result(bool ok);
 void vt_wait(void);
 void vt_sleep(void);
 void vt_delay_ns(unsigned long ns);
+void vt_async_ns(unsigned long ns);
+void vt_async_wait(void);
 
 /*
  * The timed part of a workload (src/workloads/workloads.h, timed_begin()

@@ -65,6 +65,7 @@ struct vt_cpu {
 	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
 	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
 	vt_ps rmw_free;			/* rmw.overlap: when its last locked RMW completes */
+	vt_ps async_free;		/* when the work it handed off last (vt_async_ns()) completes */
 	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
 	struct vt_cpu *next_line_waiter;
 	/* queued for a line (vt_queue()) */
@@ -313,6 +314,20 @@ static inline void vt_rmw_drain(struct vt_cpu *c)
 {
 	if (c->rmw_free > c->clock)
 		c->clock = c->rmw_free;
+}
+
+/*
+ * Work handed off (vt_async_ns(): an arm64 broadcast TLBI) completes one
+ * item at a time beside the CPU's code; what must see it complete (the
+ * next hand-off, vt_async_wait(), a window's edge, the CPU's end) waits
+ * for it here.  The wait is the handed-off work's time: delay_ps.
+ */
+static inline void vt_async_drain(struct vt_cpu *c)
+{
+	if (c->async_free > c->clock) {
+		vt.acc.delay_ps += c->async_free - c->clock;
+		c->clock = c->async_free;
+	}
 }
 
 /* --- scheduling ------------------------------------------------------------------ */

@@ -153,6 +153,7 @@ static void vt_cpu_body(void)
 	c->fn(c->arg);
 	vt_charge_code(c);
 	vt_rmw_drain(c);
+	vt_async_drain(c);
 	c->done = true;
 	if (!c->agent) {
 		vt.live--;
@@ -204,6 +205,32 @@ void vt_delay_ns(unsigned long ns)
 	vt_rmw_drain(c);
 	c->clock += (vt_ps)ns * 1000;
 	vt.acc.delay_ps += (vt_ps)ns * 1000;	/* an agent's is put back when it stops running */
+}
+
+/*
+ * @ns of work handed to another agent, which does it one item at a time:
+ * the CPU goes on at once, unless its last hand-off is still in flight.
+ */
+void vt_async_ns(unsigned long ns)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c)
+		return;
+	vt_charge_code(c);
+	vt_async_drain(c);
+	c->async_free = c->clock + (vt_ps)ns * 1000;
+}
+
+/* Wait until what this CPU handed off is done (a DSB after TLBIs). */
+void vt_async_wait(void)
+{
+	struct vt_cpu *c = vt.cur;
+
+	if (!c)
+		return;
+	vt_charge_code(c);
+	vt_async_drain(c);
 }
 
 /* A clock read sees the code run before it. */

@@ -252,17 +252,27 @@ static void tlb_count(unsigned long start, unsigned long end, bool sync)
 		tlb_stat_add(&s->syncs, 1);
 }
 
+/*
+ * A synchronous flush waits for the TLBIs this CPU issued without waiting
+ * too: arm64's DSB ISH completes every earlier TLBI, not only its own.
+ */
+static void tlb_flush_sync(void)
+{
+	delay_async_wait();
+	__delay(tlb_flush_loops);
+}
+
 void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 {
 	tlb_count(start, end, true);
-	__delay(tlb_flush_loops);
+	tlb_flush_sync();
 }
 
 void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
 	(void)vma;
 	tlb_count(start, end, true);
-	__delay(tlb_flush_loops);
+	tlb_flush_sync();
 }
 
 /*
@@ -273,7 +283,7 @@ void flush_tlb_mm(struct mm_struct *mm)
 {
 	(void)mm;
 	tlb_count(0, 0, true);
-	__delay(tlb_flush_loops);
+	tlb_flush_sync();
 }
 
 /*
@@ -289,6 +299,18 @@ static unsigned long arm64_tlbi_ops(unsigned long pages)
 	return pages;
 }
 
+/*
+ * Broadcast TLBIs complete one after another, each tlbi_loops, beside the
+ * CPU's code: the CPU waits only to issue one while the one before is in
+ * flight (a run of them back to back waits for all but the last), and at
+ * the next DSB.
+ */
+static void tlbi_issue(unsigned long ops)
+{
+	for (unsigned long i = 0; i < ops; i++)
+		__delay_async(tlbi_loops);
+}
+
 void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	unsigned long ops = arm64_tlbi_ops((end - start + PAGE_SIZE - 1) >> PAGE_SHIFT);
@@ -296,7 +318,7 @@ void __flush_tlb_range_nosync(struct mm_struct *mm, unsigned long start, unsigne
 	(void)mm;
 	tlb_count(start, end, false);
 	tlb_stat_add(&tlb_flush_stats_pcpu[smp_processor_id()].s.tlbis, ops);
-	__delay(tlbi_loops * ops);
+	tlbi_issue(ops);
 }
 
 /*
@@ -425,14 +447,19 @@ void try_to_unmap_flush(void)
 	if (!tlb_ubc.flush_required)
 		return;
 	if (mmu_arch == MMU_ARM64) {
-		/* arch_tlbbatch_flush(): the DSB that waits for the TLBIs issued. */
+		/*
+		 * arch_tlbbatch_flush(): the DSB alone, after the TLBIs issued
+		 * (a synchronous flush less its one TLBI).
+		 */
 		tlb_stat_add(&tlb_flush_stats_pcpu[smp_processor_id()].s.syncs, 1);
+		delay_async_wait();
+		__delay(tlb_flush_loops > tlbi_loops ? tlb_flush_loops - tlbi_loops : 0);
 	} else {
 		/* One shootdown of the CPUs that ran the mms: a full flush. */
 		tlb_count(0, tlb_ubc.pending_pages << PAGE_SHIFT, true);
 		memset(tlb_ubc.cpumask, 0, DIV_ROUND_UP(nr_cpu_ids, BITS_PER_LONG) * sizeof(long));
+		__delay(tlb_flush_loops);
 	}
-	__delay(tlb_flush_loops);
 	tlb_ubc.flush_required = false;
 	tlb_ubc.pending_pages = 0;
 	tlb_ubc_debug_flushed();	/* every CPU's TLB is clean of the batch now */
