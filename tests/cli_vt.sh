@@ -463,6 +463,35 @@ ovkey "rmw.overlap yes | fit: a test"
 "$MMLAB" run free-contig --machine "$tmp/ov.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*rmw.overlap 1'
 ok $? "a fitted rmw.overlap is named under the tables"
 
+# core.sb N | SOURCE (optional, with the hierarchy): an integer in 1..1024, at and beyond
+# each bound; what it does to migrate-fork, whose page copies store to cold lines.
+sbkey() { grep -v '^core\.sb ' machines/qemu-2node.conf >"$tmp/sb.conf"; [ $# -eq 0 ] || printf '%s\n' "$@" >>"$tmp/sb.conf"; }
+mf_usec() { "$MMLAB" run migrate-fork --machine "$tmp/sb.conf" --scale tiny --children 1 --repeat 1 --variant vanilla \
+	--json "$tmp/sb.json" >/dev/null 2>&1 && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/sb.json"; }
+sbkey
+sb_none=$(mf_usec)
+ok $? "a machine file without core.sb runs ($sb_none us)"
+sbkey "core.sb 72 | a test"
+sb_72=$(mf_usec)
+[ -n "$sb_72" ] && [ -n "$sb_none" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))' "$sb_72" "$sb_none"
+ok $? "core.sb 72 shortens migrate-fork, whose copies store to cold lines ($sb_72 against $sb_none us)"
+grep -q 'core.sb *72 | a test' "$tmp/sb.json"
+ok $? "the run's JSON carries core.sb"
+sbkey "core.sb 1 | a test"; "$MMLAB" run free-contig --machine "$tmp/sb.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "core.sb 1 (the least) is taken"
+sbkey "core.sb 1024 | a test"; "$MMLAB" run free-contig --machine "$tmp/sb.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "core.sb 1024 (the most) is taken"
+sbkey "core.sb 0 | a test"; usage_error_says '1..1024' "core.sb 0" run free-contig --machine "$tmp/sb.conf"
+sbkey "core.sb 1025 | a test"; usage_error_says '1..1024' "core.sb 1025" run free-contig --machine "$tmp/sb.conf"
+sbkey "core.sb 2.5 | a test"; usage_error_says '1..1024' "core.sb 2.5" run free-contig --machine "$tmp/sb.conf"
+sbkey "core.sb 64"; usage_error_says 'source' "core.sb without a source" run free-contig --machine "$tmp/sb.conf"
+sbkey "core.sb 64 | fit: a test"
+"$MMLAB" run free-contig --machine "$tmp/sb.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*core.sb 64'
+ok $? "a fitted core.sb is named under the tables"
+grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
+echo "core.sb 42 | a test" >>"$tmp/noh.conf"
+usage_error_says 'needs the memory hierarchy' "core.sb without the hierarchy" run free-contig --machine "$tmp/noh.conf"
+
 # reclaim-large's --tlb-flush-ns/--tlbi-ns auto take the machine's figures;
 # without them, 1000 and 50 ns.
 rl_usec() { "$MMLAB" run reclaim-large --machine "$1" --scale tiny --repeat 1 --variant vanilla --contpte on "${@:2}" 2>/dev/null |

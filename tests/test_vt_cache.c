@@ -730,6 +730,193 @@ static void test_marked_hit(void)
 	}
 }
 
+/* --- core.sb: stores that miss wait in the store buffer ------------------------------------ */
+
+/*
+ * CPU 0 (its core's other thread idle: the whole buffer), no prefetcher,
+ * one basic block (1 ns) before each store:
+ *
+ *   N stores to cold lines a page and a line apart, then a clock read
+ *       core.sb 32:  N <= 32: the core never waits, N ns; N = 33: the 33rd waits for
+ *                    the 1st (about 100 ns); the run ends when the last is written, the
+ *                    fills ten at a time (core.mshr): N = 32 about 400 ns
+ *       no core.sb:  each store stalls as a load does, ten overlapped at a time
+ *   the same with CPU 8, its sibling, busy: half the buffer each, the 17th waits
+ *   8 stores, then a locked RMW of a line the CPU holds: it waits for them (about 100 ns)
+ *   8 marked stores (WRITE_ONCE()) to cold lines: buffered as plain ones are
+ *   CPU 1 owns line X; CPU 0's marked store to X: still a transfer (lat.l3 30 ns)
+ *   a load that misses: still its whole latency (100 ns)
+ */
+#define SB_STRIDE	(4096 + 64)
+static int sb_n;
+static bool sb_marked, sb_rmw;
+static double sb_t0, sb_issue_ns, sb_rmw_ns;
+
+static void sb_stores(void *arg)
+{
+	double t0;
+
+	if (!arg)
+		return;
+	if ((long)arg == 2) {		/* the busy sibling: code, and an event to meet CPU 0 at */
+		for (int i = 0; i < 500; i++) {
+			for (int j = 0; j < 10; j++)
+				__sanitizer_cov_trace_pc();
+			vt_access(arena + (3 << 20) + 4096, VT_READ);
+		}
+		return;
+	}
+	vt_access(arena + (3 << 20), VT_READ);		/* the RMW's line, held from here on */
+	t0 = sb_t0 = vt_clock_ns();
+	for (int i = 0; i < sb_n; i++) {
+		__sanitizer_cov_trace_pc();
+		if (sb_marked)
+			vt_access(arena + i * SB_STRIDE, VT_WRITE);
+		else
+			__tsan_write8(arena + i * SB_STRIDE);
+	}
+	sb_issue_ns = vt_clock_ns() - t0;
+	if (sb_rmw) {
+		vt_access(arena + (3 << 20), VT_RMW);
+		sb_rmw_ns = vt_clock_ns() - t0;
+	}
+}
+
+static double sb_case(int entries, int n, bool marked, bool rmw, bool sibling, struct vt_stats *st)
+{
+	static void *args[9];
+
+	small_machine(&mach, 0, 1);
+	mach.sb_entries = entries;
+	sb_n = n;
+	sb_marked = marked;
+	sb_rmw = rmw;
+	sb_issue_ns = sb_rmw_ns = -1;
+	if (!sibling)
+		return run_on(0, sb_stores, st) - sb_t0;
+	memset(args, 0, sizeof(args));
+	args[0] = (void *)1L;
+	args[8] = (void *)2L;
+	if (vt_run(&mach, 9, sb_stores, args, NULL, 0, st))
+		return -1;
+	return st->end_ns - sb_t0;
+}
+
+static void sb_owner_then_writer(void *arg)
+{
+	long role = (long)arg;
+	double t0;
+
+	if (role == 1) {
+		__tsan_write8(line_x);
+	} else if (role == 2) {
+		vt_delay_ns(1000);
+		t0 = vt_clock_ns();
+		vt_access(line_x, VT_WRITE);
+		read_ns = vt_clock_ns() - t0;
+	}
+}
+
+static void sb_load(void *arg)
+{
+	double t0 = vt_clock_ns();
+
+	(void)arg;
+	__tsan_read8(arena + (2 << 20));
+	sb_issue_ns = vt_clock_ns() - t0;
+}
+
+static double sb_stream_ns;
+
+/* 256 stores to consecutive cold lines, one block before each. */
+static void sb_stream(void *arg)
+{
+	double t0 = vt_clock_ns();
+
+	(void)arg;
+	for (int i = 0; i < 256; i++) {
+		__sanitizer_cov_trace_pc();
+		__tsan_write8(arena + (1 << 20) + i * 64);
+	}
+	vt_access(arena + (3 << 20), VT_RMW);	/* waits for them all */
+	sb_stream_ns = vt_clock_ns() - t0;
+}
+
+static void test_store_buffer(void)
+{
+	static void *args[2] = { (void *)2L, (void *)1L };
+	struct vt_stats st;
+	double end;
+
+	end = sb_case(32, 8, false, false, false, &st);
+	ok(fabs(sb_issue_ns - 8) < 1e-9, "core.sb 32: 8 stores that miss cost the core their code, 8 ns (%.1f)",
+	   sb_issue_ns);
+	ok(end >= LAT_MEM && end < LAT_MEM + 20, "... and the CPU ends once they are written: %.1f ns after the "
+	   "first", end);
+	end = sb_case(32, 32, false, false, false, &st);
+	ok(fabs(sb_issue_ns - 32) < 1e-9, "32 stores, the whole buffer: no wait (%.1f ns)", sb_issue_ns);
+	ok(end >= 4 * LAT_MEM && end < 4 * LAT_MEM + 40,
+	   "... written ten fills at a time (core.mshr 10): %.1f ns", end);
+	is_int((int)st.mem_local, 33, "... each a line from memory (and the RMW's line)");
+	sb_case(32, 33, false, false, false, &st);
+	ok(sb_issue_ns >= LAT_MEM && sb_issue_ns < LAT_MEM + 40,
+	   "33 stores: the 33rd waits for the first to be written (%.1f ns)", sb_issue_ns);
+	sb_case(33, 33, false, false, false, &st);
+	ok(fabs(sb_issue_ns - 33) < 1e-9, "core.sb 33: 33 stores do not wait (%.1f ns)", sb_issue_ns);
+	sb_case(0, 32, false, false, false, &st);
+	ok(sb_issue_ns > 3 * LAT_MEM, "no core.sb: 32 stores that miss stall as loads do, ten at a time "
+	   "(%.1f ns)", sb_issue_ns);
+	sb_case(32, 16, false, false, true, &st);
+	ok(fabs(sb_issue_ns - 16) < 1e-9, "the sibling busy: 16 stores, half the buffer, do not wait (%.1f ns)",
+	   sb_issue_ns);
+	sb_case(32, 17, false, false, true, &st);
+	ok(sb_issue_ns >= LAT_MEM && sb_issue_ns < LAT_MEM + 40,
+	   "... the 17th waits for the first (%.1f ns)", sb_issue_ns);
+	sb_case(32, 8, false, true, false, &st);
+	ok(sb_rmw_ns >= LAT_MEM && sb_rmw_ns < LAT_MEM + 20,
+	   "a locked RMW after 8 buffered stores waits for them: %.1f ns", sb_rmw_ns);
+	sb_case(32, 8, true, false, false, &st);
+	ok(fabs(sb_issue_ns - 8) < 1e-9, "8 marked stores to lines no other CPU holds are buffered too (%.1f ns)",
+	   sb_issue_ns);
+	sb_case(0, 8, true, false, false, &st);
+	ok(sb_issue_ns >= 8 * LAT_MEM, "... and without core.sb fetched one after another (%.1f ns)",
+	   sb_issue_ns);
+	/*
+	 * A stream the prefetcher runs ahead of: its lines are already on the
+	 * way, and only the fetches the stores start themselves wait for a
+	 * fill buffer.  Without the prefetcher each waits: 25.6 x 100 ns.
+	 */
+	small_machine(&mach, 8, 1);
+	mach.sb_entries = 32;
+	sb_stream_ns = -1;
+	run_on(0, sb_stream, &st);
+	ok(sb_stream_ns > 0 && sb_stream_ns < 0.7 * 256 / 10 * LAT_MEM,
+	   "256 stores to consecutive lines, prefetched: %.0f ns, under 0.7 of ten fills at a time",
+	   sb_stream_ns);
+	small_machine(&mach, 0, 1);
+	mach.sb_entries = 32;
+	sb_stream_ns = -1;
+	run_on(0, sb_stream, &st);
+	ok(sb_stream_ns >= 256 / 10 * LAT_MEM, "... not prefetched (pf.degree 0): ten fills at a time, "
+	   "%.0f ns", sb_stream_ns);
+	small_machine(&mach, 0, 1);
+	mach.sb_entries = 32;
+	sb_issue_ns = -1;
+	run_on(0, sb_load, &st);
+	ok(fabs(sb_issue_ns - LAT_MEM) < 1e-9, "with core.sb a load that misses still waits for its line "
+	   "(%.1f ns)", sb_issue_ns);
+	small_machine(&mach, 0, 1);
+	mach.sb_entries = 32;
+	line_x = arena + 64 * 1000;
+	read_ns = -1;
+	if (vt_run(&mach, 2, sb_owner_then_writer, args, NULL, 0, &st))
+		ok(0, "a marked store to a line CPU 1 owns: the run ends");
+	else
+		ok(fabs(read_ns - 30) < 1e-9,
+		   "a marked store to a line another CPU owns waits for its transfer, as before: %.1f ns",
+		   read_ns);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -746,5 +933,6 @@ int main(void)
 	test_l3_lru();
 	test_fast_forward();
 	test_marked_hit();
+	test_store_buffer();
 	return done_testing();
 }

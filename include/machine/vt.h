@@ -155,6 +155,13 @@ struct vt_machine {
 	 * default).
 	 */
 	bool rmw_overlap;
+	/*
+	 * core.sb: store-buffer entries a core has (shared out evenly among
+	 * its hardware threads): a store that misses waits there while the
+	 * core goes on, and the core stalls only when the buffer is full.
+	 * 0: not given (a store that misses stalls the core as a load does).
+	 */
+	int sb_entries;
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -172,6 +179,7 @@ struct vt_machine {
 	char tlbi_src[VT_SRC_LEN];
 	char wake_src[VT_SRC_LEN];
 	char rmw_overlap_src[VT_SRC_LEN];	/* empty: not given */
+	char sb_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];

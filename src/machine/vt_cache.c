@@ -115,6 +115,7 @@ struct vt_hier {
 	int mshr, l2mshr, degree;
 	vt_ps share_permille;
 	vt_ps l1_ps;		/* l1d.lat: 0, no load-to-use on hits */
+	unsigned int sb;	/* core.sb: the core's store-buffer entries (0: none) */
 	bool solo;		/* one CPU, no agents: no other core can hold a line */
 };
 
@@ -416,6 +417,13 @@ int vt_hier_start(const struct vt_machine *m)
 	h->degree = (int)v[VT_H_PF_DEGREE];
 	h->share_permille = (vt_ps)llround(v[VT_H_SMT_SHARE] * 1000);
 	h->solo = vt.n == 1;
+	if (m->sb_entries > 0) {
+		h->sb = (unsigned int)m->sb_entries;
+		for (int i = 0; i < vt.n; i++)
+			if (!(vt.cpus[i].sb = calloc(h->sb, sizeof(vt_ps))) ||
+			    !(vt.cpus[i].sb_mem = calloc(h->mshr, sizeof(vt_ps))))
+				return -1;
+	}
 	return 0;
 }
 
@@ -430,6 +438,11 @@ void vt_hier_stop(void)
 	h = vt.h;
 	if (!h)
 		return;
+	for (int i = 0; i < vt.n; i++) {
+		free(vt.cpus[i].sb);
+		free(vt.cpus[i].sb_mem);
+		vt.cpus[i].sb = vt.cpus[i].sb_mem = NULL;
+	}
 	for (int i = 0; h->core && i < h->nr_cores; i++) {
 		cache_free(&h->core[i].l1);
 		cache_free(&h->core[i].l2);
@@ -609,6 +622,49 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 		c->clock = done;
 	}
 	return done;
+}
+
+/*
+ * core.sb: @c's store missed, its line @lat away.  The store retires into
+ * the store buffer and the core goes on (Sniper's interval model likewise
+ * keeps stores off the critical path; the buffer is what bounds them).  The
+ * buffer writes its stores to the L1 in order, each once its line is there;
+ * a line fetched from memory is asked for once a fill buffer is free: once
+ * the line of the store core.mshr such fetches back has arrived (a line
+ * from the caches, or one the prefetcher is already bringing, holds one
+ * only briefly, and one in flight arrives when it arrives).  The core stalls only when the buffer is full: until
+ * the store a buffer's length back has been written.  While the core's
+ * other hardware thread is busy each has half the buffer, as Intel's
+ * Hyper-Threading partitions it.  Only stores that missed take entries
+ * here: the hits between them, which wait in the buffer behind them in the
+ * core, are not counted.
+ */
+static vt_ps vt_store_miss(struct vt_cpu *c, vt_ps lat)
+{
+	unsigned int n = vt.h->sb, mshr = (unsigned int)vt.h->mshr, mine = n;
+	vt_ps start, done, full, *fill;
+
+	vt_charge_code(c);
+	if (c->sibling && vt_busy(c->sibling) && n > 1)
+		mine = n / 2;
+	full = c->sb[(c->sb_head + n - mine) % n];
+	if (full > c->clock) {
+		vt.acc.mem_ps += full - c->clock;
+		c->clock = full;
+	}
+	start = c->clock;
+	if (lat == vt.h->mem_ps || lat == vt.h->remote_ps) {	/* vt_fetch(): from memory */
+		fill = &c->sb_mem[c->sb_mem_head];
+		if (*fill > start)
+			start = *fill;
+		*fill = start + lat;
+		c->sb_mem_head = (c->sb_mem_head + 1) % mshr;
+	}
+	done = start + lat > c->sb_last ? start + lat : c->sb_last;
+	c->sb[c->sb_head] = done;
+	c->sb_last = done;
+	c->sb_head = (c->sb_head + 1) % n;
+	return 0;
 }
 
 /* @c's load miss brought the pointer @val, there at @done. */
@@ -940,7 +996,9 @@ static vt_ps vt_line_own(struct vt_cpu *c, uintptr_t addr, uint64_t t, bool writ
 {
 	vt_ps done = 0;
 
-	if (!in_l1)
+	if (!in_l1 && write && vt.h->sb)
+		done = vt_store_miss(c, vt_fetch(c, t, c->socket, true));
+	else if (!in_l1)
 		done = vt_stall(c, addr, vt_fetch(c, t, c->socket, true));
 	core_fill(c, t, write || vt.h->solo, 0, false);
 	if (!in_l1)
@@ -968,7 +1026,9 @@ static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_
 		vt_access((const void *)addr, write ? VT_WRITE : VT_READ);
 		return 0;
 	}
-	if (!in_l1)
+	if (!in_l1 && write && vt.h->sb)
+		done = vt_store_miss(c, vt_fetch(c, t, l->home, true));
+	else if (!in_l1)
 		done = vt_stall(c, addr, vt_fetch(c, t, l->home, true));
 	if (write || !l->nr_sharers) {
 		l->owner = c->id;	/* a read no one else shares: exclusive */
@@ -1029,6 +1089,25 @@ static inline vt_ps vt_line_access(struct vt_cpu *c, uintptr_t addr, bool write)
 		return 0;
 	}
 	return vt_line_slow(c, addr, write, i >= 0);
+}
+
+/*
+ * core.sb: a marked store (WRITE_ONCE()) to a line no other CPU holds or
+ * waits on is the plain store the compiler makes of it, and goes through
+ * the store buffer as one.  False: the coherence model serves it.
+ */
+bool vt_hier_store(struct vt_cpu *c, const volatile void *p)
+{
+	struct vt_line *l;
+
+	if (!vt.h->sb)
+		return false;
+	l = vt_line_of(p);
+	if (l->waiters || vt_needs_coherence(l, c, true))
+		return false;
+	vt_line_access(c, (uintptr_t)p, true);
+	c->last_line = vt_line_of(p);	/* the prefetcher may have grown the table */
+	return true;
 }
 
 static void vt_mem(const volatile void *p, unsigned long size, bool write)

@@ -327,4 +327,6 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "sched.wake      %g | %s\n", m->wake_ns, m->wake_src);
 	if (m->rmw_overlap_src[0])
 		fprintf(f, "rmw.overlap     %s | %s\n", m->rmw_overlap ? "yes" : "no", m->rmw_overlap_src);
+	if (m->sb_entries > 0)
+		fprintf(f, "core.sb         %d | %s\n", m->sb_entries, m->sb_src);
 }

@@ -539,12 +539,15 @@ void vt_access(const volatile void *p, int kind)
 	vt_charge_code(c);
 	if ((kind & 3) == VT_RMW) {
 		vt_rmw_drain(c);	/* one locked RMW at a time */
+		vt_sb_drain(c);		/* a locked RMW drains the store buffer */
 		if (vt.h)
 			vt_hier_serialise(c);
 	}
 	vt_sched(c);
 	vt_check_progress(c);
 	vt.acc.st.events++;
+	if ((kind & 3) == VT_WRITE && vt.h && vt_hier_store(c, p))
+		return;
 	l = vt_line_of(p);
 	r = vt_request(l, c, kind & 3);
 	gen = vt.lines_gen;

@@ -90,6 +90,16 @@ struct vt_cpu {
 	unsigned long stuck_events;
 	struct vt_mlp mlp;
 	/*
+	 * core.sb: when each of its last stores that missed is written to the
+	 * L1 (a ring of the hardware thread's share of the buffer), and when the
+	 * youngest is.
+	 */
+	vt_ps *sb;
+	unsigned int sb_head;
+	vt_ps sb_last;
+	vt_ps *sb_mem;			/* ... and when the last core.mshr of them from memory arrive */
+	unsigned int sb_mem_head;
+	/*
 	 * The line (tag) of its last event that missed its L1, not yet shown to
 	 * its core's stream prefetcher (vt_hier_train(), at the event's end).
 	 */
@@ -217,6 +227,7 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_serialise(struct vt_cpu *c);
 void vt_hier_train(struct vt_cpu *c);
+bool vt_hier_store(struct vt_cpu *c, const volatile void *p);
 vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks);
 void vt_hier_ff_touch(uintptr_t addr, unsigned long size);
 
@@ -327,6 +338,18 @@ static inline void vt_async_drain(struct vt_cpu *c)
 	if (c->async_free > c->clock) {
 		vt.acc.delay_ps += c->async_free - c->clock;
 		c->clock = c->async_free;
+	}
+}
+
+/*
+ * core.sb: what must see this CPU's buffered stores written (a locked RMW,
+ * a window's edge, the CPU's end) waits until the youngest is.
+ */
+static inline void vt_sb_drain(struct vt_cpu *c)
+{
+	if (c->sb_last > c->clock) {
+		vt.acc.mem_ps += c->sb_last - c->clock;
+		c->clock = c->sb_last;
 	}
 }
 

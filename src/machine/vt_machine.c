@@ -26,6 +26,8 @@
  *	                what a sleeper woken by a release write waits (default: one transfer)
  *	rmw.overlap     yes|no | SOURCE   (optional, default no) a locked RMW on a line the
  *	                CPU holds completes beside the code after it
+ *	core.sb         N | SOURCE   (optional, with the hierarchy) store-buffer entries a
+ *	                core has: a store that misses waits there, the core goes on
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -475,6 +477,15 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				why = "NS out of range; valid: 0..1000000 (a wake-up until the woken task runs)";
 		} else if (!strcmp(key, "rmw.overlap")) {
 			parse_overlap(m, val, &why);
+		} else if (!strcmp(key, "core.sb")) {
+			double n;
+
+			if (!parse_sourced(val, &n, m->sb_src, &why)) {
+				if (n != floor(n) || n < 1 || n > 1024)
+					why = "N out of range; valid: an integer in 1..1024 (store-buffer entries a core)";
+				else
+					m->sb_entries = (int)n;
+			}
 		} else if (!strncmp(key, "lat.", 4)) {
 			for (k = 0; k < VT_NR_DIST && strcmp(key + 4, vt_dist_names[k]); k++)
 				;
@@ -500,7 +511,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, "
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, core.sb, "
 			      "calibrated, seed.*";
 		}
 		if (why) {
@@ -526,6 +537,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		return -1;
 	if (m->l1_lat_ns > 0 && !m->hier)
 		return fail(err, len, path, 0, "l1d.lat needs the memory hierarchy's settings (l1d.size and the rest)");
+	if (m->sb_entries > 0 && !m->hier)
+		return fail(err, len, path, 0, "core.sb needs the memory hierarchy's settings (l1d.size and the rest)");
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
 	if (m->nr_cpus > VT_MAX_CPUS)
 		return fail(err, len, path, 0, "%d CPUs, more than the %d a simulated machine may have",
@@ -580,5 +593,7 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "sched.wake", m->wake_ns, m->wake_src);
 	if (m->rmw_overlap_src[0])
 		n += add_fitted(buf, len, &at, "rmw.overlap", m->rmw_overlap, m->rmw_overlap_src);
+	if (m->sb_entries > 0)
+		n += add_fitted(buf, len, &at, "core.sb", m->sb_entries, m->sb_src);
 	return n;
 }

@@ -206,6 +206,7 @@ void vt_window_begin(void)
 	vt_charge_code(c);
 	vt_rmw_drain(c);
 	vt_async_drain(c);
+	vt_sb_drain(c);
 	vt.window_open = true;
 	vt.window_start = vt.acc;
 	vt.window_clock = c->clock;
@@ -220,6 +221,7 @@ void vt_window_end(void)
 	vt_charge_code(c);
 	vt_rmw_drain(c);
 	vt_async_drain(c);
+	vt_sb_drain(c);
 	vt.window_open = false;
 	vt_counts_add_delta(&vt.windows, &vt.acc, &vt.window_start);
 	vt.windows_ps += c->clock - vt.window_clock;

@@ -154,6 +154,7 @@ static void vt_cpu_body(void)
 	vt_charge_code(c);
 	vt_rmw_drain(c);
 	vt_async_drain(c);
+	vt_sb_drain(c);
 	c->done = true;
 	if (!c->agent) {
 		vt.live--;
