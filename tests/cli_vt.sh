@@ -368,6 +368,8 @@ if [ "$(nproc)" -ge 2 ]; then
 	if grep -q '^l1d.size' "$tmp/host.conf"; then
 		grep -q '^l1d.lat .*| measured now: dependent loads in random order over .* (half the L1)' "$tmp/host.conf"
 		ok $? "calibrate measures the L1's load-to-use with the hierarchy ($(grep '^l1d.lat' "$tmp/host.conf" | head -c 40))"
+		grep -q '^core.sb *56 | not measured: ' "$tmp/host.conf"
+		ok $? "calibrate gives the store buffer as not measured, as it does core.rob"
 	fi
 	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
 	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"

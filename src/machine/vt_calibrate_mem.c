@@ -210,6 +210,9 @@ int vt_calibrate_mem(struct vt_machine *m)
 	set(m, VT_H_PF_DEGREE, 20, "not measured: the Intel L2 streamer's 20 lines (Intel Optimization "
 	    "Reference Manual)");
 	set(m, VT_H_SMT_SHARE, 1, "not measured: host-model's CPUs are taken as cores, without SMT");
+	m->sb_entries = 56;
+	snprintf(m->sb_src, VT_SRC_LEN, "not measured: Skylake's 56 store-buffer entries (Intel Optimization "
+		 "Reference Manual), as core.rob");
 	m->hier = true;
 	return 0;
 }
