@@ -370,6 +370,8 @@ if [ "$(nproc)" -ge 2 ]; then
 		ok $? "calibrate measures the L1's load-to-use with the hierarchy ($(grep '^l1d.lat' "$tmp/host.conf" | head -c 40))"
 		grep -q '^core.sb *56 | not measured: ' "$tmp/host.conf"
 		ok $? "calibrate gives the store buffer as not measured, as it does core.rob"
+		grep -qE '^pf.span +(4|2048) \| measured now: a chase through every line of ' "$tmp/host.conf"
+		ok $? "calibrate measures whether the prefetchers run on into the next page ($(grep '^pf.span' "$tmp/host.conf" | head -c 20))"
 	fi
 	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
 	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"
@@ -493,6 +495,35 @@ ok $? "a fitted core.sb is named under the tables"
 grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
 echo "core.sb 42 | a test" >>"$tmp/noh.conf"
 usage_error_says 'needs the memory hierarchy' "core.sb without the hierarchy" run free-contig --machine "$tmp/noh.conf"
+
+# pf.span KIB | SOURCE (optional, with the hierarchy): a power of two in 4..4096, at and
+# beyond each bound; what it does to migrate-fork, whose copies and set-up run through
+# consecutive pages.
+spkey() { grep -v '^pf\.span ' machines/xeon-8369b-2s.conf >"$tmp/sp.conf"; [ $# -eq 0 ] || printf '%s\n' "$@" >>"$tmp/sp.conf"; }
+fc_vanilla() { "$MMLAB" run migrate-fork --machine "$tmp/sp.conf" --scale tiny --children 1 --repeat 1 --variant vanilla \
+	--json "$tmp/sp.json" >/dev/null 2>&1 && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/sp.json"; }
+spkey
+sp_none=$(fc_vanilla)
+spkey "pf.span 4 | a test"
+sp_4=$(fc_vanilla)
+[ -n "$sp_4" ] && [ "$sp_4" = "$sp_none" ]
+ok $? "pf.span 4 is the default ($sp_4 us, as without the key)"
+spkey "pf.span 4096 | a test"
+sp_big=$(fc_vanilla)
+[ -n "$sp_big" ] && [ -n "$sp_4" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))' "$sp_big" "$sp_4"
+ok $? "pf.span 4096 (the most) shortens migrate-fork, whose copies run through consecutive pages ($sp_big against $sp_4 us)"
+grep -q 'pf.span *4096 | a test' "$tmp/sp.json"
+ok $? "the run's JSON carries pf.span"
+spkey "pf.span 2 | a test"; usage_error_says '4..4096' "pf.span 2" run free-contig --machine "$tmp/sp.conf"
+spkey "pf.span 8192 | a test"; usage_error_says '4..4096' "pf.span 8192" run free-contig --machine "$tmp/sp.conf"
+spkey "pf.span 12 | a test"; usage_error_says 'power of two' "pf.span 12" run free-contig --machine "$tmp/sp.conf"
+spkey "pf.span 8"; usage_error_says 'source' "pf.span without a source" run free-contig --machine "$tmp/sp.conf"
+spkey "pf.span 64 | fit: a test"
+"$MMLAB" run free-contig --machine "$tmp/sp.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*pf.span 64'
+ok $? "a fitted pf.span is named under the tables"
+grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
+echo "pf.span 8 | a test" >>"$tmp/noh.conf"
+usage_error_says 'needs the memory hierarchy' "pf.span without the hierarchy" run free-contig --machine "$tmp/noh.conf"
 
 # reclaim-large's --tlb-flush-ns/--tlbi-ns auto take the machine's figures;
 # without them, 1000 and 50 ns.

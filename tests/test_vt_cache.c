@@ -250,6 +250,41 @@ static void test_prefetch(void)
 	   st.l3_miss, st.mem_local);
 }
 
+/*
+ * pf.span: a chase through 1024 consecutive lines (16 pages of 4 KiB),
+ * pf.degree 8.  A stream that stops at each 4 KiB page starts again on each
+ * (two demand misses to train it); one that may run through 8 KiB starts
+ * again every other page; through 2 MiB, once.
+ */
+static unsigned long long span_misses(int span_kib, double *ns)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 8, 1);
+	mach.pf_span_kib = span_kib;
+	walk_stride = 64;
+	walk_n = 1024;
+	walk_dependent = true;
+	for (size_t i = 0; i < walk_n; i++)
+		*(char **)(arena + i * 64) = arena + (i + 1) * 64;
+	if (run_on(0, walk, &st) < 0)
+		return ~0ull;
+	*ns = lap_ns;
+	return st.l3_miss;
+}
+
+static void test_prefetch_span(void)
+{
+	double n4, n8, n2m;
+	unsigned long long m4 = span_misses(0, &n4), m8 = span_misses(8, &n8), m2m = span_misses(2048, &n2m);
+
+	ok(m4 >= 32 && m4 <= 48, "no pf.span (4 KiB): the stream starts again on each of 16 pages, %llu demand "
+	   "misses (%.1f ns a line)", m4, n4);
+	ok(m8 >= 16 && m8 <= 27 && m8 < m4, "pf.span 8: on every other page, %llu (%.1f ns a line)", m8, n8);
+	ok(m2m <= 3, "pf.span 2048: once, %llu (%.1f ns a line)", m2m, n2m);
+	ok(n2m < n8 && n8 < n4, "... and the chase runs faster as the span grows");
+}
+
 /* --- l1d.lat: a chase through the L1 pays the load-to-use latency, independent hits do not -- */
 
 /*
@@ -924,6 +959,7 @@ int main(void)
 	memset(arena, 0x5a, ARENA);
 	test_levels();
 	test_prefetch();
+	test_prefetch_span();
 	test_l1_latency();
 	test_smt();
 	test_sharing();

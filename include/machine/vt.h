@@ -162,6 +162,13 @@ struct vt_machine {
 	 * 0: not given (a store that misses stalls the core as a load does).
 	 */
 	int sb_entries;
+	/*
+	 * pf.span: KiB a prefetch stream may run through (a power of two, 4..4096):
+	 * 4, a stream stops at each 4 KiB page, as Intel's streamer; larger, it
+	 * runs on into the next consecutive pages, up to pf.span / 4 of them.
+	 * 0: not given (4).
+	 */
+	int pf_span_kib;
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -180,6 +187,7 @@ struct vt_machine {
 	char wake_src[VT_SRC_LEN];
 	char rmw_overlap_src[VT_SRC_LEN];	/* empty: not given */
 	char sb_src[VT_SRC_LEN];
+	char pf_span_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];

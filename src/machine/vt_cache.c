@@ -30,14 +30,15 @@
  * Karkhanis and Smith, "A first-order superscalar processor model", ISCA
  * 2004).  An L2 stream prefetcher per core (Intel's "streamer"; AMD and Arm
  * cores have the like) follows ascending or descending runs of lines
- * within a 4 KiB page and keeps pf.degree lines ahead, as many in flight as
- * core.l2mshr allows.  Two busy SMT siblings each run their plain code at
+ * within a 4 KiB page (and on into the next pages, up to pf.span, where the
+ * machine's prefetchers cross pages) and keeps pf.degree lines ahead, as
+ * many in flight as core.l2mshr allows.  A store that misses waits in the
+ * store buffer (core.sb).  Two busy SMT siblings each run their plain code at
  * smt.share of the core's single-thread speed.
  *
  * Not modelled (docs/design/memory-hierarchy.md): instruction fetch,
  * TLBs and page walks, DRAM bandwidth and banks, a clean line served by
- * another domain's L3 (it comes from memory here), L1 prefetchers and
- * prefetches across pages.
+ * another domain's L3 (it comes from memory here), L1 prefetchers.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -77,7 +78,7 @@ const struct vt_hier_key vt_hier_keys[VT_NR_HIER] = {
  */
 #define VT_COPY_BYTES_PER_CYCLE	32
 #define VT_STREAMS		16	/* Intel's streamer follows 32 streams, 16 a direction */
-#define VT_PAGE_LINES		64	/* prefetchers stay in a 4 KiB page */
+#define VT_PAGE_LINES		64	/* a 4 KiB page: frames, and a stream's page (pf.span) */
 #define VT_DEP_SPAN		256	/* a miss this far past a loaded pointer uses it */
 
 struct vt_cache {
@@ -96,6 +97,7 @@ struct vt_cache {
 struct vt_stream {
 	uint64_t page;		/* 4 KiB page number + 1; 0: free */
 	int last, dir, conf, ahead;
+	int pages;		/* pages it has run through (pf.span) */
 	uint32_t used;
 };
 
@@ -116,6 +118,7 @@ struct vt_hier {
 	vt_ps share_permille;
 	vt_ps l1_ps;		/* l1d.lat: 0, no load-to-use on hits */
 	unsigned int sb;	/* core.sb: the core's store-buffer entries (0: none) */
+	int pf_pages;		/* pf.span: 4 KiB pages a prefetch stream may run through */
 	bool solo;		/* one CPU, no agents: no other core can hold a line */
 };
 
@@ -417,6 +420,7 @@ int vt_hier_start(const struct vt_machine *m)
 	h->degree = (int)v[VT_H_PF_DEGREE];
 	h->share_permille = (vt_ps)llround(v[VT_H_SMT_SHARE] * 1000);
 	h->solo = vt.n == 1;
+	h->pf_pages = m->pf_span_kib > 0 ? m->pf_span_kib / 4 : 1;
 	if (m->sb_entries > 0) {
 		h->sb = (unsigned int)m->sb_entries;
 		for (int i = 0; i < vt.n; i++)
@@ -904,12 +908,39 @@ static void vt_prefetch(struct vt_cpu *c, uint64_t t)
 	vt.acc.st.prefetches++;
 }
 
-/* @c's demand access to line @t reached its L2: train the stream of its page. */
+/*
+ * The stream of the page before or after @page (by @off, its first or last
+ * two lines) that may run on into it (pf.span): moved to @page, its
+ * offsets with it; NULL if none.
+ */
+static struct vt_stream *vt_pf_run_on(struct vt_core *k, uint64_t page, int off)
+{
+	for (int i = 0; i < VT_STREAMS; i++) {
+		struct vt_stream *s = &k->pf[i];
+		int dir = s->page + 1 == page ? 1 : s->page == page + 1 ? -1 : 0;
+
+		if (!dir || s->dir != dir || s->conf < 2 || s->pages >= vt.h->pf_pages)
+			continue;
+		if (dir == 1 ? s->last < VT_PAGE_LINES - 2 || off > 1 : s->last > 1 || off < VT_PAGE_LINES - 2)
+			continue;
+		s->page = page;
+		s->last -= dir * VT_PAGE_LINES;
+		s->ahead -= dir * VT_PAGE_LINES;
+		s->pages++;
+		return s;
+	}
+	return NULL;
+}
+
+/*
+ * @c's demand access to line @t reached its L2: train the stream of its
+ * 4 KiB page, which may have run on from the page before (pf.span).
+ */
 static void vt_pf_train(struct vt_cpu *c, uint64_t t)
 {
 	struct vt_core *k = core_of(c);
 	uint64_t line = t - 1, page = line / VT_PAGE_LINES + 1;
-	int off = (int)(line % VT_PAGE_LINES), d, end;
+	int off = (int)(line % VT_PAGE_LINES), d, end, lo = 0, hi = VT_PAGE_LINES - 1;
 	struct vt_stream *s = NULL, *lru = &k->pf[0];
 
 	if (!vt.h->degree)
@@ -920,8 +951,11 @@ static void vt_pf_train(struct vt_cpu *c, uint64_t t)
 		if (k->pf[i].used < lru->used)
 			lru = &k->pf[i];
 	}
+	if (!s && vt.h->pf_pages > 1)
+		s = vt_pf_run_on(k, page, off);
 	if (!s) {
-		*lru = (struct vt_stream){ .page = page, .last = off, .ahead = off, .used = ++k->pf_tick };
+		*lru = (struct vt_stream){ .page = page, .last = off, .ahead = off, .pages = 1,
+					   .used = ++k->pf_tick };
 		return;
 	}
 	s->used = ++k->pf_tick;
@@ -940,8 +974,12 @@ static void vt_pf_train(struct vt_cpu *c, uint64_t t)
 	s->last = off;
 	if (s->conf < 2)
 		return;
+	if (s->pages < vt.h->pf_pages) {	/* it may run on into the next page */
+		lo = -VT_PAGE_LINES;
+		hi = 2 * VT_PAGE_LINES - 1;
+	}
 	end = off + s->dir * vt.h->degree;
-	end = end < 0 ? 0 : end >= VT_PAGE_LINES ? VT_PAGE_LINES - 1 : end;
+	end = end < lo ? lo : end > hi ? hi : end;
 	if ((s->ahead - off) * s->dir < 0)
 		s->ahead = off;
 	for (int x = s->ahead + s->dir; (end - x) * s->dir >= 0; x += s->dir)

@@ -329,4 +329,6 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "rmw.overlap     %s | %s\n", m->rmw_overlap ? "yes" : "no", m->rmw_overlap_src);
 	if (m->sb_entries > 0)
 		fprintf(f, "core.sb         %d | %s\n", m->sb_entries, m->sb_src);
+	if (m->pf_span_kib > 0)
+		fprintf(f, "pf.span         %d | %s\n", m->pf_span_kib, m->pf_span_src);
 }

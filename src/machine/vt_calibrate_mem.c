@@ -114,6 +114,62 @@ static double chase_ns(size_t bytes)
 	return best;
 }
 
+/*
+ * ns a load of a dependent chase through every line of @bytes, in order
+ * within each 4 KiB page, the pages in order or in a random one: whether
+ * this host's prefetchers run on into the next page (pf.span).
+ */
+static double page_chase_ns(size_t bytes, bool shuffle)
+{
+	size_t np = bytes / 4096, n = np * 64, i;
+	char *buf = aligned_alloc(2u << 20, np * 4096);
+	size_t *pg = malloc(np * sizeof(*pg));
+	unsigned long long r = 88172645463325252ull;
+	char *prev = NULL, *first = NULL;
+	void **p;
+	double best = -1;
+
+	if (!buf || !pg) {
+		free(buf);
+		free(pg);
+		return -1;
+	}
+	madvise(buf, np * 4096, MADV_HUGEPAGE);
+	for (i = 0; i < np; i++)
+		pg[i] = i;
+	for (i = np - 1; shuffle && i > 0; i--) {
+		size_t j, t;
+
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		j = r % (i + 1);
+		t = pg[i], pg[i] = pg[j], pg[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		char *q = buf + pg[i / 64] * 4096 + (i % 64) * 64;
+
+		if (prev)
+			*(char **)prev = q;
+		else
+			first = q;
+		prev = q;
+	}
+	*(char **)prev = first;
+	p = (void **)first;
+	for (int t = 0; t < 3; t++) {
+		double t0 = mono_ns(), ns;
+
+		for (i = 0; i < n; i++)
+			p = *(void **)p;
+		ns = (mono_ns() - t0) / n;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	__asm__ volatile("" : : "r"(p));
+	free(buf);
+	free(pg);
+	return best;
+}
+
 static void set(struct vt_machine *m, int k, double v, const char *src)
 {
 	m->hier_val[k] = v;
@@ -210,6 +266,19 @@ int vt_calibrate_mem(struct vt_machine *m)
 	set(m, VT_H_PF_DEGREE, 20, "not measured: the Intel L2 streamer's 20 lines (Intel Optimization "
 	    "Reference Manual)");
 	set(m, VT_H_SMT_SHARE, 1, "not measured: host-model's CPUs are taken as cores, without SMT");
+	{
+		/* Eight times the L3, where every page a stream starts again on misses. */
+		size_t span_bytes = (size_t)(l3 * 1024 * 8);
+		double seq = page_chase_ns(span_bytes, false), shuf = page_chase_ns(span_bytes, true);
+
+		if (seq <= 0 || shuf <= 0)
+			return -1;
+		m->pf_span_kib = seq < 0.5 * shuf ? 2048 : 4;
+		snprintf(m->pf_span_src, VT_SRC_LEN, "measured now: a chase through every line of %.0f KiB, "
+			 "in order in each 4 KiB page, %.2f ns a line with the pages in order, %.2f with them "
+			 "shuffled (%s)", l3 * 8, seq, shuf,
+			 seq < 0.5 * shuf ? "the prefetchers run on into the next page" : "they stop at each page");
+	}
 	m->sb_entries = 56;
 	snprintf(m->sb_src, VT_SRC_LEN, "not measured: Skylake's 56 store-buffer entries (Intel Optimization "
 		 "Reference Manual), as core.rob");

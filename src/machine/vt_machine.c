@@ -28,6 +28,8 @@
  *	                CPU holds completes beside the code after it
  *	core.sb         N | SOURCE   (optional, with the hierarchy) store-buffer entries a
  *	                core has: a store that misses waits there, the core goes on
+ *	pf.span         KIB | SOURCE (optional, with the hierarchy, default 4) how far a
+ *	                prefetch stream may run: 4, it stops at each 4 KiB page
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -477,6 +479,15 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				why = "NS out of range; valid: 0..1000000 (a wake-up until the woken task runs)";
 		} else if (!strcmp(key, "rmw.overlap")) {
 			parse_overlap(m, val, &why);
+		} else if (!strcmp(key, "pf.span")) {
+			double n;
+
+			if (!parse_sourced(val, &n, m->pf_span_src, &why)) {
+				if (n != floor(n) || n < 4 || n > 4096 || ((long)n & ((long)n - 1)))
+					why = "KIB out of range; valid: a power of two in 4..4096 (KiB a prefetch stream may run through)";
+				else
+					m->pf_span_kib = (int)n;
+			}
 		} else if (!strcmp(key, "core.sb")) {
 			double n;
 
@@ -511,7 +522,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, core.sb, "
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, core.sb, pf.span, "
 			      "calibrated, seed.*";
 		}
 		if (why) {
@@ -537,6 +548,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		return -1;
 	if (m->l1_lat_ns > 0 && !m->hier)
 		return fail(err, len, path, 0, "l1d.lat needs the memory hierarchy's settings (l1d.size and the rest)");
+	if (m->pf_span_kib > 0 && !m->hier)
+		return fail(err, len, path, 0, "pf.span needs the memory hierarchy's settings (l1d.size and the rest)");
 	if (m->sb_entries > 0 && !m->hier)
 		return fail(err, len, path, 0, "core.sb needs the memory hierarchy's settings (l1d.size and the rest)");
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
@@ -595,5 +608,7 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "rmw.overlap", m->rmw_overlap, m->rmw_overlap_src);
 	if (m->sb_entries > 0)
 		n += add_fitted(buf, len, &at, "core.sb", m->sb_entries, m->sb_src);
+	if (m->pf_span_kib > 0)
+		n += add_fitted(buf, len, &at, "pf.span", m->pf_span_kib, m->pf_span_src);
 	return n;
 }
