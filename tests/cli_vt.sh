@@ -403,8 +403,12 @@ l1lat 100; "$MMLAB" run free-contig --machine "$tmp/l1.conf" --iterations 2 --va
 ok $? "l1d.lat 100 (the most) is taken"
 l1lat 0.009; usage_error_says '0.01..100' "l1d.lat below 0.01" run free-contig --machine "$tmp/l1.conf"
 l1lat 100.5; usage_error_says '0.01..100' "l1d.lat above 100" run free-contig --machine "$tmp/l1.conf"
-grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
-echo "l1d.lat 1.2 | a test" >>"$tmp/noh.conf"
+# noh_with LINE: e5-2690v3-2s without the hierarchy's settings, then LINE, in $tmp/noh.conf.
+noh_with() {
+	grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
+	echo "$1" >>"$tmp/noh.conf"
+}
+noh_with "l1d.lat 1.2 | a test"
 usage_error_says 'needs the memory hierarchy' "l1d.lat without the hierarchy" run free-contig --machine "$tmp/noh.conf"
 
 # tlb.flush (0..1000000 ns) and tlb.tlbi (0..100000 ns), optional, at and beyond each bound.
@@ -469,9 +473,21 @@ ok $? "a fitted rmw.overlap is named under the tables"
 
 # core.sb N | SOURCE (optional, with the hierarchy): an integer in 1..1024, at and beyond
 # each bound; what it does to migrate-fork, whose page copies store to cold lines.
-sbkey() { grep -v '^core\.sb ' machines/qemu-2node.conf >"$tmp/sb.conf"; [ $# -eq 0 ] || printf '%s\n' "$@" >>"$tmp/sb.conf"; }
-mf_usec() { "$MMLAB" run migrate-fork --machine "$tmp/sb.conf" --scale tiny --children 1 --repeat 1 --variant vanilla \
-	--json "$tmp/sb.json" >/dev/null 2>&1 && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/sb.json"; }
+# one_key OUT PRESET KEY LINE...: PRESET's machine file without its KEY line, then each LINE, in OUT.
+one_key() {
+	local out=$1 preset=$2 key=$3
+	shift 3
+	grep -v "^${key//./\\.} " "machines/$preset.conf" >"$out"
+	[ $# -eq 0 ] || printf '%s\n' "$@" >>"$out"
+}
+# mf_tiny_usec CONF JSON: migrate-fork's vanilla with one child at --scale tiny on CONF, in us.
+mf_tiny_usec() {
+	"$MMLAB" run migrate-fork --machine "$1" --scale tiny --children 1 --repeat 1 --variant vanilla \
+		--json "$2" >/dev/null 2>&1 &&
+		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$2"
+}
+sbkey() { one_key "$tmp/sb.conf" qemu-2node core.sb "$@"; }
+mf_usec() { mf_tiny_usec "$tmp/sb.conf" "$tmp/sb.json"; }
 sbkey
 sb_none=$(mf_usec)
 ok $? "a machine file without core.sb runs ($sb_none us)"
@@ -492,24 +508,21 @@ sbkey "core.sb 64"; usage_error_says 'source' "core.sb without a source" run fre
 sbkey "core.sb 64 | fit: a test"
 "$MMLAB" run free-contig --machine "$tmp/sb.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*core.sb 64'
 ok $? "a fitted core.sb is named under the tables"
-grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
-echo "core.sb 42 | a test" >>"$tmp/noh.conf"
+noh_with "core.sb 42 | a test"
 usage_error_says 'needs the memory hierarchy' "core.sb without the hierarchy" run free-contig --machine "$tmp/noh.conf"
 
 # pf.span KIB | SOURCE (optional, with the hierarchy): a power of two in 4..4096, at and
 # beyond each bound; what it does to migrate-fork, whose copies and set-up run through
 # consecutive pages.
-spkey() { grep -v '^pf\.span ' machines/xeon-8369b-2s.conf >"$tmp/sp.conf"; [ $# -eq 0 ] || printf '%s\n' "$@" >>"$tmp/sp.conf"; }
-fc_vanilla() { "$MMLAB" run migrate-fork --machine "$tmp/sp.conf" --scale tiny --children 1 --repeat 1 --variant vanilla \
-	--json "$tmp/sp.json" >/dev/null 2>&1 && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/sp.json"; }
+spkey() { one_key "$tmp/sp.conf" xeon-8369b-2s pf.span "$@"; }
 spkey
-sp_none=$(fc_vanilla)
+sp_none=$(mf_tiny_usec "$tmp/sp.conf" "$tmp/sp.json")
 spkey "pf.span 4 | a test"
-sp_4=$(fc_vanilla)
+sp_4=$(mf_tiny_usec "$tmp/sp.conf" "$tmp/sp.json")
 [ -n "$sp_4" ] && [ "$sp_4" = "$sp_none" ]
 ok $? "pf.span 4 is the default ($sp_4 us, as without the key)"
 spkey "pf.span 4096 | a test"
-sp_big=$(fc_vanilla)
+sp_big=$(mf_tiny_usec "$tmp/sp.conf" "$tmp/sp.json")
 [ -n "$sp_big" ] && [ -n "$sp_4" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))' "$sp_big" "$sp_4"
 ok $? "pf.span 4096 (the most) shortens migrate-fork, whose copies run through consecutive pages ($sp_big against $sp_4 us)"
 grep -q 'pf.span *4096 | a test' "$tmp/sp.json"
@@ -521,8 +534,7 @@ spkey "pf.span 8"; usage_error_says 'source' "pf.span without a source" run free
 spkey "pf.span 64 | fit: a test"
 "$MMLAB" run free-contig --machine "$tmp/sp.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*pf.span 64'
 ok $? "a fitted pf.span is named under the tables"
-grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
-echo "pf.span 8 | a test" >>"$tmp/noh.conf"
+noh_with "pf.span 8 | a test"
 usage_error_says 'needs the memory hierarchy' "pf.span without the hierarchy" run free-contig --machine "$tmp/noh.conf"
 
 # reclaim-large's --tlb-flush-ns/--tlbi-ns auto take the machine's figures;

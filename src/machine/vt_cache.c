@@ -643,7 +643,7 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
  * here: the hits between them, which wait in the buffer behind them in the
  * core, are not counted.
  */
-static vt_ps vt_store_miss(struct vt_cpu *c, vt_ps lat)
+static void vt_store_miss(struct vt_cpu *c, vt_ps lat)
 {
 	unsigned int n = vt.h->sb, mshr = (unsigned int)vt.h->mshr, mine = n;
 	vt_ps start, done, full, *fill;
@@ -668,7 +668,20 @@ static vt_ps vt_store_miss(struct vt_cpu *c, vt_ps lat)
 	c->sb[c->sb_head] = done;
 	c->sb_last = done;
 	c->sb_head = (c->sb_head + 1) % n;
-	return 0;
+}
+
+/*
+ * @c's access to the line of @addr missed its L1, the line @lat away: a
+ * store waits in the store buffer (core.sb), anything else stalls the
+ * core.  When the data is there; 0 for a buffered store.
+ */
+static vt_ps vt_line_miss(struct vt_cpu *c, uintptr_t addr, vt_ps lat, bool write)
+{
+	if (write && vt.h->sb) {
+		vt_store_miss(c, lat);
+		return 0;
+	}
+	return vt_stall(c, addr, lat);
 }
 
 /* @c's load miss brought the pointer @val, there at @done. */
@@ -1034,10 +1047,8 @@ static vt_ps vt_line_own(struct vt_cpu *c, uintptr_t addr, uint64_t t, bool writ
 {
 	vt_ps done = 0;
 
-	if (!in_l1 && write && vt.h->sb)
-		done = vt_store_miss(c, vt_fetch(c, t, c->socket, true));
-	else if (!in_l1)
-		done = vt_stall(c, addr, vt_fetch(c, t, c->socket, true));
+	if (!in_l1)
+		done = vt_line_miss(c, addr, vt_fetch(c, t, c->socket, true), write);
 	core_fill(c, t, write || vt.h->solo, 0, false);
 	if (!in_l1)
 		vt_pf_train(c, t);
@@ -1064,10 +1075,8 @@ static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_
 		vt_access((const void *)addr, write ? VT_WRITE : VT_READ);
 		return 0;
 	}
-	if (!in_l1 && write && vt.h->sb)
-		done = vt_store_miss(c, vt_fetch(c, t, l->home, true));
-	else if (!in_l1)
-		done = vt_stall(c, addr, vt_fetch(c, t, l->home, true));
+	if (!in_l1)
+		done = vt_line_miss(c, addr, vt_fetch(c, t, l->home, true), write);
 	if (write || !l->nr_sharers) {
 		l->owner = c->id;	/* a read no one else shares: exclusive */
 		only_sharer(l, c->id);

@@ -68,6 +68,40 @@ static double mono_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* 0, 1, ..., @n - 1 in @a, in a random order if @shuffle (the same one every run). */
+static void order_of(size_t *a, size_t n, bool shuffle)
+{
+	unsigned long long r = 88172645463325252ull;
+
+	for (size_t i = 0; i < n; i++)
+		a[i] = i;
+	for (size_t i = n - 1; shuffle && i > 0; i--) {
+		size_t j, t;
+
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		j = r % (i + 1);
+		t = a[i], a[i] = a[j], a[j] = t;
+	}
+}
+
+/* ns a load of @loads steps of the chase from @p: the best of three walks. */
+static double walk_ns(void **p, size_t loads)
+{
+	double best = -1;
+
+	for (int t = 0; t < 3; t++) {
+		double t0 = mono_ns(), ns;
+
+		for (size_t i = 0; i < loads; i++)
+			p = *(void **)p;
+		ns = (mono_ns() - t0) / loads;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	__asm__ volatile("" : : "r"(p));
+	return best;
+}
+
 /* ns a load of a dependent chase over @bytes of lines in random order; < 0 out of memory. */
 static double chase_ns(size_t bytes)
 {
@@ -75,9 +109,8 @@ static double chase_ns(size_t bytes)
 	size_t len = (n * 64 + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
 	char *buf = aligned_alloc(2u << 20, len);
 	size_t *order = malloc(n * sizeof(*order));
-	unsigned long long r = 88172645463325252ull;
 	void **p;
-	double best = -1;
+	double best;
 
 	if (!buf || !order) {
 		free(buf);
@@ -85,30 +118,13 @@ static double chase_ns(size_t bytes)
 		return -1;
 	}
 	madvise(buf, len, MADV_HUGEPAGE);	/* fewer TLB misses: the caches' latency, not the walks' */
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	for (i = n - 1; i > 0; i--) {
-		size_t j, t;
-
-		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-		j = r % (i + 1);
-		t = order[i], order[i] = order[j], order[j] = t;
-	}
+	order_of(order, n, true);
 	for (i = 0; i < n; i++)
 		*(void **)(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
 	p = (void **)(buf + order[0] * 64);
 	for (i = 0; i < n; i++)		/* warm: the set is where it fits */
 		p = *p;
-	for (int t = 0; t < 3; t++) {
-		double t0 = mono_ns(), ns;
-
-		for (i = 0; i < CHASE_LOADS; i++)
-			p = *(void **)p;
-		ns = (mono_ns() - t0) / CHASE_LOADS;
-		if (best < 0 || ns < best)
-			best = ns;
-	}
-	__asm__ volatile("" : : "r"(p));
+	best = walk_ns(p, CHASE_LOADS);
 	free(buf);
 	free(order);
 	return best;
@@ -121,13 +137,10 @@ static double chase_ns(size_t bytes)
  */
 static double page_chase_ns(size_t bytes, bool shuffle)
 {
-	size_t np = bytes / 4096, n = np * 64, i;
+	size_t np = bytes / 4096, n = np * 64;
 	char *buf = aligned_alloc(2u << 20, np * 4096);
 	size_t *pg = malloc(np * sizeof(*pg));
-	unsigned long long r = 88172645463325252ull;
-	char *prev = NULL, *first = NULL;
-	void **p;
-	double best = -1;
+	double best;
 
 	if (!buf || !pg) {
 		free(buf);
@@ -135,36 +148,13 @@ static double page_chase_ns(size_t bytes, bool shuffle)
 		return -1;
 	}
 	madvise(buf, np * 4096, MADV_HUGEPAGE);
-	for (i = 0; i < np; i++)
-		pg[i] = i;
-	for (i = np - 1; shuffle && i > 0; i--) {
-		size_t j, t;
+	order_of(pg, np, shuffle);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = (i + 1) % n;
 
-		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-		j = r % (i + 1);
-		t = pg[i], pg[i] = pg[j], pg[j] = t;
+		*(void **)(buf + pg[i / 64] * 4096 + (i % 64) * 64) = buf + pg[k / 64] * 4096 + (k % 64) * 64;
 	}
-	for (i = 0; i < n; i++) {
-		char *q = buf + pg[i / 64] * 4096 + (i % 64) * 64;
-
-		if (prev)
-			*(char **)prev = q;
-		else
-			first = q;
-		prev = q;
-	}
-	*(char **)prev = first;
-	p = (void **)first;
-	for (int t = 0; t < 3; t++) {
-		double t0 = mono_ns(), ns;
-
-		for (i = 0; i < n; i++)
-			p = *(void **)p;
-		ns = (mono_ns() - t0) / n;
-		if (best < 0 || ns < best)
-			best = ns;
-	}
-	__asm__ volatile("" : : "r"(p));
+	best = walk_ns((void **)(buf + pg[0] * 4096), n);
 	free(buf);
 	free(pg);
 	return best;

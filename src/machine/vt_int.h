@@ -353,6 +353,14 @@ static inline void vt_sb_drain(struct vt_cpu *c)
 	}
 }
 
+/* A window's edge and a CPU's end wait for all that completes beside the code. */
+static inline void vt_drain_all(struct vt_cpu *c)
+{
+	vt_rmw_drain(c);
+	vt_async_drain(c);
+	vt_sb_drain(c);
+}
+
 /* --- scheduling ------------------------------------------------------------------ */
 
 static inline void vt_check_stop(struct vt_cpu *c)

@@ -204,9 +204,7 @@ void vt_window_begin(void)
 		return;
 	vt_fast_forward(false);		/* a window is always run in full */
 	vt_charge_code(c);
-	vt_rmw_drain(c);
-	vt_async_drain(c);
-	vt_sb_drain(c);
+	vt_drain_all(c);
 	vt.window_open = true;
 	vt.window_start = vt.acc;
 	vt.window_clock = c->clock;
@@ -219,9 +217,7 @@ void vt_window_end(void)
 	if (!c || !vt.window_open)
 		return;
 	vt_charge_code(c);
-	vt_rmw_drain(c);
-	vt_async_drain(c);
-	vt_sb_drain(c);
+	vt_drain_all(c);
 	vt.window_open = false;
 	vt_counts_add_delta(&vt.windows, &vt.acc, &vt.window_start);
 	vt.windows_ps += c->clock - vt.window_clock;

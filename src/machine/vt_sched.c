@@ -152,9 +152,7 @@ static void vt_cpu_body(void)
 
 	c->fn(c->arg);
 	vt_charge_code(c);
-	vt_rmw_drain(c);
-	vt_async_drain(c);
-	vt_sb_drain(c);
+	vt_drain_all(c);
 	c->done = true;
 	if (!c->agent) {
 		vt.live--;
