@@ -412,6 +412,7 @@ static void test_smt(void)
 static char *line_x;
 static double read_ns;
 static bool second_writes;	/* the second CPU's access is a marked store, not a read */
+static bool second_marked_load;	/* ... a marked load (READ_ONCE()), not a plain one */
 
 static void writer_then_reader(void *arg)
 {
@@ -425,6 +426,8 @@ static void writer_then_reader(void *arg)
 		t0 = vt_clock_ns();
 		if (second_writes)
 			vt_access(line_x, VT_WRITE);
+		else if (second_marked_load)
+			vt_access(line_x, VT_READ | VT_LOAD | VT_WORD);
 		else
 			__tsan_read8(line_x);
 		read_ns = vt_clock_ns() - t0;
@@ -943,6 +946,109 @@ static void test_store_buffer(void)
 	second_writes = false;
 }
 
+/* --- marked loads: the load the compiler makes of them -------------------------------------- */
+
+/*
+ * CPU 0, no prefetcher, core.mshr 10, one basic block (1 ns) before each
+ * load, the lines a page and a line apart (no two in one stream or set):
+ *
+ *   N marked loads (VT_LOAD) of cold lines, then a clock read
+ *       N = 9, 10:  all overlap the first: 100 ns and the blocks
+ *       N = 11:     the 11th waits for a fill buffer: about 200 ns
+ *   the same 8 without VT_LOAD (a page-table entry's load): one after another, 800 ns
+ *   8 plain loads: as the marked ones
+ *   a chase: each line holds the next one's address, loaded as 8 bytes
+ *       VT_LOAD | VT_WORD:  each waits for the one before: 800 ns
+ *       VT_LOAD, 4 bytes:   nothing says they depend: they overlap
+ *   CPU 1 owns line X; CPU 0's marked load of X: a transfer (lat.l3 30 ns), one event, as before
+ */
+#define ML_STRIDE	(4096 + 64)
+enum ml_how { ML_MARKED, ML_SEQUENCE, ML_PLAIN, ML_CHASE_WORD, ML_CHASE_INT };
+static enum ml_how ml_how;
+static int ml_n;
+static double ml_ns;
+
+static void ml_loads(void *arg)
+{
+	double t0 = vt_clock_ns();
+	char *p = arena;
+
+	(void)arg;
+	for (int i = 0; i < ml_n; i++) {
+		__sanitizer_cov_trace_pc();
+		switch (ml_how) {
+		case ML_MARKED:
+			vt_access(arena + i * ML_STRIDE, VT_READ | VT_LOAD);
+			break;
+		case ML_SEQUENCE:
+			vt_access(arena + i * ML_STRIDE, VT_READ);
+			break;
+		case ML_PLAIN:
+			__tsan_read4(arena + i * ML_STRIDE);
+			break;
+		case ML_CHASE_WORD:
+			vt_access(p, VT_READ | VT_LOAD | VT_WORD);
+			p = *(char **)p;
+			break;
+		case ML_CHASE_INT:
+			vt_access(p, VT_READ | VT_LOAD);
+			p = *(char **)p;
+			break;
+		}
+	}
+	ml_ns = vt_clock_ns() - t0;
+}
+
+static double ml_case(enum ml_how how, int n)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	ml_how = how;
+	ml_n = n;
+	ml_ns = -1;
+	if (run_on(0, ml_loads, &st) < 0)
+		return -1;
+	return ml_ns;
+}
+
+static void test_marked_loads(void)
+{
+	static void *args[2] = { (void *)2L, (void *)1L };
+	struct vt_stats st;
+	double t;
+
+	for (int i = 0; i < 12; i++)	/* the chase: line i holds line i+1's address */
+		*(char **)(arena + i * ML_STRIDE) = arena + (i + 1) * ML_STRIDE;
+	t = ml_case(ML_MARKED, 9);
+	ok(fabs(t - (LAT_MEM + 9)) < 1.5, "9 marked loads of cold lines overlap: %.1f ns (want 109)", t);
+	t = ml_case(ML_MARKED, 10);
+	ok(fabs(t - (LAT_MEM + 10)) < 1.5, "10, core.mshr's count: all overlap, %.1f ns (want 110)", t);
+	t = ml_case(ML_MARKED, 11);
+	ok(t > 2 * LAT_MEM - 1 && t < 2 * LAT_MEM + 12,
+	   "11: the 11th waits for a fill buffer, %.1f ns (want about 200)", t);
+	t = ml_case(ML_SEQUENCE, 8);
+	ok(t >= 8 * LAT_MEM, "8 marked loads without VT_LOAD (an entry's): one after another, %.1f ns", t);
+	t = ml_case(ML_PLAIN, 8);
+	ok(fabs(t - ml_case(ML_MARKED, 8)) < 1e-9, "8 plain loads cost what 8 marked ones do (%.1f ns)", t);
+	t = ml_case(ML_CHASE_WORD, 8);
+	ok(t >= 8 * LAT_MEM, "a chase of 8 marked 8-byte loads: each waits for the last, %.1f ns", t);
+	t = ml_case(ML_CHASE_INT, 8);
+	ok(t < 2 * LAT_MEM, "the same chase not flagged 8 bytes: nothing says they depend, %.1f ns", t);
+
+	small_machine(&mach, 0, 1);
+	line_x = arena + 64 * 1000;
+	read_ns = -1;
+	second_marked_load = true;
+	if (vt_run(&mach, 2, writer_then_reader, args, NULL, 0, &st))
+		ok(0, "a marked load of a line CPU 1 owns: the run ends");
+	else
+		ok(fabs(read_ns - 30) < 1e-9 && st.events == 1,
+		   "a marked load of a line another CPU owns is its transfer, as before: %.1f ns, "
+		   "one event (%llu)", read_ns, st.events);
+	second_marked_load = false;
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -958,6 +1064,7 @@ int main(void)
 	test_lock_handoff();
 	test_copy();
 	test_l3_lru();
+	test_marked_loads();
 	test_fast_forward();
 	test_marked_hit();
 	test_store_buffer();

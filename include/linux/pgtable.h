@@ -172,9 +172,35 @@ static inline pud_t *pgd_pgtable(pgd_t pgd)	{ return page_address(pfn_to_page(pg
  * only as release/acquire, so the upper levels use those; on x86-64 they
  * are the same plain moves.
  */
-static inline pmd_t pmdp_get(pmd_t *pmdp)	{ return __pmd(__atomic_load_n(&pmdp->pmd, __ATOMIC_ACQUIRE)); }
-static inline pud_t pudp_get(pud_t *pudp)	{ return __pud(__atomic_load_n(&pudp->pud, __ATOMIC_ACQUIRE)); }
-static inline pgd_t pgdp_get(pgd_t *pgdp)	{ return __pgd(__atomic_load_n(&pgdp->pgd, __ATOMIC_ACQUIRE)); }
+/*
+ * An entry's load, for every level.  What it loads becomes the next address
+ * by arithmetic (the next table, pfn_to_page()), not as a pointer, so the
+ * vt flavour's dependency rule cannot see that the next load waits for it:
+ * there the load stays in sequence (a read without VT_HK_LOAD), as a walk's
+ * chain of misses is in hardware.
+ */
+#ifdef MMLAB_VT
+static inline u64 pgtable_entry_load(u64 *p, bool acquire)
+{
+	u64 v;
+
+	vt_access(p, VT_HK_READ);
+	if (acquire)
+		__atomic_load(p, &v, __ATOMIC_ACQUIRE);
+	else
+		__atomic_load(p, &v, __ATOMIC_RELAXED);
+	return v;
+}
+#else
+static inline u64 pgtable_entry_load(u64 *p, bool acquire)
+{
+	return acquire ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+#endif
+
+static inline pmd_t pmdp_get(pmd_t *pmdp)	{ return __pmd(pgtable_entry_load(&pmdp->pmd, true)); }
+static inline pud_t pudp_get(pud_t *pudp)	{ return __pud(pgtable_entry_load(&pudp->pud, true)); }
+static inline pgd_t pgdp_get(pgd_t *pgdp)	{ return __pgd(pgtable_entry_load(&pgdp->pgd, true)); }
 
 static inline void set_pte(pte_t *ptep, pte_t pte)	{ WRITE_ONCE(ptep->pte, pte_val(pte)); }
 static inline void set_pmd(pmd_t *pmdp, pmd_t pmd)	{ __atomic_store_n(&pmdp->pmd, pmd_val(pmd), __ATOMIC_RELEASE); }
@@ -511,7 +537,7 @@ static inline pte_t *mm_find_pte(struct mm_struct *mm, unsigned long addr)
 static inline pte_t __ptep_get(pte_t *ptep)
 {
 	__atomic_step();
-	return __pte(READ_ONCE(ptep->pte));
+	return __pte(pgtable_entry_load(&ptep->pte, false));
 }
 
 static inline void __set_pte(pte_t *ptep, pte_t pte)

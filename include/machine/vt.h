@@ -278,6 +278,15 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 
 enum vt_kind { VT_READ, VT_WRITE, VT_RMW };
 #define VT_RELEASE	4	/* or'ed into a write's kind: a release (an unlock) */
+/*
+ * Or'ed into a read's kind: a marked load of the kernel model's code
+ * (READ_ONCE(), an atomic_read()), which a core issues like any load; with
+ * the hierarchy, one that no other core's copy serves is a plain load.
+ * Not set: the value becomes an address by arithmetic, as a page-table
+ * entry's frame number does, so the load stays in sequence.
+ */
+#define VT_LOAD		8
+#define VT_WORD		16	/* with VT_LOAD: 8 bytes, which may be a pointer */
 
 void vt_access(const volatile void *p, int kind);
 void vt_cas_result(bool ok);

@@ -27,10 +27,13 @@ void vt_cas_result(bool ok);
 #define VT_HK_WRITE	1
 #define VT_HK_RMW	2
 #define VT_HK_RELEASE	4	/* a release write: an unlock, which wakes a sleeper */
+#define VT_HK_LOAD	8	/* a marked load the core may overlap like a plain one */
+#define VT_HK_WORD	16	/* 8 bytes: what it loads may be a pointer */
 #define __vt_rel(o)	((o) == __ATOMIC_RELEASE ? VT_HK_RELEASE : 0)
+#define __vt_word(p)	(sizeof(*(p)) == 8 ? VT_HK_WORD : 0)
 
 #define __atomic_load_n(p, o)						\
-	(vt_access((p), VT_HK_READ), __atomic_load_n((p), (o)))
+	(vt_access((p), VT_HK_READ | VT_HK_LOAD | __vt_word(p)), __atomic_load_n((p), (o)))
 #define __atomic_store_n(p, v, o)					\
 	(vt_access((p), VT_HK_WRITE | __vt_rel(o)), __atomic_store_n((p), (v), (o)))
 #define __atomic_fetch_add(p, v, o)					\

@@ -1157,6 +1157,37 @@ bool vt_hier_store(struct vt_cpu *c, const volatile void *p)
 	return true;
 }
 
+/* @c's load of the 8 bytes at @a, whose value may be a pointer the next miss follows. */
+static void vt_load_word(struct vt_cpu *c, uintptr_t a)
+{
+	vt_ps done = vt_line_access(c, a, false);
+
+	if (done)
+		vt_note_pointer(c, *(const uintptr_t *)a, done);
+	else if (vt.h->l1_ps)
+		vt_note_hit_pointer(c, *(const uintptr_t *)a);
+}
+
+/*
+ * A marked load (READ_ONCE(), atomic_read()) of a line no other core's
+ * copy must serve is the plain load the compiler makes of it: its miss
+ * overlaps older ones and the prefetcher may have brought it.  False: the
+ * coherence model serves it.  @word: 8 bytes, perhaps a pointer.
+ */
+bool vt_hier_load(struct vt_cpu *c, const volatile void *p, bool word)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (vt_needs_coherence(vt_line_of(p), c, false))
+		return false;
+	if (word && (a & 63) <= 56)
+		vt_load_word(c, a);
+	else
+		vt_line_access(c, a, false);
+	c->last_line = vt_line_of(p);	/* the prefetcher may have grown the table */
+	return true;
+}
+
 static void vt_mem(const volatile void *p, unsigned long size, bool write)
 {
 	struct vt_cpu *c = vt.cur;
@@ -1247,7 +1278,6 @@ void __tsan_read8(void *p)
 {
 	struct vt_cpu *c = vt.cur;
 	uintptr_t a = (uintptr_t)p;
-	vt_ps done;
 
 	if (!c)
 		return;
@@ -1255,11 +1285,7 @@ void __tsan_read8(void *p)
 		vt_mem(p, 8, false);
 		return;
 	}
-	done = vt_line_access(c, a, false);
-	if (done)
-		vt_note_pointer(c, *(const uintptr_t *)p, done);
-	else if (vt.h->l1_ps)
-		vt_note_hit_pointer(c, *(const uintptr_t *)p);
+	vt_load_word(c, a);
 }
 
 /*

@@ -548,6 +548,8 @@ void vt_access(const volatile void *p, int kind)
 	vt.acc.st.events++;
 	if ((kind & 3) == VT_WRITE && vt.h && vt_hier_store(c, p))
 		return;
+	if ((kind & 3) == VT_READ && (kind & VT_LOAD) && vt.h && vt_hier_load(c, p, kind & VT_WORD))
+		return;
 	l = vt_line_of(p);
 	r = vt_request(l, c, kind & 3);
 	gen = vt.lines_gen;

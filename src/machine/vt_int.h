@@ -228,6 +228,7 @@ void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_serialise(struct vt_cpu *c);
 void vt_hier_train(struct vt_cpu *c);
 bool vt_hier_store(struct vt_cpu *c, const volatile void *p);
+bool vt_hier_load(struct vt_cpu *c, const volatile void *p, bool word);
 vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks);
 void vt_hier_ff_touch(uintptr_t addr, unsigned long size);
 
