@@ -310,7 +310,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := check_machine test_vt test_vt_cache test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+COMMON  := check_machine test_vt test_vt_cache test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_memcontrol test_percpu_counter check_sched stress_xarray stress_tsan_canary \
 	   check_folio_lock
 
 define TEST_BUILD

@@ -180,13 +180,21 @@ static inline struct pglist_data *folio_pgdat(const struct folio *folio)
 	return NODE_DATA(folio_nid(folio));
 }
 
+struct mem_cgroup;
+/* The statistic of @memcg and of its lruvec on node @nid (mm/memcontrol.c). */
+void __mod_memcg_lruvec_state(struct mem_cgroup *memcg, int nid, enum node_stat_item idx, long val);
+
 /*
- * __lruvec_stat_mod_folio(): a folio with no memcg (the model has none)
- * changes its node's counter only, as in the kernel.
+ * A folio's node statistic, and its cgroup's where it is charged to one
+ * (linux/memcontrol.h); a folio charged to none changes its node's only.
  */
 static inline void __lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, long val)
 {
+	struct mem_cgroup *memcg = (struct mem_cgroup *)folio->memcg_data;
+
 	__mod_node_page_state(folio_pgdat(folio), idx, val);
+	if (memcg)
+		__mod_memcg_lruvec_state(memcg, folio_nid(folio), idx, val);
 }
 
 static inline struct zone *page_zone(const struct page *page)

@@ -24,8 +24,12 @@
  *  - contiguous PTE blocks: --contpte on (arm64) and off (x86-64), one
  *    point each.  Re-folding after a partial change (contpte_try_fold) and
  *    BBML2 are not modelled.  No option.
- *  - memcg: memory.reclaim is a cgroup file, but there is one node and no
- *    memcg; the uncharge of each freed folio is free.  No option.
+ *  - memcg: memory.reclaim is a cgroup file, and the series' test ran in
+ *    a cgroup: with --memcg on (the default) the file is charged to one
+ *    under the root, every statistic kept for its folios is the cgroup's
+ *    too (linux/memcontrol.h), and the freed batches are uncharged.  Its
+ *    LRU is still the node's (one list, the same walk), and reclaim by
+ *    limit, events and the stat flush are not modelled.  --memcg off.
  *  - MGLRU: not modelled, the classic two-list LRU runs.  No option.
  *  - writeback, swap, PG_reclaim and throttling: none; the file is clean,
  *    as in the series' test.
@@ -113,6 +117,9 @@ static const struct exp_option rl_options[] = {
 	{ "data", OPT_CHOICE, "on: the file has contents, compared with the pages still mapped after reclaim",
 	  { [SCALE_DEFAULT] = "on", [SCALE_FULL] = "off" }, 0, 0, "on,off" },
 	{ "events", OPT_CHOICE, "run the event build once per point for the rmap counters",
+	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
+	{ "memcg", OPT_CHOICE, "on: the file is charged to a cgroup, as the series' test ran in one (every "
+	  "mapped-page statistic is the cgroup's too); off: no cgroup (cgroup_disable=memory)",
 	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
 	{ "cpus", OPT_INT, "CPUs the machine is sized for at boot (pcp lists, vmstat thresholds); reclaim runs on one",
 	  { [SCALE_DEFAULT] = "1" }, 1, 256 },
@@ -226,6 +233,7 @@ static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 					loops_per_ns);
 	p->tlbi_range = exp_opt(ctx, "tlbi-range")->choice == 1;
 	p->nr_processes = (int)exp_opt(ctx, "processes")->i;
+	p->memcg = exp_opt(ctx, "memcg")->choice == 0;
 	p->fd = -1;
 }
 

@@ -23,6 +23,7 @@
 
 #include <linux/ktime.h>
 #include <linux/mmzone.h>
+#include <linux/memcontrol.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/swap.h>
@@ -461,13 +462,16 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	int err;
 
 	filemap_prepare_folio(mapping, folio, index);
+	mem_cgroup_charge(folio);
 	filemap_xa_lock_add(mapping);
 	err = __filemap_add_folio(mapping, folio, gfp & GFP_RECLAIM_MASK);
 	filemap_xa_unlock_add(mapping);
-	if (err)
+	if (err) {
+		mem_cgroup_uncharge(folio);
 		filemap_unprepare_folio(folio);
-	else
+	} else {
 		folio_add_lru(folio);
+	}
 	return err;
 }
 
@@ -510,6 +514,7 @@ int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 	(void)gfp;	/* the batch keeps xa_lock: GFP_NOWAIT for the XArray */
 	for (unsigned int i = 0; i < nr_folios; i++) {
 		filemap_prepare_folio(mapping, folios[i], index);
+		mem_cgroup_charge(folios[i]);
 		index += folio_nr_pages(folios[i]);
 	}
 	filemap_xa_lock_add(mapping);
@@ -525,8 +530,10 @@ int filemap_add_folios(struct address_space *mapping, struct folio **folios,
 		added++;
 	}
 	filemap_xa_unlock_add(mapping);
-	for (unsigned int i = added; i < nr_folios; i++)
+	for (unsigned int i = added; i < nr_folios; i++) {
+		mem_cgroup_uncharge(folios[i]);
 		filemap_unprepare_folio(folios[i]);
+	}
 	/* Outside the lock, as filemap_add_folio() does for one. */
 	for (unsigned int i = 0; i < added; i++)
 		folio_add_lru(folios[i]);

@@ -1223,6 +1223,8 @@ static const char *page_bad_reason(const struct page *page)
 		return "nonzero _refcount";
 	if (unlikely(page->flags & PAGE_FLAGS_CHECK_AT_FREE))
 		return "PAGE_FLAGS_CHECK_AT_FREE flag(s) set";
+	if (unlikely(page->memcg_data))
+		return "page still charged to cgroup";
 	return NULL;
 }
 

@@ -11,6 +11,7 @@
  */
 #include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/memcontrol.h>
 #include <linux/pagemap.h>
 #include <linux/smp.h>
 #include <linux/swap.h>
@@ -272,5 +273,6 @@ void __folio_put(struct folio *folio)
 	if (folio_test_anon(folio))
 		folio->mapping = NULL;
 	VM_WARN_ON_ONCE_FOLIO(folio->mapping != NULL, folio);
+	mem_cgroup_uncharge(folio);
 	free_frozen_pages(&folio->page, folio_order(folio));
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include <linux/math.h>
+#include <linux/memcontrol.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/migrate.h>
@@ -122,6 +123,7 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 		 * goes back to the allocator (the debug builds check it there).
 		 */
 		if (folio_batch_add(&free_folios, folio) == 0) {
+			mem_cgroup_uncharge_folios(&free_folios);
 			try_to_unmap_flush();
 			free_unref_folios(&free_folios);
 		}
@@ -138,6 +140,7 @@ keep:
 putback:
 		list_add(&folio->lru, ret);
 	}
+	mem_cgroup_uncharge_folios(&free_folios);
 	try_to_unmap_flush();
 	free_unref_folios(&free_folios);
 	return nr_reclaimed;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <linux/ktime.h>
+#include <linux/memcontrol.h>
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
@@ -39,6 +40,8 @@ struct rl_run {
 	struct mm_struct *mms[RL_MAX_MMS];
 	int nr_mms;
 	unsigned long nr_pages;
+	/* With p->memcg: the root cgroup and the test's, which the file is charged to. */
+	struct mem_cgroup *root_memcg, *memcg;
 };
 
 /* The entry mapping @addr, read without setting any bit; none if unmapped. */
@@ -78,6 +81,7 @@ static int rl_populate(struct rl_run *run, char *msg, size_t len)
 static int rl_setup(struct rl_run *run, char *msg, size_t len)
 {
 	const struct rl_params *p = run->p;
+	int err;
 
 	address_space_init(&run->mapping);
 	run->mapping.i_size = (loff_t)p->map_size;
@@ -104,7 +108,18 @@ static int rl_setup(struct rl_run *run, char *msg, size_t len)
 			return -ENOMEM;
 		}
 	}
-	return rl_populate(run, msg, len);
+	if (p->memcg) {
+		run->root_memcg = mem_cgroup_alloc(NULL);
+		run->memcg = run->root_memcg ? mem_cgroup_alloc(run->root_memcg) : NULL;
+		if (!run->memcg) {
+			snprintf(msg, len, "reclaim-large: out of memory for a cgroup");
+			return -ENOMEM;
+		}
+	}
+	set_active_memcg(run->memcg);	/* the faults charge the file's folios to it */
+	err = rl_populate(run, msg, len);
+	set_active_memcg(NULL);
+	return err;
 }
 
 static void rl_teardown(struct rl_run *run)
@@ -113,6 +128,34 @@ static void rl_teardown(struct rl_run *run)
 		mmput(run->mms[i]);
 	truncate_inode_pages(&run->mapping);
 	address_space_destroy(&run->mapping);
+	mem_cgroup_free(run->memcg);
+	mem_cgroup_free(run->root_memcg);
+}
+
+/*
+ * The cgroup's books against the node's: every page still cached is
+ * charged to it (at both levels), and its mapped-file count is the node's
+ * (the file is all there is).
+ */
+static int memcg_check(struct rl_run *run, char *msg, size_t len)
+{
+	long cached = (long)run->mapping.nrpages;
+	long mapped = (long)node_page_state_snapshot(&contig_node, NR_FILE_MAPPED);
+	long m_cached = memcg_page_state(run->memcg, NR_FILE_PAGES);
+	long m_mapped = memcg_page_state(run->memcg, NR_FILE_MAPPED);
+	long l_mapped = lruvec_page_state(run->memcg, 0, NR_FILE_MAPPED);
+
+	if (atomic_long_read(&run->memcg->memory.usage) != cached ||
+	    atomic_long_read(&run->root_memcg->memory.usage) != cached || m_cached != cached ||
+	    m_mapped != mapped || l_mapped != mapped) {
+		snprintf(msg, len, "reclaim-large: the cgroup's books: %ld and %ld pages charged, "
+			 "NR_FILE_PAGES %ld, NR_FILE_MAPPED %ld (lruvec %ld); cached %ld, mapped %ld",
+			 atomic_long_read(&run->memcg->memory.usage),
+			 atomic_long_read(&run->root_memcg->memory.usage), m_cached, m_mapped,
+			 l_mapped, cached, mapped);
+		return -1;
+	}
+	return 0;
 }
 
 /* Which file pages are cached, and every entry's present, young and cont bits. */
@@ -194,7 +237,8 @@ static int rl_check(struct rl_run *run, struct rl_result *r, char *msg, size_t l
 	struct address_space *mappings[1] = { &run->mapping };
 
 	if (rmap_check(run->mms, run->nr_mms, mappings, 1, msg, len) ||
-	    lruvec_check(&node_lruvec, msg, len) || filemap_check(&run->mapping, msg, len))
+	    lruvec_check(&node_lruvec, msg, len) || filemap_check(&run->mapping, msg, len) ||
+	    (run->memcg && memcg_check(run, msg, len)))
 		return -1;
 	r->mapped_pages = node_page_state_snapshot(&contig_node, NR_FILE_MAPPED);
 	r->digest = rl_digest(run);

@@ -18,6 +18,7 @@ struct rl_params {
 	bool tlbi_range;		/* FEAT_TLBIRANGE: one TLBI per range, not per page */
 	int fd;				/* the backing file, or -1: folios carry no data */
 	int nr_processes;		/* address spaces mapping the whole file */
+	bool memcg;			/* the file's folios charged to a cgroup under the root */
 	/*
 	 * NULL, or the caller's room for the build's nr_vm_events counters,
 	 * where the vm events of the memory_reclaim() call go.
