@@ -260,7 +260,7 @@ static inline bool folio_migration_entries_agree(struct folio *folio, int n, int
 int page_ext_init(unsigned long nr_pages);
 void page_ext_exit(void);
 
-/* mem_cgroup_migrate()'s cost per folio, the model having no memcg (migrate.c) */
+/* mem_cgroup_migrate()'s cost per folio, migrate-fork charging no cgroup (migrate.c) */
 extern unsigned long migrate_memcg_ns;
 
 #endif

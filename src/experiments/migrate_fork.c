@@ -29,7 +29,7 @@
  *    vCPUs, each a VM exit, plus 4 queue_work_on()/flush_work() round trips
  *    with kworker wake-ups, each some microseconds in a guest), once a call.
  *  - mem_cgroup_migrate() in folio_migrate_flags() and the uncharge when the
- *    source is freed: the model has no memcg.  --memcg-ns per folio
+ *    source is freed: no cgroup is charged here.  --memcg-ns per folio
  *    (default 200, assumed: two short paths of per-CPU counter updates with
  *    interrupts off, about 100 ns each; a systemd guest runs the test in a
  *    memory cgroup).

@@ -121,8 +121,9 @@ static int __folio_migrate_mapping(struct folio *newfolio, struct folio *folio,
 /*
  * mem_cgroup_migrate(), which folio_migrate_flags() ends with in the kernel
  * (the charge moves to the new folio; the old one is uncharged when freed):
- * the model has no memcg, so its cost is this delay per folio, 0 unless a
- * workload sets it (migrate-fork --memcg-ns).
+ * migrate-fork runs with no cgroup (linux/memcontrol.h), so its cost is
+ * this delay per folio, 0 unless a workload sets it (migrate-fork
+ * --memcg-ns).
  */
 unsigned long migrate_memcg_ns;
 

@@ -7,9 +7,10 @@
  * folio on its second touch, and a folio parked in some CPU's activation
  * batch (off the LRU, so never made active) is "activated" again on every
  * second read, one atomic add on a line every reader
- * shares.  The model has no memcg: the kernel with memcg enabled adds once
- * for the folio's cgroup and once for each of its ancestors, the model
- * once, for the node (as with mem_cgroup_disabled()).
+ * shares.  The kernel with memcg enabled adds once for the folio's cgroup
+ * and once for each of its ancestors; the model adds once, for the node
+ * (as with mem_cgroup_disabled()), whether or not the folio is charged
+ * (linux/memcontrol.h: only reclaim-large charges its file).
  */
 #include <linux/atomic.h>
 #include <linux/mm.h>
