@@ -408,8 +408,23 @@ noh_with() {
 	grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
 	echo "$1" >>"$tmp/noh.conf"
 }
-noh_with "l1d.lat 1.2 | a test"
-usage_error_says 'needs the memory hierarchy' "l1d.lat without the hierarchy" run free-contig --machine "$tmp/noh.conf"
+# needs_hier LINE: a hierarchy key in a file without the hierarchy is refused.
+needs_hier() {
+	noh_with "$1"
+	usage_error_says 'needs the memory hierarchy' "${1%% *} without the hierarchy" run free-contig --machine "$tmp/noh.conf"
+}
+# sourced_key SETFN CONF KEY VALUE SHOWN: KEY VALUE without a source is refused, and with
+# a fit for a source is named under the tables as "KEY SHOWN". SETFN LINE writes CONF.
+sourced_key() {
+	local set=$1 conf=$2 key=$3 val=$4 shown=$5
+	$set "$key $val"
+	usage_error_says 'source' "$key without a source" run free-contig --machine "$conf"
+	$set "$key $val | fit: a test"
+	"$MMLAB" run free-contig --machine "$conf" --iterations 2 --variant vanilla 2>&1 |
+		grep -q "fitted, not predicted:.*$key $shown"
+	ok $? "a fitted $key is named under the tables"
+}
+needs_hier "l1d.lat 1.2 | a test"
 
 # tlb.flush (0..1000000 ns) and tlb.tlbi (0..100000 ns), optional, at and beyond each bound.
 # preset_with OUT PRESET KEY LINE...: PRESET's machine file without its KEY.* lines, then each LINE, in OUT.
@@ -442,10 +457,7 @@ wakekey "sched.wake 1000000 | a test"
 ok $? "sched.wake 1000000 (the most) is taken"
 wakekey "sched.wake -0.5 | a test"; usage_error_says '0..1000000' "sched.wake below 0" run free-contig --machine "$tmp/wake.conf"
 wakekey "sched.wake 1000000.5 | a test"; usage_error_says '0..1000000' "sched.wake above 1000000" run free-contig --machine "$tmp/wake.conf"
-wakekey "sched.wake 2000"; usage_error_says 'source' "sched.wake without a source" run free-contig --machine "$tmp/wake.conf"
-wakekey "sched.wake 2500 | fit: a test"
-"$MMLAB" run free-contig --machine "$tmp/wake.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*sched.wake 2500'
-ok $? "a fitted sched.wake is named under the tables"
+sourced_key wakekey "$tmp/wake.conf" sched.wake 2500 2500
 
 # rmw.overlap (yes|no | SOURCE), optional: each word taken and what it does to free-contig's
 # batched free (one locked decrement a page, a hit: it shortens the loop); anything else, or
@@ -465,11 +477,8 @@ ov_yes=$(fc_batched)
 [ -n "$ov_yes" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 0.9 * float(sys.argv[2]))' "$ov_yes" "$ov_no"
 ok $? "rmw.overlap yes shortens batched's free, a locked decrement a page ($ov_yes against $ov_no us)"
 ovkey "rmw.overlap maybe | a test"; usage_error_says "valid: yes, no" "rmw.overlap maybe" run free-contig --machine "$tmp/ov.conf"
-ovkey "rmw.overlap yes"; usage_error_says 'source' "rmw.overlap without a source" run free-contig --machine "$tmp/ov.conf"
 ovkey "rmw.overlap yes |"; usage_error_says 'source' "rmw.overlap with an empty source" run free-contig --machine "$tmp/ov.conf"
-ovkey "rmw.overlap yes | fit: a test"
-"$MMLAB" run free-contig --machine "$tmp/ov.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*rmw.overlap 1'
-ok $? "a fitted rmw.overlap is named under the tables"
+sourced_key ovkey "$tmp/ov.conf" rmw.overlap yes 1
 
 # core.sb N | SOURCE (optional, with the hierarchy): an integer in 1..1024, at and beyond
 # each bound; what it does to migrate-fork, whose page copies store to cold lines.
@@ -504,12 +513,8 @@ ok $? "core.sb 1024 (the most) is taken"
 sbkey "core.sb 0 | a test"; usage_error_says '1..1024' "core.sb 0" run free-contig --machine "$tmp/sb.conf"
 sbkey "core.sb 1025 | a test"; usage_error_says '1..1024' "core.sb 1025" run free-contig --machine "$tmp/sb.conf"
 sbkey "core.sb 2.5 | a test"; usage_error_says '1..1024' "core.sb 2.5" run free-contig --machine "$tmp/sb.conf"
-sbkey "core.sb 64"; usage_error_says 'source' "core.sb without a source" run free-contig --machine "$tmp/sb.conf"
-sbkey "core.sb 64 | fit: a test"
-"$MMLAB" run free-contig --machine "$tmp/sb.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*core.sb 64'
-ok $? "a fitted core.sb is named under the tables"
-noh_with "core.sb 42 | a test"
-usage_error_says 'needs the memory hierarchy' "core.sb without the hierarchy" run free-contig --machine "$tmp/noh.conf"
+sourced_key sbkey "$tmp/sb.conf" core.sb 64 64
+needs_hier "core.sb 42 | a test"
 
 # pf.span KIB | SOURCE (optional, with the hierarchy): a power of two in 4..4096, at and
 # beyond each bound; what it does to migrate-fork, whose copies and set-up run through
@@ -530,12 +535,8 @@ ok $? "the run's JSON carries pf.span"
 spkey "pf.span 2 | a test"; usage_error_says '4..4096' "pf.span 2" run free-contig --machine "$tmp/sp.conf"
 spkey "pf.span 8192 | a test"; usage_error_says '4..4096' "pf.span 8192" run free-contig --machine "$tmp/sp.conf"
 spkey "pf.span 12 | a test"; usage_error_says 'power of two' "pf.span 12" run free-contig --machine "$tmp/sp.conf"
-spkey "pf.span 8"; usage_error_says 'source' "pf.span without a source" run free-contig --machine "$tmp/sp.conf"
-spkey "pf.span 64 | fit: a test"
-"$MMLAB" run free-contig --machine "$tmp/sp.conf" --iterations 2 --variant vanilla 2>&1 | grep -q 'fitted, not predicted:.*pf.span 64'
-ok $? "a fitted pf.span is named under the tables"
-noh_with "pf.span 8 | a test"
-usage_error_says 'needs the memory hierarchy' "pf.span without the hierarchy" run free-contig --machine "$tmp/noh.conf"
+sourced_key spkey "$tmp/sp.conf" pf.span 64 64
+needs_hier "pf.span 8 | a test"
 
 # A page-table entry's load stays in the coherence model's sequence (its frame number
 # becomes the next address by arithmetic: pgtable_entry_load()), where other marked

@@ -58,8 +58,7 @@ struct mem_cgroup_per_node {
 };
 
 struct mem_cgroup {
-	struct page_counter memory;
-	struct mem_cgroup *parent;
+	struct page_counter memory;	/* its parent's is memory.parent */
 	struct memcg_vmstats vmstats;
 	struct memcg_vmstats_percpu *vmstats_percpu;		/* [NR_CPUS] */
 	struct mem_cgroup_per_node nodeinfo[MAX_NUMNODES];

@@ -30,7 +30,6 @@ struct mem_cgroup *mem_cgroup_alloc(struct mem_cgroup *parent)
 
 	if (!memcg)
 		return NULL;
-	memcg->parent = parent;
 	memcg->memory.parent = parent ? &parent->memory : NULL;
 	memcg->vmstats_percpu = aligned_alloc(SMP_CACHE_BYTES, NR_CPUS * sizeof(*memcg->vmstats_percpu));
 	if (!memcg->vmstats_percpu)
@@ -84,10 +83,13 @@ static inline void memcg_this_cpu_add(long *p, long val)
 /* this_cpu_add_return() on @p. */
 static inline unsigned int memcg_this_cpu_add_return(unsigned int *p, unsigned int val)
 {
+	unsigned int v;
+
 	if (mmu_arch == MMU_ARM64)
 		return __atomic_add_fetch(p, val, __ATOMIC_RELAXED);	/* LDADD */
-	WRITE_ONCE(*p, READ_ONCE(*p) + val);
-	return READ_ONCE(*p);
+	v = READ_ONCE(*p) + val;
+	WRITE_ONCE(*p, v);
+	return v;
 }
 
 /* this_cpu_xchg() on @p. */
