@@ -70,6 +70,23 @@ static inline void rt_file_destroy(struct rt_file *f)
 	address_space_destroy(&f->mapping);
 }
 
+/*
+ * The process of @mm runs on CPU 1 and sleeps there (lazy TLB) while the
+ * test acts on CPU 0, as reclaim-large's mappers do by default: an x86
+ * unmap defers its flush (another CPU may cache the entries) and the
+ * deferred flush interrupts no one.  The tests boot two CPUs for it
+ * (machine_set_nr_cpus(2)).
+ */
+static inline void rt_ran_elsewhere(struct mm_struct *mm)
+{
+	if (nr_cpu_ids < 2) {
+		printf("Bail out! rt_ran_elsewhere() needs a second CPU (machine_set_nr_cpus(2))\n");
+		exit(1);
+	}
+	switch_mm_cpu(1, mm);
+	enter_lazy_tlb_cpu(1);
+}
+
 static inline struct mm_struct *rt_mm_alloc(void)
 {
 	struct mm_struct *mm = mm_alloc();
@@ -78,6 +95,7 @@ static inline struct mm_struct *rt_mm_alloc(void)
 		printf("Bail out! mm_alloc failed\n");
 		exit(1);
 	}
+	rt_ran_elsewhere(mm);
 	return mm;
 }
 
@@ -303,6 +321,7 @@ static inline struct rt_counters rt_counters_delta(const struct rt_counters *sta
 			.pages = tlb_flush_stats_read().pages - start->tlb.pages,
 			.syncs = tlb_flush_stats_read().syncs - start->tlb.syncs,
 			.tlbis = tlb_flush_stats_read().tlbis - start->tlb.tlbis,
+			.shootdowns = tlb_flush_stats_read().shootdowns - start->tlb.shootdowns,
 		},
 		.rmw = vm_event(PTE_RMW),
 		.batches = vm_event(RMAP_BATCHES),

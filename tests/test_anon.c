@@ -922,6 +922,7 @@ int main(void)
 {
 	plan_no_plan();
 	machine_init();
+	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	vm_warn_quiet = AT_MUTANT;
 	if (mem_init(128ULL << 20)) {
 		printf("Bail out! mem_init failed\n");

@@ -169,6 +169,7 @@ int main(void)
 {
 	plan_no_plan();
 	machine_init();
+	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	if (mem_init(16ULL << 20)) {
 		printf("Bail out! mem_init failed\n");
 		return 1;

@@ -544,6 +544,7 @@ int main(void)
 {
 	plan_no_plan();
 	machine_init();
+	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	nr_online_nodes = 2;
 	if (mem_init(64ULL << 20)) {
 		printf("Bail out! mem_init failed\n");

@@ -979,7 +979,8 @@ static void test_unmap(enum mmu_arch arch)
 	try_to_unmap_flush();
 	d = rt_counters_delta(&cnt);
 	ok(!tlb_ubc.flush_required && tlb_ubc.pending_pages == 0, "%s unmap: nothing pending after the flush", a);
-	is_int(d.tlb.syncs, 1, "%s unmap: one wait", a);
+	is_int(d.tlb.syncs, arm ? 1 : 0, "%s unmap: %s", a,
+	       arm ? "one wait" : "no wait: the process sleeps on CPU 1 (lazy TLB)");
 	is_int(d.tlb.flushes, arm ? 0 : 1, "%s unmap: final flush requests", a);
 	is_int(d.tlb.pages, arm ? 0 : 16, "%s unmap: pages of the final flush", a);
 
@@ -1080,6 +1081,111 @@ static void test_unmap_sync(enum mmu_arch arch)
 	is_int(d.tlb.pages, RT_BATCH_UNMAP ? 16 : arm ? 32 : 16, "%s sync unmap: pages flushed", a);
 	rt_folio_unlock_put(folio);
 	finish(arm ? "sync unmap (arm64)" : "sync unmap (x86)", &mm, 1, &f, warns, false);
+}
+
+/*
+ * Where the process ran decides an x86 unmap's flush (should_defer_flush(),
+ * arch_tlbbatch_flush()).  The test is CPU 0; one 16-page folio each time:
+ *
+ *   case        CPU 0 runs    CPU 1 runs        mm_cpumask  deferred  at try_to_unmap_flush()
+ *   sleeping    init_mm       the mm, lazy      {1}         yes       nothing waited for
+ *   running     init_mm       the mm            {1}         yes       one shootdown
+ *   left-here   init_mm       -                 {0}         no        -  (each batch at once)
+ *   local       the mm        the mm, lazy      {0,1}       yes       one flush (CPU 0's own)
+ *   other-mm    another mm    the mm, lazy      {0,1}       yes       nothing waited for
+ *
+ * arm64 defers whatever the mask says.
+ */
+enum rt_place { RT_SLEEPING, RT_RUNNING, RT_LEFT_HERE, RT_LOCAL, RT_OTHER_MM };
+
+static void test_x86_flush_rule(enum rt_place place, const char *name)
+{
+	unsigned long warns = vm_warn_count;
+	struct mm_struct *mm, *other = NULL;
+	struct rt_counters cnt, d;
+	struct folio *folio;
+	struct rt_file f;
+	bool deferred = place != RT_LEFT_HERE;
+	int waits = place == RT_RUNNING || place == RT_LOCAL;
+
+	mm = rt_map_file(&f, MMU_X86_64, 16, 4);	/* {1}, CPU 1 lazy */
+	switch (place) {
+	case RT_SLEEPING:
+		break;
+	case RT_RUNNING:
+		switch_mm_cpu(1, mm);
+		break;
+	case RT_LEFT_HERE:
+		mm->cpu_bitmap[0] = 1UL << 0;
+		switch_mm_cpu(1, NULL);
+		break;
+	case RT_LOCAL:
+		switch_mm_cpu(0, mm);
+		break;
+	case RT_OTHER_MM:
+		other = mm_alloc();
+		switch_mm_cpu(0, mm);
+		switch_mm_cpu(0, other);
+		break;
+	}
+	ok(arch_tlbbatch_should_defer(mm) == deferred, "x86 %s: %s", name,
+	   deferred ? "another CPU may cache the entries: defer" : "only this CPU ran it: flush at once");
+	folio = rt_folio_get_lock(&f, 0);
+	rt_counters_start(&cnt);
+	try_to_unmap(folio, TTU_BATCH_FLUSH);
+	d = rt_counters_delta(&cnt);
+	ok(tlb_ubc.flush_required == deferred, "x86 %s: a flush %s pending", name, deferred ? "is" : "is not");
+	is_int(d.tlb.syncs, deferred ? 0 : (RT_BATCH_UNMAP ? 1 : 16), "x86 %s: %s", name,
+	       deferred ? "nothing waited for while unmapping" : "each batch flushed and waited for");
+	rt_counters_start(&cnt);
+	try_to_unmap_flush();
+	d = rt_counters_delta(&cnt);
+	is_int(d.tlb.syncs, deferred ? waits : 0, "x86 %s: waits at the final flush", name);
+	is_int(d.tlb.shootdowns, deferred ? waits : 0, "x86 %s: CPUs that had to flush", name);
+	is_int(d.tlb.flushes, deferred ? 1 : 0, "x86 %s: final flush requests", name);
+	ok(!folio_mapped(folio), "x86 %s: the folio is unmapped", name);
+	rt_folio_unlock_put(folio);
+	switch_mm_cpu(0, NULL);
+	if (other)
+		mmput(other);
+	finish(name, &mm, 1, &f, warns, false);
+	ok(!cpu_tlbstate[1].loaded_mm && !cpu_tlbstate[0].loaded_mm,
+	   "x86 %s: no CPU shows the freed mm", name);
+}
+
+/*
+ * The mask is read a word per 64 CPUs: another CPU at either side of a
+ * word's edge is found, this CPU alone is not, and arm64 does not look.
+ */
+static void test_defer_mask_words(void)
+{
+	struct mm_struct *mm = mm_alloc();
+	int saved = nr_cpu_ids;
+	static const int others[] = { 1, 63, 64, 65, 127, 128, 129 };
+
+	nr_cpu_ids = 130;
+	mmu_arch = MMU_X86_64;
+	ok(!arch_tlbbatch_should_defer(mm), "mask words: an mm no CPU ran: no deferral");
+	mm->cpu_bitmap[0] = 1UL;
+	ok(!arch_tlbbatch_should_defer(mm), "mask words: only this CPU (0): no deferral");
+	for (unsigned int i = 0; i < ARRAY_SIZE(others); i++) {
+		int cpu = others[i];
+
+		memset(mm->cpu_bitmap, 0, sizeof(mm->cpu_bitmap));
+		mm->cpu_bitmap[cpu / BITS_PER_LONG] = 1UL << (cpu % BITS_PER_LONG);
+		ok(arch_tlbbatch_should_defer(mm), "mask words: CPU %d alone: deferred", cpu);
+		mm->cpu_bitmap[0] |= 1UL;
+		ok(arch_tlbbatch_should_defer(mm), "mask words: CPUs 0 and %d: deferred", cpu);
+	}
+	memset(mm->cpu_bitmap, 0, sizeof(mm->cpu_bitmap));
+	mm->cpu_bitmap[130 / BITS_PER_LONG] = 1UL << (130 % BITS_PER_LONG);
+	ok(!arch_tlbbatch_should_defer(mm), "mask words: a bit at nr_cpu_ids is no CPU");
+	memset(mm->cpu_bitmap, 0, sizeof(mm->cpu_bitmap));
+	mmu_arch = MMU_ARM64;
+	ok(arch_tlbbatch_should_defer(mm), "mask words: arm64 defers with an empty mask");
+	mmu_arch = MMU_X86_64;
+	nr_cpu_ids = saved;
+	mmput(mm);
 }
 
 /*
@@ -1271,6 +1377,7 @@ int main(void)
 {
 	plan_no_plan();
 	machine_init();
+	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	/* Mutants fire debug checks on purpose: count them, do not print them. */
 	vm_warn_quiet = RT_MUTANT;
 	if (mem_init(64ULL << 20)) {
@@ -1311,6 +1418,12 @@ int main(void)
 	test_unmap_two_blocks();
 	test_unmap_sync(MMU_ARM64);
 	test_unmap_sync(MMU_X86_64);
+	test_x86_flush_rule(RT_SLEEPING, "sleeping");
+	test_x86_flush_rule(RT_RUNNING, "running");
+	test_x86_flush_rule(RT_LEFT_HERE, "left-here");
+	test_x86_flush_rule(RT_LOCAL, "local");
+	test_x86_flush_rule(RT_OTHER_MM, "other-mm");
+	test_defer_mask_words();
 	test_small_folios();
 
 	test_notify_macro_nr();

@@ -138,9 +138,10 @@ struct mm_struct {
 	atomic_t tlb_flush_batched;	/* deferred flushes: pending and flushed generations */
 	atomic_long_t tlb_gen;		/* x86 mm->context.tlb_gen */
 	/*
-	 * mm_cpumask(): the CPUs that may cache the mm's entries.  The model
-	 * does not send IPIs, so only the cost of merging it matters: the
-	 * bits are never set.
+	 * mm_cpumask(): the CPUs that may cache the mm's entries, set by
+	 * switch_mm_cpu() (linux/pgtable.h) where a workload says its
+	 * process ran.  x86 decides from it whether an unmap defers its
+	 * flush and whom the deferred flush interrupts.
 	 */
 	unsigned long cpu_bitmap[NR_CPUS / BITS_PER_LONG];
 };

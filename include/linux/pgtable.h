@@ -349,6 +349,7 @@ struct tlb_flush_stats {
 	unsigned long pages;		/* pages those requests covered */
 	unsigned long syncs;		/* waits for completion */
 	unsigned long tlbis;		/* arm64 TLBIs issued without waiting */
+	unsigned long shootdowns;	/* x86: deferred flushes some CPU's TLB had to do */
 };
 
 extern unsigned long tlb_flush_loops;
@@ -395,6 +396,40 @@ struct tlbflush_unmap_batch {
 };
 
 extern __thread struct tlbflush_unmap_batch tlb_ubc;
+
+/*
+ * x86's cpu_tlbstate.loaded_mm and cpu_tlbstate_shared.is_lazy: the mm
+ * whose entries a CPU's TLB may hold and whether the CPU only borrows it
+ * (an idle or kernel thread after the mm's task went to sleep, which
+ * catches up with the mm's flushes at its next switch instead of taking an
+ * IPI).  NULL is init_mm.  Only the deferred flush reads them; the
+ * workloads say where their processes ran (switch_mm_cpu()).
+ */
+struct tlb_state {
+	struct mm_struct *loaded_mm;
+	long tlb_gen;		/* the loaded mm's generation this TLB caught up with */
+	bool is_lazy;
+} __cacheline_aligned;
+
+extern struct tlb_state cpu_tlbstate[NR_CPUS];
+
+/*
+ * switch_mm_irqs_off() on @cpu: it runs @next (or init_mm for NULL), and
+ * @next's mm_cpumask() gains @cpu.  The old mm keeps the bit, as x86 has
+ * trimmed mm_cpumask() lazily since 6.13.  enter_lazy_tlb_cpu(): the task
+ * on @cpu went to sleep and the idle thread borrows its mm.
+ */
+void switch_mm_cpu(int cpu, struct mm_struct *next);
+void enter_lazy_tlb_cpu(int cpu);
+void tlb_forget_mm(struct mm_struct *mm);
+
+/*
+ * Whether an unmap may defer its flush to try_to_unmap_flush() (the
+ * kernel's should_defer_flush() with the architecture's rule): arm64
+ * always; x86 only when another CPU may cache the mm's entries, as a local
+ * flush is cheaper done at once than remembered.
+ */
+bool arch_tlbbatch_should_defer(struct mm_struct *mm);
 
 void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval,
 			       unsigned long start, unsigned long end);

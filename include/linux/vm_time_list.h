@@ -10,5 +10,10 @@
  */
 VM_TIME(RMAP_REFERENCED_NS, "rmap_referenced_ns")	/* nanoseconds in folio_referenced() */
 VM_TIME(RMAP_UNMAP_NS, "rmap_unmap_ns")	/* nanoseconds in try_to_unmap() */
+VM_TIME(RECLAIM_ISOLATE_NS, "reclaim_isolate_ns")	/* nanoseconds in isolate_lru_folios() */
+VM_TIME(RECLAIM_REMOVE_NS, "reclaim_remove_ns")	/* nanoseconds in __remove_mapping() */
+VM_TIME(RECLAIM_FREE_NS, "reclaim_free_ns")	/* uncharging, flushing and freeing a batch */
+VM_TIME(RECLAIM_PUTBACK_NS, "reclaim_putback_ns")	/* nanoseconds in move_folios_to_lru() */
+VM_TIME(RECLAIM_LIST_NS, "reclaim_list_ns")	/* nanoseconds in shrink_folio_list() */
 VM_TIME(MIGRATE_RESTORE_NS, "migrate_restore_ns")	/* nanoseconds in remove_migration_ptes() */
 VM_TIME(MIGRATE_MOVE_NS, "migrate_move_ns")	/* nanoseconds in move_to_new_folio() */

@@ -74,7 +74,7 @@ struct exp_variant {
 	bool host_only;
 };
 
-#define MAX_COUNTERS	40
+#define MAX_COUNTERS	48
 #define MAX_POINTS	64
 #define MAX_METRICS	16	/* per experiment, the primary one included */
 

@@ -14,7 +14,11 @@
  * Kernel costs the model leaves out or makes free, and what restores each:
  *  - the TLB: there is none, and no IPI is ever sent.  A synchronous flush
  *    (flush_tlb_range(), the unfold of a contiguous block, reclaim's final
- *    flush of a batch) is a busy loop of --tlb-flush-ns; an arm64 TLBI
+ *    flush of a batch where some CPU must flush) is a busy loop of
+ *    --tlb-flush-ns.  On x86 that final flush interrupts only a CPU still
+ *    running a mapping process: --mapper sleeping (the default: each
+ *    process ran on a CPU of its own and went to sleep there, lazy TLB)
+ *    makes it free, --mapper running a shootdown per batch.  An arm64 TLBI
  *    issued without waiting costs --tlbi-ns, one per page unless
  *    --tlbi-range on.  Both default to the machine file's tlb.flush and
  *    tlb.tlbi where it gives them, else to 1000 and 50 ns (assumed).
@@ -34,7 +38,8 @@
  *  - writeback, swap, PG_reclaim and throttling: none; the file is clean,
  *    as in the series' test.
  *  - the size of the machine: pcp lists and vmstat thresholds follow the
- *    CPUs at boot, one by default.  --cpus N; reclaim runs on one CPU.
+ *    CPUs at boot, two by default (the reclaiming one and the one the
+ *    mapping process ran on).  --cpus N; reclaim runs on one CPU.
  *  - the memory system is the host's own.  --machine yitian710-32c or
  *    xeon-8369b-2s (seed 004's machines) predicts the call in virtual
  *    time, the TLB delays then virtual; the event build is not run there.
@@ -121,8 +126,13 @@ static const struct exp_option rl_options[] = {
 	{ "memcg", OPT_CHOICE, "on: the file is charged to a cgroup, as the series' test ran in one (every "
 	  "mapped-page statistic is the cgroup's too); off: no cgroup (cgroup_disable=memory)",
 	  { [SCALE_DEFAULT] = "on" }, 0, 0, "on,off" },
-	{ "cpus", OPT_INT, "CPUs the machine is sized for at boot (pcp lists, vmstat thresholds); reclaim runs on one",
-	  { [SCALE_DEFAULT] = "1" }, 1, 256 },
+	{ "mapper", OPT_CHOICE, "where the mapping processes are while reclaim runs: sleeping (each ran on a CPU "
+	  "of its own and went to sleep; x86's deferred flush interrupts no one) or running (each deferred "
+	  "x86 flush is a shootdown of their CPUs)",
+	  { [SCALE_DEFAULT] = "sleeping" }, 0, 0, "sleeping,running" },
+	{ "cpus", OPT_INT, "CPUs the machine is sized for at boot (pcp lists, vmstat thresholds); reclaim runs on one, "
+	  "the mapping processes ran on the others",
+	  { [SCALE_DEFAULT] = "2" }, 2, 256 },
 };
 
 /* The end state of the first sample at a point, which every other must reach. */
@@ -234,6 +244,7 @@ static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 	p->tlbi_range = exp_opt(ctx, "tlbi-range")->choice == 1;
 	p->nr_processes = (int)exp_opt(ctx, "processes")->i;
 	p->memcg = exp_opt(ctx, "memcg")->choice == 0;
+	p->mappers_running = exp_opt(ctx, "mapper")->choice == 1;
 	p->fd = -1;
 }
 
@@ -326,6 +337,11 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 	if (st.counted) {
 		sample_counter(out, "referenced_usec", exp_machine_span_ns(k, &st, "rmap_referenced_ns") / 1e3);
 		sample_counter(out, "unmap_usec", exp_machine_span_ns(k, &st, "rmap_unmap_ns") / 1e3);
+		sample_counter(out, "isolate_usec", exp_machine_span_ns(k, &st, "reclaim_isolate_ns") / 1e3);
+		sample_counter(out, "remove_usec", exp_machine_span_ns(k, &st, "reclaim_remove_ns") / 1e3);
+		sample_counter(out, "free_usec", exp_machine_span_ns(k, &st, "reclaim_free_ns") / 1e3);
+		sample_counter(out, "putback_usec", exp_machine_span_ns(k, &st, "reclaim_putback_ns") / 1e3);
+		sample_counter(out, "list_usec", exp_machine_span_ns(k, &st, "reclaim_list_ns") / 1e3);
 	}
 	return run.err ? 1 : 0;
 }
@@ -342,6 +358,7 @@ static void rl_add_counters(struct sample *out, const struct rl_result *r)
 	sample_counter(out, "tlb_flushes", (double)r->tlb_flushes);
 	sample_counter(out, "tlb_pages_flushed", (double)r->tlb_pages_flushed);
 	sample_counter(out, "tlb_syncs", (double)r->tlb_syncs);
+	sample_counter(out, "tlb_shootdowns", (double)r->tlb_shootdowns);
 }
 
 static void rl_add_event_counters(struct sample *out, const struct mm_kernel *k,

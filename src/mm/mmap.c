@@ -171,6 +171,7 @@ void mmput(struct mm_struct *mm)
 	mapped = pgtable_teardown(mm);
 	VM_WARN_ON_ONCE(mapped);
 	mmu_notifier_subscriptions_destroy(mm);
+	tlb_forget_mm(mm);
 	percpu_counter_destroy_many(mm->rss_stat, NR_MM_COUNTERS);
 	destroy_rwsem(&mm->mmap_lock);
 	free(mm);

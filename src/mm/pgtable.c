@@ -32,6 +32,7 @@ struct tlb_flush_stats tlb_flush_stats_read(void)
 		sum.pages += READ_ONCE(s->pages);
 		sum.syncs += READ_ONCE(s->syncs);
 		sum.tlbis += READ_ONCE(s->tlbis);
+		sum.shootdowns += READ_ONCE(s->shootdowns);
 	}
 	return sum;
 }
@@ -42,6 +43,7 @@ static inline void tlb_stat_add(unsigned long *counter, unsigned long n)
 	WRITE_ONCE(*counter, READ_ONCE(*counter) + n);
 }
 __thread struct tlbflush_unmap_batch tlb_ubc;
+struct tlb_state cpu_tlbstate[NR_CPUS];
 enum mmu_arch mmu_arch = MMU_X86_64;
 
 /* --- table pages -------------------------------------------------------------------- */
@@ -349,6 +351,95 @@ static void x86_tlbbatch_add_pending(struct mm_struct *mm, unsigned long start, 
 	tlb_ubc.pending_pages += (end - start) >> PAGE_SHIFT;
 }
 
+static bool cpumask_test(const unsigned long *mask, int cpu)
+{
+	return (READ_ONCE(mask[cpu / BITS_PER_LONG]) >> (cpu % BITS_PER_LONG)) & 1;
+}
+
+/* cpumask_any_but(@mask, @cpu) < nr_cpu_ids: is any other CPU in @mask? */
+static bool cpumask_other_than(const unsigned long *mask, int cpu)
+{
+	unsigned int words = (unsigned int)DIV_ROUND_UP(nr_cpu_ids, BITS_PER_LONG);
+
+	for (unsigned int i = 0; i < words; i++) {
+		unsigned long w = READ_ONCE(mask[i]);
+
+		if (i == (unsigned int)cpu / BITS_PER_LONG)
+			w &= ~(1UL << (cpu % BITS_PER_LONG));
+		if (i == words - 1 && nr_cpu_ids % BITS_PER_LONG)
+			w &= (1UL << (nr_cpu_ids % BITS_PER_LONG)) - 1;	/* no CPU past nr_cpu_ids */
+		if (w)
+			return true;
+	}
+	return false;
+}
+
+void switch_mm_cpu(int cpu, struct mm_struct *next)
+{
+	if (next && !cpumask_test(next->cpu_bitmap, cpu))
+		__atomic_fetch_or(&next->cpu_bitmap[cpu / BITS_PER_LONG], 1UL << (cpu % BITS_PER_LONG),
+				  __ATOMIC_RELAXED);
+	WRITE_ONCE(cpu_tlbstate[cpu].loaded_mm, next);
+	WRITE_ONCE(cpu_tlbstate[cpu].tlb_gen, next ? atomic_long_read(&next->tlb_gen) : 0);
+	WRITE_ONCE(cpu_tlbstate[cpu].is_lazy, false);
+}
+
+void enter_lazy_tlb_cpu(int cpu)
+{
+	if (READ_ONCE(cpu_tlbstate[cpu].loaded_mm))
+		WRITE_ONCE(cpu_tlbstate[cpu].is_lazy, true);
+}
+
+/*
+ * The kernel frees an mm only once no CPU holds it, lazily or not
+ * (mmgrab_lazy_tlb()); the model lets it go at its mmput() and moves any
+ * CPU still showing it to init_mm.
+ */
+void tlb_forget_mm(struct mm_struct *mm)
+{
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (READ_ONCE(cpu_tlbstate[cpu].loaded_mm) == mm)
+			switch_mm_cpu(cpu, NULL);
+	}
+}
+
+bool arch_tlbbatch_should_defer(struct mm_struct *mm)
+{
+	if (mmu_arch == MMU_ARM64)
+		return true;
+	return cpumask_other_than(mm->cpu_bitmap, smp_processor_id());
+}
+
+/*
+ * x86's arch_tlbbatch_flush() (no INVLPGB on the modelled CPUs): another
+ * CPU of the batch's mask gets an IPI unless it is lazy (should_flush_tlb():
+ * it catches up at its next switch); the calling CPU flushes its own TLB
+ * only if the mm it runs is one whose generation the batch advanced
+ * (flush_tlb_func() finds any other up to date).  Either is one full flush
+ * waited for, tlb_flush_loops; none at all when every CPU that ran the
+ * batch's mms has gone idle since and the caller runs another mm.
+ */
+static bool x86_tlbbatch_needs_flush(void)
+{
+	int self = smp_processor_id();
+	struct tlb_state *local = &cpu_tlbstate[self];
+	struct mm_struct *mm = READ_ONCE(local->loaded_mm);
+	bool flush = false;
+
+	if (cpumask_test(tlb_ubc.cpumask, self) && mm && !READ_ONCE(local->is_lazy) &&
+	    atomic_long_read(&mm->tlb_gen) != READ_ONCE(local->tlb_gen)) {
+		WRITE_ONCE(local->tlb_gen, atomic_long_read(&mm->tlb_gen));
+		flush = true;
+	}
+	for (int cpu = 0; cpu < nr_cpu_ids && !flush; cpu++) {
+		if (cpu == self || !cpumask_test(tlb_ubc.cpumask, cpu))
+			continue;
+		if (!READ_ONCE(cpu_tlbstate[cpu].is_lazy))
+			flush = true;
+	}
+	return flush;
+}
+
 /* The kernel's bound on the pending count before it resets the pair. */
 #define TLB_FLUSH_BATCH_FLUSHED_SHIFT	16
 #define TLB_FLUSH_BATCH_PENDING_MASK	((1 << (TLB_FLUSH_BATCH_FLUSHED_SHIFT - 1)) - 1)
@@ -455,10 +546,14 @@ void try_to_unmap_flush(void)
 		delay_async_wait();
 		__delay(tlb_flush_loops > tlbi_loops ? tlb_flush_loops - tlbi_loops : 0);
 	} else {
-		/* One shootdown of the CPUs that ran the mms: a full flush. */
-		tlb_count(0, tlb_ubc.pending_pages << PAGE_SHIFT, true);
+		bool flush = x86_tlbbatch_needs_flush();
+
+		tlb_count(0, tlb_ubc.pending_pages << PAGE_SHIFT, flush);
+		if (flush) {
+			tlb_stat_add(&tlb_flush_stats_pcpu[smp_processor_id()].s.shootdowns, 1);
+			__delay(tlb_flush_loops);
+		}
 		memset(tlb_ubc.cpumask, 0, DIV_ROUND_UP(nr_cpu_ids, BITS_PER_LONG) * sizeof(long));
-		__delay(tlb_flush_loops);
 	}
 	tlb_ubc.flush_required = false;
 	tlb_ubc.pending_pages = 0;

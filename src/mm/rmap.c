@@ -585,6 +585,12 @@ static inline unsigned int folio_unmap_pte_batch(struct folio *folio,
 }
 #endif
 
+/* Clear now and flush later, with the rest of the batch? */
+static bool should_defer_flush(struct mm_struct *mm, enum ttu_flags flags)
+{
+	return (flags & TTU_BATCH_FLUSH) && arch_tlbbatch_should_defer(mm);
+}
+
 static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address, void *arg)
 {
@@ -618,7 +624,7 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 		 * Not flushed yet: another CPU may still reach the folio
 		 * through its TLB.  Reclaim flushes once before freeing.
 		 */
-		if (flags & TTU_BATCH_FLUSH)
+		if (should_defer_flush(mm, flags))
 			set_tlb_ubc_flush_pending(mm, pteval, address, end_addr);
 		else
 			flush_tlb_range(vma, address, end_addr);
@@ -699,7 +705,7 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 		address = pvmw.address;
 		anon_exclusive = folio_test_anon(folio) && PageAnonExclusive(subpage);
 		/* Nuke the entry: another CPU's TLB may still write through it until flushed. */
-		if (flags & TTU_BATCH_FLUSH) {
+		if (should_defer_flush(mm, flags)) {
 			pteval = ptep_get_and_clear(mm, address, pvmw.pte);
 			set_tlb_ubc_flush_pending(mm, pteval, address, address + PAGE_SIZE);
 		} else {

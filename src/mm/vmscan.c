@@ -80,13 +80,14 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 				       struct scan_control *sc, bool ignore_references)
 {
 	struct folio_batch free_folios;
-	unsigned long nr_reclaimed = 0;
+	unsigned long nr_reclaimed = 0, t0;
 
 	folio_batch_init(&free_folios);
 	while (!list_empty(folio_list)) {
 		struct folio *folio = lru_to_folio(folio_list);
 		unsigned long nr_pages = folio_nr_pages(folio);
 		struct address_space *mapping;
+		bool removed;
 
 		list_del(&folio->lru);
 		if (!folio_trylock(folio))
@@ -112,7 +113,12 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 		if (folio_test_dirty(folio))
 			goto keep_locked;
 		mapping = folio->mapping;
-		if (!mapping || !__remove_mapping(mapping, folio))
+		if (!mapping)
+			goto keep_locked;
+		t0 = rmap_time_start();
+		removed = __remove_mapping(mapping, folio);
+		rmap_time_add(RECLAIM_REMOVE_NS, t0);
+		if (!removed)
 			goto keep_locked;
 		/* Frozen and out of the cache: nobody else can see the lock. */
 		__folio_clear_locked(folio);
@@ -123,9 +129,11 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 		 * goes back to the allocator (the debug builds check it there).
 		 */
 		if (folio_batch_add(&free_folios, folio) == 0) {
+			t0 = rmap_time_start();
 			mem_cgroup_uncharge_folios(&free_folios);
 			try_to_unmap_flush();
 			free_unref_folios(&free_folios);
+			rmap_time_add(RECLAIM_FREE_NS, t0);
 		}
 		continue;
 activate_locked:
@@ -140,9 +148,11 @@ keep:
 putback:
 		list_add(&folio->lru, ret);
 	}
+	t0 = rmap_time_start();
 	mem_cgroup_uncharge_folios(&free_folios);
 	try_to_unmap_flush();
 	free_unref_folios(&free_folios);
+	rmap_time_add(RECLAIM_FREE_NS, t0);
 	return nr_reclaimed;
 }
 
@@ -203,12 +213,14 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 {
 	LIST_HEAD(folio_list);
 	LIST_HEAD(ret);
-	unsigned long nr_scanned, nr_taken, nr_reclaimed;
+	unsigned long nr_scanned, nr_taken, nr_reclaimed, t0;
 
 	/* This CPU's batched additions join the lists first. */
 	lru_add_drain();
+	t0 = rmap_time_start();
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned,
 				      LRU_INACTIVE_FILE);
+	rmap_time_add(RECLAIM_ISOLATE_NS, t0);
 	/*
 	 * memory.reclaim is cgroup reclaim: the kernel leaves pgscan_direct
 	 * and pgsteal_direct to the memcg's counters, and counts only these.
@@ -216,8 +228,12 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	count_vm_events(PGSCAN_FILE, nr_scanned);
 	if (!nr_taken)
 		return 0;
+	t0 = rmap_time_start();
 	nr_reclaimed = shrink_folio_list(&folio_list, &ret, sc, false);
+	rmap_time_add(RECLAIM_LIST_NS, t0);
+	t0 = rmap_time_start();
 	move_folios_to_lru(lruvec, &ret);
+	rmap_time_add(RECLAIM_PUTBACK_NS, t0);
 	count_vm_events(PGSTEAL_FILE, nr_reclaimed);
 	return nr_reclaimed;
 }

@@ -78,6 +78,32 @@ static int rl_populate(struct rl_run *run, char *msg, size_t len)
 	return 0;
 }
 
+/* The CPU mapping process @i ran on: round robin over the CPUs but the reclaiming one. */
+static int rl_mapper_cpu(int i)
+{
+	int cpu = i % (nr_cpu_ids - 1);
+
+	return cpu >= smp_processor_id() ? cpu + 1 : cpu;
+}
+
+/*
+ * Each mapping process ran on its CPU (the faults are taken here, on the
+ * reclaiming CPU, which keeps their cache footprint where the old runs
+ * had it) and sleeps there unless it is still running.  The reclaiming
+ * CPU runs a task of its own (memory.reclaim's writer).
+ */
+static void rl_place_mappers(struct rl_run *run)
+{
+	for (int i = 0; i < run->nr_mms; i++) {
+		int cpu = rl_mapper_cpu(i);
+
+		switch_mm_cpu(cpu, run->mms[i]);
+		if (!run->p->mappers_running)
+			enter_lazy_tlb_cpu(cpu);
+	}
+	switch_mm_cpu(smp_processor_id(), NULL);
+}
+
 static int rl_setup(struct rl_run *run, char *msg, size_t len)
 {
 	const struct rl_params *p = run->p;
@@ -119,6 +145,8 @@ static int rl_setup(struct rl_run *run, char *msg, size_t len)
 	set_active_memcg(run->memcg);	/* the faults charge the file's folios to it */
 	err = rl_populate(run, msg, len);
 	set_active_memcg(NULL);
+	if (!err)
+		rl_place_mappers(run);
 	return err;
 }
 
@@ -230,6 +258,7 @@ static void rl_reclaim(struct rl_run *run, struct rl_result *r)
 	r->tlb_flushes = tlb_flush_stats_read().flushes - tlb0.flushes;
 	r->tlb_pages_flushed = tlb_flush_stats_read().pages - tlb0.pages;
 	r->tlb_syncs = tlb_flush_stats_read().syncs - tlb0.syncs;
+	r->tlb_shootdowns = tlb_flush_stats_read().shootdowns - tlb0.shootdowns;
 }
 
 static int rl_check(struct rl_run *run, struct rl_result *r, char *msg, size_t len)
@@ -254,7 +283,7 @@ int reclaim_large_run(const void *params, void *result, char *msg, size_t len)
 	int err;
 
 	*r = (struct rl_result){ 0 };
-	if (!run || p->nr_processes < 1 || p->nr_processes > RL_MAX_MMS) {
+	if (!run || p->nr_processes < 1 || p->nr_processes > RL_MAX_MMS || nr_cpu_ids < 2) {
 		free(run);
 		snprintf(msg, len, "reclaim-large: bad parameters");
 		return -EINVAL;

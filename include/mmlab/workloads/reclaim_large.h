@@ -20,6 +20,13 @@ struct rl_params {
 	int nr_processes;		/* address spaces mapping the whole file */
 	bool memcg;			/* the file's folios charged to a cgroup under the root */
 	/*
+	 * Where the mapping processes are while reclaim runs: each ran on a
+	 * CPU other than the reclaiming one, round robin over the others,
+	 * and went to sleep (that CPU idles in lazy TLB mode), or is still
+	 * running there (each deferred x86 flush interrupts it).
+	 */
+	bool mappers_running;
+	/*
 	 * NULL, or the caller's room for the build's nr_vm_events counters,
 	 * where the vm events of the memory_reclaim() call go.
 	 */
@@ -37,6 +44,7 @@ struct rl_result {
 	unsigned long tlb_flushes;	/* invalidation requests, waited for or not */
 	unsigned long tlb_pages_flushed;
 	unsigned long tlb_syncs;	/* waits for completion */
+	unsigned long tlb_shootdowns;	/* x86 deferred flushes some CPU had to do */
 	unsigned long mapped_pages;	/* file pages still mapped after reclaim (all processes) */
 	unsigned long data_mismatches;	/* mapped pages whose bytes differ from the file (fd >= 0) */
 	/*
