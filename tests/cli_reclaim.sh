@@ -104,15 +104,16 @@ ok $? "the options select the variants and the point; no event counters with --e
 # xeon-8369b-2s each PTE vanilla unmaps updates the cgroup's mapped-file statistic too,
 # which batched does once a run: vanilla's unmap is longer with the cgroup, batched's
 # reduction larger. The cgroup's books are checked (the checks must pass).
-rl_memcg() {
+# rl_xeon OPTION VALUE: vanilla and batched at x86's point on xeon-8369b-2s, tiny, into
+# $tmp/OPTION-VALUE.json; one check that it ran.
+rl_xeon() {
 	"$MMLAB" run reclaim-large --machine xeon-8369b-2s --scale tiny --repeat 1 --contpte off \
-		--variant vanilla,batched --memcg "$1" --json "$tmp/mc-$1.json" >/dev/null 2>"$tmp/mc.err"
+		--variant vanilla,batched "--$1" "$2" --json "$tmp/$1-$2.json" >/dev/null 2>"$tmp/xeon.err"
+	ok $? "--$1 $2 runs on xeon-8369b-2s ($(tail -n 1 "$tmp/xeon.err" | head -c 200))"
 }
-rl_memcg on
-ok $? "--memcg on runs on xeon-8369b-2s ($(tail -n 1 "$tmp/mc.err" | head -c 200))"
-rl_memcg off
-ok $? "--memcg off runs"
-python3 - "$tmp/mc-on.json" "$tmp/mc-off.json" <<'PY'
+rl_xeon memcg on
+rl_xeon memcg off
+python3 - "$tmp/memcg-on.json" "$tmp/memcg-off.json" <<'PY'
 import json, sys
 on, off = (json.load(open(f)) for f in sys.argv[1:3])
 assert on["checks"] == off["checks"] == {"invariants": "passed", "data": "passed"}
@@ -129,15 +130,9 @@ usage_error_says 'valid: one of on\|off' "--memcg maybe" run reclaim-large --sca
 # flush is deferred either way, the mapping process having run on CPU 1): asleep, its CPU is
 # lazy and no deferred flush interrupts anyone; running, every batch's flush is a shootdown
 # of tlb.flush, the same count in both designs, so batched's reduction is smaller.
-rl_mapper() {
-	"$MMLAB" run reclaim-large --machine xeon-8369b-2s --scale tiny --repeat 1 --contpte off \
-		--variant vanilla,batched --mapper "$1" --json "$tmp/mp-$1.json" >/dev/null 2>"$tmp/mp.err"
-}
-rl_mapper sleeping
-ok $? "--mapper sleeping runs ($(tail -n 1 "$tmp/mp.err" | head -c 200))"
-rl_mapper running
-ok $? "--mapper running runs"
-python3 - "$tmp/mp-sleeping.json" "$tmp/mp-running.json" <<'PY'
+rl_xeon mapper sleeping
+rl_xeon mapper running
+python3 - "$tmp/mapper-sleeping.json" "$tmp/mapper-running.json" <<'PY'
 import json, sys
 sl, ru = (json.load(open(f)) for f in sys.argv[1:3])
 assert sl["params"]["mapper"] == "sleeping" and ru["params"]["mapper"] == "running"
