@@ -41,8 +41,12 @@
  *    (--offset 0, the default, as mmap() aligned it from 6.7 to 6.12), 1
  *    where it starts less than 1 MiB past a boundary (--offset, since 6.13
  *    a 5 MiB mapping is not aligned: one or two by where it lands).
- *  - Modelled, not left out: the TLB flush of the batched unmap
- *    (try_to_unmap_flush(), tlb_flush_loops), folio_mc_copy() as memcpy
+ *  - the TLB: there is none, and no IPI is sent.  The parent runs on the
+ *    migrating CPU and no other CPU has its mm, so x86 does not defer the
+ *    unmap's flush (should_defer_flush()): each entry is flushed at once, a
+ *    local one-page flush in the kernel.  --tlb-flush-ns per flush waited
+ *    for; 0, the default, charges none.
+ *  - Modelled, not left out: folio_mc_copy() as memcpy
  *    (on x86 copy_mc_to_kernel() is rep movs unless the CPU needs
  *    copy_mc_fragile), the PTE and anon_vma locks uncontended.
  *  - Still left out, no option: perf's own sampling overhead in the RFC's
@@ -119,6 +123,9 @@ static const struct exp_option mf_options[] = {
 	  "every CPU, once a call (assumed)", { [SCALE_DEFAULT] = "30000" }, 0, 100000000 },
 	{ "memcg-ns", OPT_INT, "ns of mem_cgroup_migrate() and the uncharge, per folio (assumed)",
 	  { [SCALE_DEFAULT] = "200" }, 0, 100000 },
+	{ "tlb-flush-ns", OPT_INT, "ns of each TLB flush the call waits for: x86 flushes each unmapped "
+	  "entry of the parent at once, its mm being on the migrating CPU alone (0: not charged)",
+	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
 	{ "fast-forward", OPT_CHOICE, "under --machine, run the set-up without the caches until the last "
 	  "children's copies, which write at least twice the caches' bytes and run in full, so the timed "
 	  "call finds the caches as a full run leaves them (off: the whole set-up in full)",
@@ -170,6 +177,8 @@ static int mf_prepare(struct exp_ctx *ctx)
 	mc->p.first_touch_ns = (unsigned long)exp_opt(ctx, "first-touch-ns")->i;
 	mc->p.lru_disable_ns = (unsigned long)exp_opt(ctx, "lru-disable-ns")->i;
 	mc->p.memcg_ns = (unsigned long)exp_opt(ctx, "memcg-ns")->i;
+	mc->p.tlb_flush_loops = (unsigned long)((double)exp_opt(ctx, "tlb-flush-ns")->i *
+						exp_delay_loops_per_ns(ctx));
 	mc->p.fast_forward = exp_opt(ctx, "fast-forward")->choice == 0;
 	if (mc->p.thp && mc->p.folio_order) {
 		fprintf(stderr, "mmlab: --thp always with --folio-order %u; valid: --folio-order 0 with "

@@ -280,6 +280,8 @@ static int migrate_fork_run(const void *params, void *result, char *msg, size_t 
 		guest_touch.armed = true;
 		lru_cache_disable_ns = p->lru_disable_ns;
 		migrate_memcg_ns = p->memcg_ns;
+		tlb_flush_loops = p->tlb_flush_loops;
+		switch_mm_cpu(smp_processor_id(), run.mms[0]);	/* the parent calls mbind() */
 		t0 = timed_begin();
 		r->mbind_ret = do_mbind(run.mms[0], run.base, (unsigned long)p->size, 1,
 					p->move_all ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
@@ -287,6 +289,7 @@ static int migrate_fork_run(const void *params, void *result, char *msg, size_t 
 		guest_touch.armed = false;
 		lru_cache_disable_ns = 0;
 		migrate_memcg_ns = 0;
+		tlb_flush_loops = 0;
 		r->host_faults = guest_touch.faults;
 		all_vm_events(after);
 		for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)

@@ -23,6 +23,7 @@ struct mf_params {
 	unsigned long first_touch_ns;	/* EPT violation + host fault path per host page, zeroing excluded */
 	unsigned long lru_disable_ns;	/* lru_cache_disable(): expedited RCU + drain on every CPU */
 	unsigned long memcg_ns;		/* mem_cgroup_migrate() per folio */
+	unsigned long tlb_flush_loops;	/* __delay() per TLB flush waited for */
 	/*
 	 * NULL, or the caller's room for the build's nr_vm_events counters,
 	 * where the vm events of the do_mbind() call go.
