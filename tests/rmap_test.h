@@ -12,6 +12,7 @@
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
+#include <machine/machine.h>
 
 #include "mm_test.h"
 
@@ -75,16 +76,30 @@ static inline void rt_file_destroy(struct rt_file *f)
  * test acts on CPU 0, as reclaim-large's mappers do by default: an x86
  * unmap defers its flush (another CPU may cache the entries) and the
  * deferred flush interrupts no one.  The tests boot two CPUs for it
- * (machine_set_nr_cpus(2)).
+ * (rt_boot()).
  */
 static inline void rt_ran_elsewhere(struct mm_struct *mm)
 {
 	if (nr_cpu_ids < 2) {
-		printf("Bail out! rt_ran_elsewhere() needs a second CPU (machine_set_nr_cpus(2))\n");
+		printf("Bail out! rt_ran_elsewhere() needs a second CPU (rt_boot())\n");
 		exit(1);
 	}
 	switch_mm_cpu(1, mm);
 	enter_lazy_tlb_cpu(1);
+}
+
+/*
+ * Boot the test's machine: two CPUs (rt_ran_elsewhere() puts the processes
+ * on the second) and @bytes of memory; bails out if the model refuses.
+ */
+static inline void rt_boot(unsigned long long bytes)
+{
+	machine_init();
+	machine_set_nr_cpus(2);
+	if (mem_init(bytes)) {
+		printf("Bail out! mem_init failed\n");
+		exit(1);
+	}
 }
 
 static inline struct mm_struct *rt_mm_alloc(void)

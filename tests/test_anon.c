@@ -921,13 +921,8 @@ static void test_thousand_children(void)
 int main(void)
 {
 	plan_no_plan();
-	machine_init();
-	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	vm_warn_quiet = AT_MUTANT;
-	if (mem_init(128ULL << 20)) {
-		printf("Bail out! mem_init failed\n");
-		return 1;
-	}
+	rt_boot(128ULL << 20);
 	is_int(rt_allocated_pages(), 0, "booted: nothing allocated");
 	if (AT_NO_WRPROTECT) {
 		test_fork_shares();

@@ -168,12 +168,7 @@ static void test_rstat(enum mmu_arch arch, const char *name)
 int main(void)
 {
 	plan_no_plan();
-	machine_init();
-	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
-	if (mem_init(16ULL << 20)) {
-		printf("Bail out! mem_init failed\n");
-		return 1;
-	}
+	rt_boot(16ULL << 20);
 	test_charge();
 	test_rstat(MMU_X86_64, "x86-64");
 	test_rstat(MMU_ARM64, "arm64");

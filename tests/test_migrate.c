@@ -543,13 +543,8 @@ static void test_split_exclusive(void)
 int main(void)
 {
 	plan_no_plan();
-	machine_init();
-	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	nr_online_nodes = 2;
-	if (mem_init(64ULL << 20)) {
-		printf("Bail out! mem_init failed\n");
-		return 1;
-	}
+	rt_boot(64ULL << 20);
 	if (MT_COUNT_MUTANT) {
 		test_count_transitions(0, false);
 		test_count_transitions(2, false);

@@ -1376,14 +1376,9 @@ static void test_notify_referenced(void)
 int main(void)
 {
 	plan_no_plan();
-	machine_init();
-	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	/* Mutants fire debug checks on purpose: count them, do not print them. */
 	vm_warn_quiet = RT_MUTANT;
-	if (mem_init(64ULL << 20)) {
-		printf("Bail out! mem_init failed\n");
-		return 1;
-	}
+	rt_boot(64ULL << 20);
 	is_int(rt_allocated_pages(), 0, "booted: nothing allocated");
 
 	test_fault_whole_folio(MMU_ARM64);

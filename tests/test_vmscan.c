@@ -604,13 +604,8 @@ static void __maybe_unused test_reclaim_pages_flush(enum mmu_arch arch, unsigned
 int main(void)
 {
 	plan_no_plan();
-	machine_init();
-	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
 	vm_warn_quiet = RT_MUTANT;
-	if (mem_init(128ULL << 20)) {
-		printf("Bail out! mem_init failed\n");
-		return 1;
-	}
+	rt_boot(128ULL << 20);
 	is_int(rt_allocated_pages(), 0, "booted: nothing allocated");
 #ifndef CONFIG_RMAP_MUTANT_PAST_FOLIO
 	test_lru_after_faults();

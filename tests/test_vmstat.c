@@ -131,12 +131,7 @@ static void test_pgfault(void)
 int main(void)
 {
 	plan_no_plan();
-	machine_init();
-	machine_set_nr_cpus(2);	/* the processes run on CPU 1 (rt_ran_elsewhere()) */
-	if (mem_init(16ULL << 20)) {
-		printf("Bail out! mem_init failed\n");
-		return 1;
-	}
+	rt_boot(16ULL << 20);
 	is_int(vm_event(PGFAULT), 0, "a fresh machine has counted nothing");
 	test_names();
 	test_layout();
