@@ -10,7 +10,7 @@ ok $? "list names reclaim-large and its seed"
 
 "$MMLAB" run reclaim-large --help >"$tmp/help" 2>&1
 ok $? "run reclaim-large --help exits 0"
-for opt in folio-order map-size reclaim contpte tlb-flush-ns tlbi-ns processes data events \
+for opt in folio-order ra-kb map-size reclaim contpte tlb-flush-ns tlbi-ns processes data events \
 	variant scale repeat seed json mem; do
 	grep -q -- "--$opt" "$tmp/help"
 	ok $? "--help lists --$opt"
@@ -41,7 +41,19 @@ usage_error "contpte word given twice" run reclaim-large --contpte on,on
 usage_error "negative TLB flush cost" run reclaim-large --tlb-flush-ns -1
 usage_error "negative TLBI cost" run reclaim-large --tlbi-ns -1
 usage_error "no process" run reclaim-large --processes 0
-usage_error "mapping not whole folios" run reclaim-large --scale tiny --map-size 3M --reclaim 1M --folio-order 9
+usage_error "mapping not whole folios" run reclaim-large --scale tiny --map-size 3M --reclaim 1M --folio-order 9 \
+	--ra-kb 0
+# Readahead's 128 KiB window makes order-5 folios: 3136K is not whole ones, at 64 KiB it is.
+usage_error "mapping not whole readahead folios" run reclaim-large --scale tiny --map-size 3136K --reclaim 1M
+grep -q -- 'order 5 of --folio-order 9 and --ra-kb 128: 131072 bytes' "$tmp/err"
+ok $? "the folio-size error names the order readahead gives and why"
+"$MMLAB" run reclaim-large --scale tiny --map-size 3136K --reclaim 1M --ra-kb 64 --repeat 1 --contpte off \
+	--variant vanilla --events off >/dev/null 2>"$tmp/err"
+ok $? "the same mapping in 64 KiB folios (--ra-kb 64) runs"
+usage_error "read_ahead_kb not whole pages" run reclaim-large --ra-kb 6
+grep -q -- 'valid: a multiple of 4 in 0..4096' "$tmp/err"
+ok $? "the --ra-kb error says a multiple of 4"
+usage_error "read_ahead_kb above 4096" run reclaim-large --ra-kb 4100
 usage_error "unknown data word" run reclaim-large --data maybe
 
 "$MMLAB" run reclaim-large --scale tiny --repeat 2 --json "$tmp/rl.json" >"$tmp/rl.txt" 2>"$tmp/rl.err"
@@ -58,6 +70,7 @@ assert d["checks"] == {"invariants": "passed", "data": "passed"}, d["checks"]
 p = d["params"]
 assert p["mem"] == 256 << 20 and p["map-size"] == 64 << 20 and p["reclaim"] == 48 << 20, p
 assert p["contpte"] == ["on", "off"] and p["data"] == "on" and p["events"] == "on", p
+assert p["ra-kb"] == 128 and p["folio-order"] == 9, p
 for key in ("folio-order", "tlb-flush-ns", "tlbi-ns", "processes"):
     assert key in p, key
 variants = ("vanilla", "batched-referenced", "batched")

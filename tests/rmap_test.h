@@ -63,6 +63,7 @@ static inline void rt_file_init(struct rt_file *f, unsigned long size, unsigned 
 	f->mapping.folio_order = order;
 	f->file.f_mapping = &f->mapping;
 	file_ra_state_init(&f->file.f_ra);
+	f->file.f_ra.ra_pages = 0;	/* no readahead: every fault's folio is of @order */
 }
 
 static inline void rt_file_destroy(struct rt_file *f)

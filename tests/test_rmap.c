@@ -115,6 +115,117 @@ static void test_fault_small_folio(void)
 	finish("order-0 fault", &mm, 1, &f, warns, false);
 }
 
+/* --- mmap readahead picks the folio sizes ----------------------------------------------- */
+
+/* A run of @count folios of @order from @index, appended to the expected layout. */
+struct ra_folio {
+	pgoff_t index;
+	unsigned int order;
+};
+
+static int ra_run(struct ra_folio *want, int n, pgoff_t index, int count, unsigned int order)
+{
+	for (int i = 0; i < count; i++, index += 1UL << order)
+		want[n++] = (struct ra_folio){ index, order };
+	return n;
+}
+
+/*
+ * A file of @pages pages whose largest folio order is @max_order, its
+ * readahead window @ra_pages, mapped whole and faulted in order from page
+ * 0 (@first_only < 0) or at page @first_only alone; then the page cache
+ * is walked and must hold exactly @want, folio by folio.
+ */
+static void check_ra_layout(const char *what, unsigned long pages, unsigned int ra_pages,
+			    unsigned int max_order, long first_only, const struct ra_folio *want,
+			    int nr_want)
+{
+	unsigned long warns = vm_warn_count, cached = 0, index = 0;
+	struct mm_struct *mm;
+	struct rt_file f;
+	int got = 0, bad = -1;
+
+	rt_file_init(&f, RT_PAGES(pages), max_order);
+	f.file.f_ra.ra_pages = ra_pages;
+	mm = rt_mm_alloc();
+	rt_mmap(mm, &f, RT_BASE, pages, VM_READ, 0);
+	if (first_only < 0)
+		is_int(rt_fault_range(mm, RT_BASE, pages), 0, "%s: every fault maps its page", what);
+	else
+		is_int(rt_fault(mm, RT_BASE + RT_PAGES(first_only)), 0, "%s: the fault at %ld", what,
+		       first_only);
+	while (index < pages) {
+		struct folio *folio = rt_folio(&f, index);
+
+		if (!folio) {
+			index++;
+			continue;
+		}
+		if (bad < 0 && (got >= nr_want || folio->index != want[got].index ||
+				folio_order(folio) != want[got].order))
+			bad = got;
+		if (bad == got)
+			diag("%s: folio %d at %lu of order %u; expected %lu of order %u", what, got,
+			     folio->index, folio_order(folio), got < nr_want ? want[got].index : 0,
+			     got < nr_want ? want[got].order : 0);
+		got++;
+		cached += folio_nr_pages(folio);
+		index = folio->index + folio_nr_pages(folio);
+	}
+	ok(bad < 0, "%s: the folios are where and of the order drawn", what);
+	is_int(got, nr_want, "%s: %d folios", what, nr_want);
+	is_int(f.mapping.nrpages, cached, "%s: nrpages counts them", what);
+	finish(what, &mm, 1, &f, warns, false);
+}
+
+/*
+ * Faults in order, a window of 32 pages (128 KiB), largest order 9:
+ *
+ *   pages   0..31  read around the first fault: order 0, mark at 24
+ *   pages  32..63  the window started at 24's mark: order 0 + 2 = 2, mark at 32
+ *   pages  64..95  started at 32: order 4, mark at 64
+ *   pages  96..255 started at 64, 96, ...: order 5 (ilog2 of the window), one a window
+ *
+ * and the same with the largest order 3 (orders 0, 2, 3, 3), with a window
+ * of 16 (0, 2, 4, 4: ilog2(16) = 4), at the end of a 100-page file (the
+ * last window shrinks to what is left: order 2 at 96), a first fault at
+ * page 100 alone (read around: 84..115 at order 0, nothing else), and
+ * readahead off (every folio of the mapping's order, the model's own rule).
+ */
+static void test_fault_readahead_orders(void)
+{
+	struct ra_folio want[256];
+	int n;
+
+	n = ra_run(want, 0, 0, 32, 0);
+	n = ra_run(want, n, 32, 8, 2);
+	n = ra_run(want, n, 64, 2, 4);
+	n = ra_run(want, n, 96, 5, 5);
+	check_ra_layout("readahead 32, order <= 9", 256, 32, 9, -1, want, n);
+
+	n = ra_run(want, 0, 0, 32, 0);
+	n = ra_run(want, n, 32, 8, 2);
+	n = ra_run(want, n, 64, 8, 3);
+	check_ra_layout("readahead 32, order <= 3", 128, 32, 3, -1, want, n);
+
+	n = ra_run(want, 0, 0, 16, 0);
+	n = ra_run(want, n, 16, 4, 2);
+	n = ra_run(want, n, 32, 2, 4);
+	check_ra_layout("readahead 16, order <= 9", 64, 16, 9, -1, want, n);
+
+	n = ra_run(want, 0, 0, 32, 0);
+	n = ra_run(want, n, 32, 8, 2);
+	n = ra_run(want, n, 64, 2, 4);
+	n = ra_run(want, n, 96, 1, 2);
+	check_ra_layout("readahead 32, 100-page file", 100, 32, 9, -1, want, n);
+
+	n = ra_run(want, 0, 84, 32, 0);
+	check_ra_layout("readahead 32, first fault at 100", 256, 32, 9, 100, want, n);
+
+	n = ra_run(want, 0, 0, 4, 4);
+	check_ra_layout("readahead off, order 4", 64, 0, 4, -1, want, n);
+}
+
 /*
  * arm64 without FEAT_TLBIRANGE issues one TLBI per page, until a table's
  * worth (PTRS_PER_PTE pages), where one TLBI for the whole ASID is cheaper.
@@ -1384,6 +1495,7 @@ int main(void)
 	test_fault_whole_folio(MMU_ARM64);
 	test_fault_whole_folio(MMU_X86_64);
 	test_fault_small_folio();
+	test_fault_readahead_orders();
 	test_tlbi_per_page_limit();
 	test_fault_order5_two_blocks();
 	test_fault_unaligned_vma();

@@ -255,10 +255,15 @@ struct folio *filemap_get_folio(struct address_space *mapping, pgoff_t index);
  */
 ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf);
 
+/* The locked folio for a read fault at @index, read ahead as filemap_fault() does. */
+struct folio *filemap_fault_folio(struct file *file, pgoff_t index);
+
 /* Readahead (mm/readahead.c). */
 void page_cache_sync_ra(struct file *file, pgoff_t index, unsigned long req_count);
 void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
 			 unsigned long req_count);
+/* Read the window of @ra in folios of up to @new_order (see readahead.c). */
+void page_cache_ra_order(struct file *file, struct file_ra_state *ra, unsigned int new_order);
 /* readahead(2): read the pages of [@offset, @offset + @count) ahead, as force_page_cache_ra(). */
 int ksys_readahead(struct file *file, loff_t offset, size_t count);
 void force_page_cache_ra(struct file *file, pgoff_t index, unsigned long nr_to_read);

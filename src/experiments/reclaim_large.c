@@ -34,6 +34,10 @@
  *    too (linux/memcontrol.h), and the freed batches are uncharged.  Its
  *    LRU is still the node's (one list, the same walk), and reclaim by
  *    limit, events and the stat flush are not modelled.  --memcg off.
+ *  - the folios' sizes: the faults read ahead as filemap_fault() does, so
+ *    readahead sizes them (order 5 past the first windows at --ra-kb 128,
+ *    at most --folio-order); the mmap_miss throttle is not modelled.
+ *    --ra-kb 0 makes every folio of --folio-order instead.
  *  - MGLRU: not modelled, the classic two-list LRU runs.  No option.
  *  - writeback, swap, PG_reclaim and throttling: none; the file is clean,
  *    as in the series' test.
@@ -101,8 +105,13 @@ static const struct exp_variant rl_variants[] = {
 };
 
 static const struct exp_option rl_options[] = {
-	{ "folio-order", OPT_INT, "order of the file's folios (4 = 64 KiB)",
-	  { [SCALE_DEFAULT] = "4" }, 0, 9 },
+	{ "folio-order", OPT_INT, "the file's largest folio order (9, PMD-sized, is the kernel's "
+	  "MAX_PAGECACHE_ORDER with 4 KiB pages); with --ra-kb 0 the order of every folio",
+	  { [SCALE_DEFAULT] = "9" }, 0, 9 },
+	{ "ra-kb", OPT_INT, "the file's read_ahead_kb: the faults read ahead as mmap does and readahead "
+	  "sizes the folios, at most ilog2 of the window (128 gives order 5, 128 KiB); 0: no readahead, "
+	  "every folio of --folio-order; a multiple of 4",
+	  { [SCALE_DEFAULT] = "128" }, 0, 4096 },
 	{ "map-size", OPT_SIZE, "bytes of the file mapped and faulted in",
 	  { [SCALE_TINY] = "64M", [SCALE_DEFAULT] = "1G", [SCALE_FULL] = "10G" }, RL_MAP_MIN, 64ULL << 30 },
 	{ "reclaim", OPT_SIZE, "bytes asked of memory_reclaim()",
@@ -198,9 +207,25 @@ static int rl_check_mem(const struct exp_ctx *ctx, const struct rl_params *p)
 	return -1;
 }
 
+/*
+ * The order of the file's folios past its first windows: readahead grows
+ * them two orders a window up to ilog2 of the window, at most the
+ * mapping's largest; without readahead, the mapping's order throughout.
+ */
+static unsigned int rl_folio_order(const struct rl_params *p)
+{
+	unsigned int order = 0;
+
+	if (!p->ra_pages)
+		return p->folio_order;
+	while (order < p->folio_order && (2U << order) <= p->ra_pages)
+		order++;
+	return order;
+}
+
 static int rl_check_sizes(const struct exp_ctx *ctx, const struct rl_params *p)
 {
-	unsigned long long folio_size = RL_PAGE_SIZE << p->folio_order;
+	unsigned long long folio_size = RL_PAGE_SIZE << rl_folio_order(p);
 
 	if (p->reclaim_size > p->map_size) {
 		fprintf(stderr, "mmlab: --reclaim %s is more than --map-size %s: only the mapped file can be "
@@ -208,10 +233,16 @@ static int rl_check_sizes(const struct exp_ctx *ctx, const struct rl_params *p)
 			exp_opt(ctx, "map-size")->text);
 		return -1;
 	}
+	if (exp_opt(ctx, "ra-kb")->i % 4) {
+		fprintf(stderr, "mmlab: --ra-kb %s is not a whole number of 4 KiB pages; valid: a multiple "
+			"of 4 in 0..4096\n", exp_opt(ctx, "ra-kb")->text);
+		return -1;
+	}
 	if (p->map_size % folio_size) {
-		fprintf(stderr, "mmlab: --map-size %s is not a multiple of the folio size (--folio-order %u: "
-			"%llu bytes); valid: whole folios\n", exp_opt(ctx, "map-size")->text, p->folio_order,
-			folio_size);
+		fprintf(stderr, "mmlab: --map-size %s is not a multiple of the folio size (order %u of "
+			"--folio-order %u and --ra-kb %s: %llu bytes); valid: whole folios\n",
+			exp_opt(ctx, "map-size")->text, rl_folio_order(p), p->folio_order,
+			exp_opt(ctx, "ra-kb")->text, folio_size);
 		return -1;
 	}
 	return rl_check_mem(ctx, p);
@@ -235,6 +266,7 @@ static void rl_read_params(const struct exp_ctx *ctx, struct rl_params *p)
 	double loops_per_ns = exp_delay_loops_per_ns(ctx);
 
 	p->folio_order = (unsigned int)exp_opt(ctx, "folio-order")->i;
+	p->ra_pages = (unsigned int)(exp_opt(ctx, "ra-kb")->i / 4);
 	p->map_size = (unsigned long long)exp_opt(ctx, "map-size")->i;
 	p->reclaim_size = (unsigned long long)exp_opt(ctx, "reclaim")->i;
 	p->tlb_flush_loops = (unsigned long)(rl_tlb_ns(ctx, "tlb-flush-ns", ctx->machine->tlb_flush_ns,
@@ -333,7 +365,7 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 		return -1;
 	if (!run.err)
 		rl_check_result(&p, r, who, out);
-	exp_run_end(ctx, &run, who, &st, (double)(r->reclaimed_pages >> p.folio_order), out);
+	exp_run_end(ctx, &run, who, &st, (double)(r->reclaimed_pages >> rl_folio_order(&p)), out);
 	if (st.counted) {
 		sample_counter(out, "referenced_usec", exp_machine_span_ns(k, &st, "rmap_referenced_ns") / 1e3);
 		sample_counter(out, "unmap_usec", exp_machine_span_ns(k, &st, "rmap_unmap_ns") / 1e3);

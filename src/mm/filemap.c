@@ -676,6 +676,50 @@ repeat:
 }
 
 /*
+ * mmap read-around (do_sync_mmap_readahead()): a fault that finds no folio
+ * reads the window of ra_pages around it, a quarter of it ahead, in
+ * order-0 folios (the kernel since 6.16; VM_EXEC's exec_folio_order(),
+ * MADV_HUGEPAGE and the mmap_miss throttle are not modelled).
+ */
+static void do_sync_mmap_readahead(struct file *file, pgoff_t index)
+{
+	struct file_ra_state *ra = &file->f_ra;
+
+	ra->start = index > ra->ra_pages / 2 ? index - ra->ra_pages / 2 : 0;
+	ra->size = ra->ra_pages;
+	ra->async_size = ra->ra_pages / 4;
+	page_cache_ra_order(file, ra, 0);
+}
+
+/*
+ * The folio for a read fault at @index of @file, locked and with a
+ * reference (filemap_fault()'s lookup).  A cached folio carrying the
+ * readahead mark starts the next window first (do_async_mmap_readahead());
+ * a missing one is read around.  With readahead off (ra_pages 0) a missing
+ * folio is created at the mapping's order: the model's way of choosing a
+ * folio size outright, where the kernel would create an order-0 one.
+ */
+struct folio *filemap_fault_folio(struct file *file, pgoff_t index)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+	if (folio) {
+		if (folio_test_readahead(folio) && file->f_ra.ra_pages)
+			page_cache_async_ra(file, folio, index, file->f_ra.ra_pages);
+		folio_lock(folio);
+		if (likely(folio->mapping == mapping))
+			return folio;
+		/* Truncated or reclaimed while we waited for the lock. */
+		folio_unlock(folio);
+		folio_put(folio);
+	} else if (file->f_ra.ra_pages) {
+		do_sync_mmap_readahead(file, index);
+	}
+	return __filemap_get_folio(mapping, index, FGP_LOCK | FGP_CREAT, GFP_KERNEL);
+}
+
+/*
  * After a failed folio_try_get() the folio is frozen or free.  The kernel
  * just looks again.  Under the interleaving checker, looking again while
  * the slot still holds that folio is a poll that cannot succeed until

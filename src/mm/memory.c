@@ -175,11 +175,10 @@ static vm_fault_t finish_fault(struct vm_fault *vmf, struct folio *folio)
 
 static vm_fault_t do_read_fault(struct vm_fault *vmf)
 {
-	struct address_space *mapping = vmf->vma->vm_file->f_mapping;
 	struct folio *folio;
 	vm_fault_t ret;
 
-	folio = __filemap_get_folio(mapping, vmf->pgoff, FGP_LOCK | FGP_CREAT, GFP_KERNEL);
+	folio = filemap_fault_folio(vmf->vma->vm_file, vmf->pgoff);
 	if (!folio)
 		return VM_FAULT_SIGBUS;
 	if (!folio_test_uptodate(folio)) {

@@ -96,6 +96,15 @@ static void read_pages_sync(struct readahead_control *ractl)
 	}
 }
 
+/* A mapping with no backing store: the contents are not modelled, the folios are ready. */
+static void read_pages_unbacked(struct readahead_control *ractl)
+{
+	for (unsigned int i = 0; i < ractl->_nr_folios; i++) {
+		folio_mark_uptodate(ractl->folios[i]);
+		folio_unlock(ractl->folios[i]);
+	}
+}
+
 /*
  * Start the read of the batch (the device completes it, or we do), then
  * drop the references allocation gave us: the page cache's keep the folios.
@@ -106,7 +115,9 @@ static void read_pages(struct readahead_control *ractl)
 
 	if (!ractl->_nr_folios)
 		return;
-	if (bf->bdev)
+	if (!bf)
+		read_pages_unbacked(ractl);
+	else if (bf->bdev)
 		blk_submit_read(bf, ractl->folios, ractl->_nr_folios);
 	else
 		read_pages_sync(ractl);
@@ -308,6 +319,69 @@ static void do_page_cache_ra(struct address_space *mapping, pgoff_t index,
 	page_cache_ra_unbounded(mapping, index, nr_to_read, lookahead_size);
 }
 
+/* A folio of @order inserted at @index, marked if the window's mark falls in it. */
+static int ra_alloc_folio(struct readahead_control *ractl, pgoff_t index, pgoff_t mark,
+			  unsigned int order)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, order);
+	int err;
+
+	if (!folio)
+		return -ENOMEM;
+	err = filemap_add_folio(ractl->mapping, folio, index, GFP_KERNEL);
+	if (err) {
+		folio_put(folio);
+		return err;
+	}
+	ractl_queue(ractl, folio, index == ALIGN_DOWN(mark, 1UL << order));
+	return 0;
+}
+
+/*
+ * Read the window [ra->start, ra->start + ra->size) in folios of up to
+ * @new_order, capped by the mapping's largest order and by the window
+ * (ilog2 of its size), each naturally aligned and none past the end of
+ * the file.  A mapping without large folios reads the window a page at a
+ * time; so does the rest of a window after an index another reader filled
+ * (or an allocation failure), as in the kernel.
+ */
+void page_cache_ra_order(struct file *file, struct file_ra_state *ra, unsigned int new_order)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct readahead_control ractl = { .mapping = mapping, ._index = ra->start };
+	loff_t isize = READ_ONCE(mapping->i_size);
+	pgoff_t start = ra->start, index = start, limit, mark;
+	int err = 0;
+
+	if (!mapping->folio_order || isize <= 0 || !ra->size)
+		goto fallback;
+	limit = min((pgoff_t)((isize - 1) >> PAGE_SHIFT), start + ra->size - 1);
+	new_order = min(new_order, mapping->folio_order);
+	new_order = min(new_order, (unsigned int)ilog2(ra->size));
+	mark = start + ra->size - ra->async_size;
+
+	filemap_invalidate_lock_shared(mapping);
+	while (index <= limit) {
+		unsigned int order = new_order;
+
+		if (index & ((1UL << order) - 1))
+			order = (unsigned int)__ffs(index);
+		while (order && index + (1UL << order) - 1 > limit)
+			order--;
+		err = ra_alloc_folio(&ractl, index, mark, order);
+		if (err)
+			break;
+		index += 1UL << order;
+	}
+	read_pages(&ractl);
+	filemap_invalidate_unlock_shared(mapping);
+	if (!err)
+		return;
+fallback:
+	if (ra->size > index - start)
+		do_page_cache_ra(mapping, index, ra->size - (index - start), ra->async_size);
+}
+
 /* The first window: 4x a small request, 2x a medium one, else the maximum. */
 static unsigned long get_init_ra_size(unsigned long size, unsigned long max)
 {
@@ -426,7 +500,7 @@ void page_cache_sync_ra(struct file *file, pgoff_t index, unsigned long req_coun
 	ra->size = (unsigned int)min(contig_count + req_count, max_pages);
 	ra->async_size = 1;
 readit:
-	do_page_cache_ra(mapping, ra->start, ra->size, ra->async_size);
+	page_cache_ra_order(file, ra, 0);
 }
 
 void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
@@ -434,6 +508,7 @@ void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
 {
 	struct address_space *mapping = file->f_mapping;
 	struct file_ra_state *ra = &file->f_ra;
+	unsigned int order = folio_order(folio);
 	unsigned long max_pages;
 	pgoff_t expected, start;
 
@@ -441,11 +516,11 @@ void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
 		return;
 	folio_clear_readahead(folio);
 	max_pages = ra_max_pages(ra, req_count);
-	/* The marker was hit where the window put it: ramp up. */
-	expected = ra->start + ra->size - ra->async_size;
+	/* The marker was hit where the window put it (its folio's first page): ramp up. */
+	expected = ALIGN_DOWN(ra->start + ra->size - ra->async_size, 1UL << order);
 	if (index == expected) {
 		ra->start += ra->size;
-		ra->size = (unsigned int)get_next_ra_size(ra, max_pages);
+		ra->size = (unsigned int)max((unsigned long)ra->size, get_next_ra_size(ra, max_pages));
 		ra->async_size = ra->size;
 		goto readit;
 	}
@@ -458,5 +533,6 @@ void page_cache_async_ra(struct file *file, struct folio *folio, pgoff_t index,
 	ra->size = (unsigned int)get_next_ra_size(ra, max_pages);
 	ra->async_size = ra->size;
 readit:
-	do_page_cache_ra(mapping, ra->start, ra->size, ra->async_size);
+	/* Each window's folios two orders larger than the marker's, as far as the caps allow. */
+	page_cache_ra_order(file, ra, order + 2);
 }

@@ -118,6 +118,7 @@ static int rl_setup(struct rl_run *run, char *msg, size_t len)
 	}
 	run->file.f_mapping = &run->mapping;
 	file_ra_state_init(&run->file.f_ra);
+	run->file.f_ra.ra_pages = p->ra_pages;	/* the faults read ahead and size the folios */
 	for (run->nr_mms = 0; run->nr_mms < p->nr_processes; run->nr_mms++) {
 		struct mm_struct *mm = mm_alloc();
 		unsigned long addr;

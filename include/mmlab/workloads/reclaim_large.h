@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 struct rl_params {
-	unsigned int folio_order;	/* of the file's folios */
+	unsigned int folio_order;	/* the file's largest folio order; every folio's with ra_pages 0 */
+	unsigned int ra_pages;		/* the file's readahead window (read_ahead_kb / 4); 0: none */
 	unsigned long long map_size;	/* bytes of the file mapped (and faulted in) */
 	unsigned long long reclaim_size;	/* bytes memory_reclaim() is asked for */
 	bool contpte;			/* arm64-like with contiguous blocks; else x86-like */
