@@ -373,6 +373,11 @@ if [ "$(nproc)" -ge 2 ]; then
 		grep -qE '^pf.span +(4|2048) \| measured now: a chase through every line of ' "$tmp/host.conf"
 		ok $? "calibrate measures whether the prefetchers run on into the next page ($(grep '^pf.span' "$tmp/host.conf" | head -c 20))"
 	fi
+	grep -qE '^sched.wake +[0-9][0-9.e+]* \| measured now: a thread asleep in FUTEX_WAIT on host CPU 1' "$tmp/host.conf" &&
+		awk '$1 == "sched.wake" { exit !($2 > 0 && $2 <= 1000000) }' "$tmp/host.conf"
+	ok $? "calibrate measures a wake-up's latency, above 0 and within the key's range ($(grep '^sched.wake' "$tmp/host.conf" | head -c 24))"
+	grep -qE '^cost.hit +[0-9.]+ \| measured now: one cycle \(a chain of dependent register adds\)' "$tmp/host.conf"
+	ok $? "calibrate times its cycle with register adds ($(grep '^cost.hit' "$tmp/host.conf" | head -c 22))"
 	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
 	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"
 	"$MMLAB" run refcount-scale --machine host-model --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
