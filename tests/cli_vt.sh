@@ -346,6 +346,19 @@ for k in ("l1_misses_per_op", "l2_misses_per_op", "l3_misses_per_op", "mem_local
     assert k in c, (k, c)
 PY
 ok $? "an L2 of 256 KiB in 64 ways runs; the JSON has the hierarchy, the machine file and the miss counters"
+# Where the time went adds up: a single-threaded run (nothing overlaps another CPU's) on a
+# preset with the hierarchy, and the coherence model alone.
+for m in e5-2690v3-2s "$tmp/h-none.conf"; do
+	[ "$m" = e5-2690v3-2s ] || grep -v -E '^(l1d|l2|l3|mem|core|pf|smt)\.' machines/e5-2690v3-2s.conf >"$m"
+	"$MMLAB" run migrate-fork --machine "$m" --children 10 --variant vanilla --json "$tmp/sh.json" >/dev/null 2>&1 &&
+	python3 - "$tmp/sh.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["results"][0]["counters"]
+shares = {k: v for k, v in c.items() if k.startswith("share_")}
+assert shares["share_rmw_pct"] > 0 and abs(sum(shares.values()) - 100) < 0.5, shares
+PY
+	ok $? "migrate-fork's shares of time add up to 100% on $(basename "$m")"
+done
 grep -v -E '^(l1d|l2|l3|mem|core|pf|smt)\.' machines/e5-2690v3-2s.conf >"$tmp/h-none.conf"
 "$MMLAB" run refcount-scale --machine "$tmp/h-none.conf" --threads 1 --variant vanilla --virtual-us 100 --json "$tmp/hn.json" >/dev/null 2>&1 &&
 python3 - "$tmp/hn.json" <<'PY'

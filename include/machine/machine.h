@@ -112,6 +112,7 @@ struct machine_stats {
 	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
 	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
 	double code_ns;			/* time charged for plain code: its basic blocks */
+	double rmw_ns;			/* time in the coherence model's own instructions: locked RMWs, hits */
 	bool counted;			/* the counts here are set */
 	/* The memory hierarchy (machine files with caches; hier set): demand line accesses that missed */
 	bool hier;

@@ -122,6 +122,7 @@ void exp_machine_counters(struct sample *out, const struct machine_stats *st, do
 		sample_counter(out, "share_wait_pct", (st->poll_ns + st->lock_wait_ns) * pct);
 		sample_counter(out, delay_counter, st->delay_ns * pct);
 		sample_counter(out, "share_code_pct", st->code_ns * pct);
+		sample_counter(out, "share_rmw_pct", st->rmw_ns * pct);
 		if (st->hier)
 			sample_counter(out, "share_mem_pct", st->mem_ns * pct);
 	}

@@ -844,6 +844,7 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write)
 {
 	struct vt_core *k = core_of(c);
 	int i = cache_find(&k->l1, l->tag);
+	vt_ps lat;
 
 	if (i >= 0) {
 		cache_touch(&k->l1, i);
@@ -851,7 +852,9 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write)
 			k->l1.excl[i] = 1;
 		return;
 	}
-	c->clock += vt_fetch(c, l->tag, l->home, true);
+	lat = vt_fetch(c, l->tag, l->home, true);
+	vt.acc.mem_ps += lat;	/* a stall on the memory system: share_mem_pct says so */
+	c->clock += lat;
 	core_fill(c, l->tag, write || l->owner == c->id, 0, true);
 	c->pf_pending = l->tag;
 }

@@ -519,8 +519,10 @@ static void vt_access_ff(struct vt_cpu *c, const volatile void *p, int kind)
 {
 	vt_hier_ff_touch((uintptr_t)p, 1);
 	c->last_line = NULL;
-	if ((kind & 3) == VT_RMW)
+	if ((kind & 3) == VT_RMW) {
 		c->clock += vt.cost[VT_C_RMW];
+		vt.acc.rmw_ps += vt.cost[VT_C_RMW];
+	}
 }
 
 void vt_access(const volatile void *p, int kind)
@@ -567,12 +569,16 @@ void vt_access(const volatile void *p, int kind)
 	 * the line was not here, its latency.
 	 */
 	if ((kind & 3) != VT_RMW) {
-		if (!vt.h)
+		if (!vt.h) {
 			c->clock += vt.cost[VT_C_HIT];
-	} else if (r == VT_REQ_HIT && vt.m->rmw_overlap)
+			vt.acc.rmw_ps += vt.cost[VT_C_HIT];	/* the coherence model's own hit */
+		}
+	} else if (r == VT_REQ_HIT && vt.m->rmw_overlap) {
 		c->rmw_free = c->clock + vt.cost[VT_C_RMW];
-	else
+	} else {
 		c->clock += vt.cost[VT_C_RMW];
+		vt.acc.rmw_ps += vt.cost[VT_C_RMW];
+	}
 	if (vt.h && c->pf_pending) {
 		gen = vt.lines_gen;
 		vt_hier_train(c);

@@ -137,7 +137,7 @@ struct vt_agent {
 /* The counts of a run (vt_stats' sums, in picoseconds where they are times). */
 struct vt_counts {
 	struct vt_stats st;
-	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, code_ps, mem_ps;
+	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, code_ps, mem_ps, rmw_ps;
 };
 
 struct vt_hier;
@@ -324,8 +324,10 @@ static inline void vt_charge_code(struct vt_cpu *c)
  */
 static inline void vt_rmw_drain(struct vt_cpu *c)
 {
-	if (c->rmw_free > c->clock)
+	if (c->rmw_free > c->clock) {
+		vt.acc.rmw_ps += c->rmw_free - c->clock;
 		c->clock = c->rmw_free;
+	}
 }
 
 /*

@@ -159,6 +159,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.acc.st.delay_ns = vt.acc.delay_ps / 1000.0;
 	vt.acc.st.code_ns = vt.acc.code_ps / 1000.0;
 	vt.acc.st.mem_ns = vt.acc.mem_ps / 1000.0;
+	vt.acc.st.rmw_ns = vt.acc.rmw_ps / 1000.0;
 	vt.acc.st.hier = m->hier;
 	for (int k = 0; k < VT_NR_SPANS; k++)
 		vt.acc.st.span_ns[k] = (vt.nr_windows ? vt.window_span_ps[k] : vt.span_ps[k]) / 1000.0;
@@ -192,7 +193,7 @@ static void vt_counts_add_delta(struct vt_counts *sum, const struct vt_counts *n
 	ADD(st.cas_fail); ADD(st.lock_acquires); ADD(st.lock_handoffs);
 	ADD(transfer_ps); ADD(queued_ps); ADD(lock_wait_ps); ADD(poll_ps); ADD(delay_ps); ADD(code_ps);
 	ADD(st.l1_miss); ADD(st.l2_miss); ADD(st.l3_miss); ADD(st.xdomain); ADD(st.mem_local);
-	ADD(st.mem_remote); ADD(st.prefetches); ADD(mem_ps);
+	ADD(st.mem_remote); ADD(st.prefetches); ADD(mem_ps); ADD(rmw_ps);
 #undef ADD
 }
 
