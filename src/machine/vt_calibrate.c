@@ -4,10 +4,11 @@
  * (`mmlab calibrate` prints the file; `--machine host-model` measures and
  * uses it), so that the model can be checked against real runs here.
  *
- * Measured: the one-way line hand-off between host CPUs 0 and 1 (two
- * pinned threads passing a token by compare-exchange, half the round
- * trip, best of a few rounds: what the core-to-core-latency datasets
- * behind the presets measure), an uncontended locked RMW, one PAUSE.  The
+ * Measured: the one-way line hand-off between host CPU 0 and up to
+ * CAL_PARTNERS others spread over the host (two pinned threads passing a
+ * token by compare-exchange, half the round trip, best of a few rounds:
+ * what the core-to-core-latency datasets behind the presets measure),
+ * the median over them, an uncontended locked RMW, one PAUSE.  The
  * topology is taken as one socket, one L3, every online CPU a core: the
  * host's real topology (SMT siblings, a second socket) is not read, so
  * every distance gets the measured latency.  Unlike a preset, the numbers
@@ -53,7 +54,7 @@ static struct {
 
 static void *pong(void *arg)
 {
-	pin(1);
+	pin((int)(long)arg);
 	__atomic_store_n(&pp.go, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < CAL_ROUNDS; i++) {
 		int want = 2 * i + 1;
@@ -65,8 +66,8 @@ static void *pong(void *arg)
 	return NULL;
 }
 
-/* One-way hand-off between host CPUs 0 and 1, in ns; 0 if it cannot be measured. */
-static double ping_pong_ns(void)
+/* One-way hand-off between host CPU 0 and @cpu, in ns; 0 if it cannot be measured. */
+static double ping_pong_ns(int cpu)
 {
 	double best = 0;
 
@@ -78,7 +79,7 @@ static double ping_pong_ns(void)
 
 		pp.token = 0;
 		pp.go = 0;
-		if (pthread_create(&th, NULL, pong, NULL))
+		if (pthread_create(&th, NULL, pong, (void *)(long)cpu))
 			return 0;
 		pin(0);
 		while (!__atomic_load_n(&pp.go, __ATOMIC_ACQUIRE))
@@ -97,6 +98,42 @@ static double ping_pong_ns(void)
 			best = ns;
 	}
 	return best;
+}
+
+#define CAL_PARTNERS	16
+
+struct hand_off {
+	double median, min, max;
+	int partners, last;	/* how many CPUs were paired with CPU 0, the highest of them */
+};
+
+static int cmp_double(const void *a, const void *b);
+
+/*
+ * The hand-off from CPU 0 to up to CAL_PARTNERS of the other @cpus, spread
+ * evenly over them (a guest's CPUs may sit on two dies, where one pair says
+ * nothing of the rest): their median, and their range for the source line.
+ * False if a pair cannot be measured.
+ */
+static bool hand_off_ns(long cpus, struct hand_off *h)
+{
+	double lat[CAL_PARTNERS];
+	int n = cpus - 1 < CAL_PARTNERS ? (int)cpus - 1 : CAL_PARTNERS;
+
+	for (int k = 0; k < n; k++) {
+		int cpu = 1 + (int)((long)k * (cpus - 1) / n);
+
+		lat[k] = ping_pong_ns(cpu);
+		if (lat[k] <= 0)
+			return false;
+		h->last = cpu;
+	}
+	qsort(lat, (size_t)n, sizeof(lat[0]), cmp_double);
+	h->partners = n;
+	h->min = lat[0];
+	h->max = lat[n - 1];
+	h->median = n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
+	return true;
 }
 
 /*
@@ -358,9 +395,9 @@ static void vt_calibrate_overlap(struct vt_machine *m)
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	double lat = ping_pong_ns();
+	struct hand_off h;
 
-	if (cpus < 2 || lat <= 0) {
+	if (cpus < 2 || !hand_off_ns(cpus, &h)) {
 		snprintf(err, len, "host-model: cannot measure a line hand-off on a host with %ld CPU%s; "
 			 "valid: a host with 2 or more CPUs", cpus, cpus == 1 ? "" : "s");
 		return -1;
@@ -375,9 +412,15 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	m->smt = 1;
 	m->nr_cpus = m->cores_per_l3;
 	for (int d = 0; d < VT_NR_DIST; d++) {
-		m->lat_ns[d] = lat;
-		snprintf(m->lat_src[d], VT_SRC_LEN, "measured now: CAS ping-pong between host CPUs 0 and 1, "
-			 "half the round trip, best of %d x %d", CAL_TRIES, CAL_ROUNDS);
+		m->lat_ns[d] = h.median;
+		if (h.partners == 1)
+			snprintf(m->lat_src[d], VT_SRC_LEN, "measured now: CAS ping-pong between host CPUs 0 "
+				 "and 1, half the round trip, best of %d x %d", CAL_TRIES, CAL_ROUNDS);
+		else
+			snprintf(m->lat_src[d], VT_SRC_LEN, "measured now: CAS ping-pong between host CPU 0 "
+				 "and %d others spread over CPUs 1..%d, half the round trip, best of %d x %d "
+				 "each: the median, %.1f..%.1f ns over the pairs", h.partners, h.last,
+				 CAL_TRIES, CAL_ROUNDS, h.min, h.max);
 	}
 	m->cost_ns[VT_C_HIT] = cycle_ns();
 	snprintf(m->cost_src[VT_C_HIT], VT_SRC_LEN, "measured now: one cycle (a chain of dependent register adds), "
