@@ -194,36 +194,35 @@ static void check_ra_layout(const char *what, unsigned long pages, unsigned int 
  */
 static void test_fault_readahead_orders(void)
 {
-	struct ra_folio want[256];
-	int n;
+	static const struct {
+		const char *what;
+		unsigned long pages;
+		unsigned int ra_pages, max_order;
+		long first_only;
+		struct { pgoff_t index; int count; unsigned int order; } runs[5];
+	} cases[] = {
+		{ "readahead 32, order <= 9", 256, 32, 9, -1,
+		  { { 0, 32, 0 }, { 32, 8, 2 }, { 64, 2, 4 }, { 96, 5, 5 } } },
+		{ "readahead 32, order <= 3", 128, 32, 3, -1,
+		  { { 0, 32, 0 }, { 32, 8, 2 }, { 64, 8, 3 } } },
+		{ "readahead 16, order <= 9", 64, 16, 9, -1,
+		  { { 0, 16, 0 }, { 16, 4, 2 }, { 32, 2, 4 } } },
+		{ "readahead 32, 100-page file", 100, 32, 9, -1,
+		  { { 0, 32, 0 }, { 32, 8, 2 }, { 64, 2, 4 }, { 96, 1, 2 } } },
+		{ "readahead 32, first fault at 100", 256, 32, 9, 100, { { 84, 32, 0 } } },
+		{ "readahead off, order 4", 64, 0, 4, -1, { { 0, 4, 4 } } },
+	};
 
-	n = ra_run(want, 0, 0, 32, 0);
-	n = ra_run(want, n, 32, 8, 2);
-	n = ra_run(want, n, 64, 2, 4);
-	n = ra_run(want, n, 96, 5, 5);
-	check_ra_layout("readahead 32, order <= 9", 256, 32, 9, -1, want, n);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ra_folio want[256];
+		int n = 0;
 
-	n = ra_run(want, 0, 0, 32, 0);
-	n = ra_run(want, n, 32, 8, 2);
-	n = ra_run(want, n, 64, 8, 3);
-	check_ra_layout("readahead 32, order <= 3", 128, 32, 3, -1, want, n);
-
-	n = ra_run(want, 0, 0, 16, 0);
-	n = ra_run(want, n, 16, 4, 2);
-	n = ra_run(want, n, 32, 2, 4);
-	check_ra_layout("readahead 16, order <= 9", 64, 16, 9, -1, want, n);
-
-	n = ra_run(want, 0, 0, 32, 0);
-	n = ra_run(want, n, 32, 8, 2);
-	n = ra_run(want, n, 64, 2, 4);
-	n = ra_run(want, n, 96, 1, 2);
-	check_ra_layout("readahead 32, 100-page file", 100, 32, 9, -1, want, n);
-
-	n = ra_run(want, 0, 84, 32, 0);
-	check_ra_layout("readahead 32, first fault at 100", 256, 32, 9, 100, want, n);
-
-	n = ra_run(want, 0, 0, 4, 4);
-	check_ra_layout("readahead off, order 4", 64, 0, 4, -1, want, n);
+		for (int r = 0; r < 5 && cases[c].runs[r].count; r++)
+			n = ra_run(want, n, cases[c].runs[r].index, cases[c].runs[r].count,
+				   cases[c].runs[r].order);
+		check_ra_layout(cases[c].what, cases[c].pages, cases[c].ra_pages, cases[c].max_order,
+				cases[c].first_only, want, n);
+	}
 }
 
 /*

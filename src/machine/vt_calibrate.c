@@ -395,7 +395,7 @@ static void vt_calibrate_overlap(struct vt_machine *m)
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	struct hand_off h;
+	struct hand_off h = { 0 };
 
 	if (cpus < 2 || !hand_off_ns(cpus, &h)) {
 		snprintf(err, len, "host-model: cannot measure a line hand-off on a host with %ld CPU%s; "
