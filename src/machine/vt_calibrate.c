@@ -107,7 +107,19 @@ struct hand_off {
 	int partners, last;	/* how many CPUs were paired with CPU 0, the highest of them */
 };
 
-static int cmp_double(const void *a, const void *b);
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the @n values at @v, which it sorts. */
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 /*
  * The hand-off from CPU 0 to up to CAL_PARTNERS of the other @cpus, spread
@@ -128,11 +140,10 @@ static bool hand_off_ns(long cpus, struct hand_off *h)
 			return false;
 		h->last = cpu;
 	}
-	qsort(lat, (size_t)n, sizeof(lat[0]), cmp_double);
 	h->partners = n;
+	h->median = median_of(lat, n);
 	h->min = lat[0];
 	h->max = lat[n - 1];
-	h->median = n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
 	return true;
 }
 
@@ -202,13 +213,6 @@ static void *wake_sleeper(void *arg)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * A thread asleep in FUTEX_WAIT on host CPU 1, woken from CPU 0: the time
  * from the wake call to the sleeper running again, the median of
@@ -217,7 +221,7 @@ static int cmp_double(const void *a, const void *b)
  */
 static double wake_ns(void)
 {
-	double lat[WAKE_ROUNDS];
+	double lat[WAKE_ROUNDS], mid;
 	pthread_t th;
 
 	memset(&wk, 0, sizeof(wk));
@@ -243,8 +247,8 @@ static double wake_ns(void)
 		lat[i] = (double)wk.ran_ns - t0;
 	}
 	pthread_join(th, NULL);
-	qsort(lat, WAKE_ROUNDS, sizeof(lat[0]), cmp_double);
-	return lat[WAKE_ROUNDS / 2] > 0 ? lat[WAKE_ROUNDS / 2] : 0;
+	mid = median_of(lat, WAKE_ROUNDS);
+	return mid > 0 ? mid : 0;
 }
 
 /* --- rmw.overlap: a locked RMW amid other work ------------------------------------------- */
