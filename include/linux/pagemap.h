@@ -35,7 +35,7 @@ struct address_space {
 	struct rb_root i_mmap;		/* VMAs mapping the file, by page offset */
 	struct rw_semaphore i_mmap_rwsem;
 	struct rw_semaphore invalidate_lock;	/* readahead and faults vs truncation */
-	unsigned int folio_order;	/* mapping_max_folio_order(): readahead caps its folios here; without it, a fault's order */
+	unsigned int folio_order;	/* the largest order readahead makes; without it, every fault's */
 	unsigned long nrpages;		/* under xa_lock */
 	loff_t i_size;
 	struct backing_file *backing;	/* NULL: nothing behind the cache */
