@@ -955,7 +955,7 @@ static void test_store_buffer(void)
  *   N marked loads (VT_LOAD) of cold lines, then a clock read
  *       N = 9, 10:  all overlap the first: 100 ns and the blocks
  *       N = 11:     the 11th waits for a fill buffer: about 200 ns
- *   the same 8 without VT_LOAD (a page-table entry's load): one after another, 800 ns
+ *   the same 8 without VT_LOAD (the coherence model's path): one after another, 800 ns
  *   8 plain loads: as the marked ones
  *   a chase: each line holds the next one's address, loaded as 8 bytes
  *       VT_LOAD | VT_WORD:  each waits for the one before: 800 ns
@@ -1028,7 +1028,7 @@ static void test_marked_loads(void)
 	ok(t > 2 * LAT_MEM - 1 && t < 2 * LAT_MEM + 12,
 	   "11: the 11th waits for a fill buffer, %.1f ns (want about 200)", t);
 	t = ml_case(ML_SEQUENCE, 8);
-	ok(t >= 8 * LAT_MEM, "8 marked loads without VT_LOAD (an entry's): one after another, %.1f ns", t);
+	ok(t >= 8 * LAT_MEM, "8 marked loads without VT_LOAD: one after another, %.1f ns", t);
 	t = ml_case(ML_PLAIN, 8);
 	ok(fabs(t - ml_case(ML_MARKED, 8)) < 1e-9, "8 plain loads cost what 8 marked ones do (%.1f ns)", t);
 	t = ml_case(ML_CHASE_WORD, 8);
@@ -1049,6 +1049,188 @@ static void test_marked_loads(void)
 	second_marked_load = false;
 }
 
+/* --- page-table entries: what waits for a walk's load ----------------------------------- */
+
+/*
+ * CPU 0, no prefetcher, core.rob 200 (40 blocks), core.mshr 10, every line
+ * cold.  The arena is the model's memory for vt_frames(): pfn N is arena
+ * page N, its struct page pt_memmap + N * 64.  The entry sits at arena
+ * page 0; a basic block (1 ns) before each access:
+ *
+ *   arena:   [ page 0: entry ][ ... ][ page 5: frame 5 ][ page 6 ]
+ *   memmap:  [ sp 0 ] ... [ sp 5 ][ sp 6 ]
+ *
+ *   entry = pfn 5 | present, then a load in frame 5     waits: about 200 ns
+ *                            ... in frame 6               overlaps: about 100 ns
+ *                            ... of struct page 5         waits
+ *                            ... of struct page 6         overlaps
+ *   entry = pfn 5, not present (a swap or migration entry), frame 5: overlaps
+ *   with 16 frames announced: entry = pfn 15, a load in frame 15: waits;
+ *                             entry = pfn 16 (past the memory), arena page 16: overlaps
+ *   the same walk, entry loaded without VT_ENTRY: frame 5 overlaps
+ */
+static char *pt_memmap;
+static char *pt_target;
+static int pt_kind;
+static double pt_ns;
+
+static void pt_walk(void *arg)
+{
+	double t0 = vt_clock_ns();
+
+	(void)arg;
+	__sanitizer_cov_trace_pc();
+	vt_access(arena, VT_READ | VT_LOAD | pt_kind);
+	__sanitizer_cov_trace_pc();
+	__tsan_read8(pt_target);
+	pt_ns = vt_clock_ns() - t0;
+}
+
+static double pt_case(unsigned long long entry, int kind, char *target)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	*(unsigned long long *)arena = entry;
+	pt_kind = kind;
+	pt_target = target;
+	pt_ns = -1;
+	if (run_on(0, pt_walk, &st) < 0)
+		return -1;
+	return pt_ns;
+}
+
+/*
+ * A dependent miss begins an interval of its own: CPU 0 loads pointer A
+ * (a miss), 30 blocks later B, which A points to (a miss that waits for
+ * A), 20 blocks later C, independent: 51 blocks past A, beyond core.rob's
+ * 40, but 20 past B, so it overlaps B.  39 past B it still overlaps; 40
+ * past B, core.rob's reach, it waits for B.
+ *
+ *   t:   0      100          200  220 221
+ *        A------>|            |    |   |
+ *                B----------->|    |   |
+ *                 C (from B's issue + 21 blocks) --->| done at 221
+ */
+static char *dm_c;
+static int dm_gap;
+static double dm_ns;
+
+static void dep_then_independent(void *arg)
+{
+	double t0 = vt_clock_ns();
+	char *b;
+
+	(void)arg;
+	__sanitizer_cov_trace_pc();
+	vt_access(arena, VT_READ | VT_LOAD | VT_WORD);
+	b = *(char **)arena;
+	for (int i = 0; i < 30; i++)
+		__sanitizer_cov_trace_pc();
+	__tsan_read8(b);
+	for (int i = 0; i < dm_gap; i++)
+		__sanitizer_cov_trace_pc();
+	__tsan_read8(dm_c);
+	dm_ns = vt_clock_ns() - t0;
+}
+
+/*
+ * A locked RMW between two independent misses, its line already the CPU's:
+ * with rmw.overlap yes the second miss still starts in the first's shadow
+ * (about 100 ns); with no, the RMW drains what is in flight (about 200 ns).
+ */
+static char *ro_line;
+static double ro_ns;
+
+static void miss_rmw_miss(void *arg)
+{
+	double t0;
+
+	(void)arg;
+	vt_access(ro_line, VT_RMW);	/* the line is the CPU's from here */
+	__sanitizer_cov_trace_pc();
+	t0 = vt_clock_ns();
+	__tsan_read8(arena + 8 * 4096);
+	__sanitizer_cov_trace_pc();
+	vt_access(ro_line, VT_RMW);
+	__sanitizer_cov_trace_pc();
+	__tsan_read8(arena + 9 * 4096 + 64);
+	ro_ns = vt_clock_ns() - t0;
+}
+
+static double ro_case(bool overlap)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	mach.rmw_overlap = overlap;
+	ro_ns = -1;
+	if (run_on(0, miss_rmw_miss, &st) < 0)
+		return -1;
+	return ro_ns;
+}
+
+static void test_entries_and_intervals(void)
+{
+	unsigned long long present = (5ULL << 12) | 1, absent = 5ULL << 12;
+	unsigned long long last = (15ULL << 12) | 1, past = (16ULL << 12) | 1;
+	char *frame5 = arena + 5 * 4096 + 8 * 37, *frame6 = arena + 6 * 4096 + 8 * 37;
+	struct vt_stats st;
+	double t;
+
+	pt_memmap = aligned_alloc(4096, 1024 * 64);
+	memset(pt_memmap, 0, 1024 * 64);
+	vt_frames(arena, pt_memmap, ARENA / 4096, 4096, 64);
+	t = pt_case(present, VT_ENTRY, frame5);
+	ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5,
+	   "a load in the frame a present entry names waits for the entry: %.1f ns (want 201)", t);
+	t = pt_case(present, VT_ENTRY, frame6);
+	ok(t > LAT_MEM && t < LAT_MEM + 5, "a load in the next frame overlaps it: %.1f ns (want 102)", t);
+	t = pt_case(present, VT_ENTRY, pt_memmap + 5 * 64 + 8);
+	ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5,
+	   "a load of the named frame's struct page waits: %.1f ns (want 201)", t);
+	t = pt_case(present, VT_ENTRY, pt_memmap + 6 * 64 + 8);
+	ok(t > LAT_MEM && t < LAT_MEM + 5, "the next struct page overlaps: %.1f ns", t);
+	t = pt_case(absent, VT_ENTRY, frame5);
+	ok(t > LAT_MEM && t < LAT_MEM + 5, "an entry not present names no frame: %.1f ns", t);
+	vt_frames(arena, pt_memmap, 16, 4096, 64);
+	t = pt_case(last, VT_ENTRY, arena + 15 * 4096 + 8 * 37);
+	ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5, "16 frames: the last, pfn 15, is a frame: %.1f ns (want 201)", t);
+	t = pt_case(past, VT_ENTRY, arena + 16 * 4096 + 8 * 37);
+	ok(t > LAT_MEM && t < LAT_MEM + 5, "... pfn 16, past the memory, names no frame: %.1f ns (want 102)", t);
+	vt_frames(arena, pt_memmap, ARENA / 4096, 4096, 64);
+	t = pt_case(present, 0, frame5);
+	ok(t > LAT_MEM && t < LAT_MEM + 5, "the same load without VT_ENTRY: nothing says it waits, %.1f ns", t);
+	vt_frames(NULL, NULL, 0, 0, 0);
+	t = pt_case(present, VT_ENTRY, frame5);
+	ok(t > LAT_MEM && t < LAT_MEM + 5, "with no frames announced nothing waits: %.1f ns", t);
+	free(pt_memmap);
+
+	*(char **)arena = arena + 3 * 4096 + 128;
+	dm_c = arena + 12 * 4096 + 192;
+	for (int gap = 20; gap <= 40; gap += gap == 20 ? 19 : 1) {
+		/* C is gap blocks after B, which was issued at 100 ns */
+		double want = 2 * LAT_MEM + gap + 1 + (gap < 40 ? 0 : LAT_MEM);
+
+		small_machine(&mach, 0, 1);
+		dm_gap = gap;
+		dm_ns = -1;
+		if (run_on(0, dep_then_independent, &st) < 0)
+			ok(0, "a dependent miss, then an independent one: the run ends");
+		else
+			ok(fabs(dm_ns - want) < 0.5, "a miss %d blocks after a dependent one (%d after the "
+			   "first; core.rob 40 blocks): %.1f ns (want %.0f)", gap, gap + 30, dm_ns, want);
+	}
+
+	ro_line = arena + 2 * 4096;
+	t = ro_case(true);
+	ok(t > LAT_MEM && t < LAT_MEM + 5, "rmw.overlap yes: a miss after a locked RMW overlaps the "
+	   "one before it, %.1f ns (want 102)", t);
+	t = ro_case(false);
+	ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5, "rmw.overlap no: the RMW drains it, %.1f ns "
+	   "(want 202)", t);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -1065,6 +1247,7 @@ int main(void)
 	test_copy();
 	test_l3_lru();
 	test_marked_loads();
+	test_entries_and_intervals();
 	test_fast_forward();
 	test_marked_hit();
 	test_store_buffer();

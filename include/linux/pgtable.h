@@ -174,17 +174,17 @@ static inline pud_t *pgd_pgtable(pgd_t pgd)	{ return page_address(pfn_to_page(pg
  */
 /*
  * An entry's load, for every level.  What it loads becomes the next address
- * by arithmetic (the next table, pfn_to_page()), not as a pointer, so the
- * vt flavour's dependency rule cannot see that the next load waits for it:
- * there the load stays in sequence (a read without VT_HK_LOAD), as a walk's
- * chain of misses is in hardware.
+ * by arithmetic (the next table, pfn_to_page()), not as a pointer: the vt
+ * flavour is told it is an entry (VT_HK_ENTRY), so that a miss in the frame
+ * it names, or on the frame's struct page, waits for it, as a walk's next
+ * level does in hardware, while other loads overlap it.
  */
 #ifdef MMLAB_VT
 static inline u64 pgtable_entry_load(u64 *p, bool acquire)
 {
 	u64 v;
 
-	vt_access(p, VT_HK_READ);
+	vt_access(p, VT_HK_READ | VT_HK_LOAD | VT_HK_ENTRY);
 	if (acquire)
 		__atomic_load(p, &v, __ATOMIC_ACQUIRE);
 	else

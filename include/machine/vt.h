@@ -287,9 +287,23 @@ enum vt_kind { VT_READ, VT_WRITE, VT_RMW };
  */
 #define VT_LOAD		8
 #define VT_WORD		16	/* with VT_LOAD: 8 bytes, which may be a pointer */
+/*
+ * With VT_LOAD: a page-table entry.  Its frame number becomes the next
+ * address by arithmetic (the next table, or the frame's struct page), so
+ * a miss there waits for this load, as a walk's next level does in
+ * hardware; loads elsewhere overlap it (vt_frames() says where frames are).
+ */
+#define VT_ENTRY	32
 
 void vt_access(const volatile void *p, int kind);
 void vt_cas_result(bool ok);
+/*
+ * The model's frames: pfn N is @arena + N * @page_size, described by the
+ * struct page at @memmap + N * @page_struct; @nr of them.  What a present
+ * VT_ENTRY load's frame number points to.
+ */
+void vt_frames(const void *arena, const void *memmap, unsigned long nr,
+	       unsigned long page_size, unsigned long page_struct);
 void vt_wait(void);
 void vt_sleep(void);
 void vt_delay_ns(unsigned long ns);

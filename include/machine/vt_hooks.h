@@ -22,6 +22,8 @@
 
 void vt_access(const volatile void *p, int kind);
 void vt_cas_result(bool ok);
+void vt_frames(const void *arena, const void *memmap, unsigned long nr,
+	       unsigned long page_size, unsigned long page_struct);
 
 #define VT_HK_READ	0
 #define VT_HK_WRITE	1
@@ -29,6 +31,7 @@ void vt_cas_result(bool ok);
 #define VT_HK_RELEASE	4	/* a release write: an unlock, which wakes a sleeper */
 #define VT_HK_LOAD	8	/* a marked load the core may overlap like a plain one */
 #define VT_HK_WORD	16	/* 8 bytes: what it loads may be a pointer */
+#define VT_HK_ENTRY	32	/* a page-table entry: its frame is the next address */
 #define __vt_rel(o)	((o) == __ATOMIC_RELEASE ? VT_HK_RELEASE : 0)
 #define __vt_word(p)	(sizeof(*(p)) == 8 ? VT_HK_WORD : 0)
 

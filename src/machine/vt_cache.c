@@ -578,14 +578,14 @@ void vt_hier_serialise(struct vt_cpu *c)
 
 /*
  * When the data of the latest missed load whose pointer @addr follows (lies
- * up to VT_DEP_SPAN bytes past) arrives; 0 if none.
+ * up to its span past: VT_DEP_SPAN bytes, or an entry's frame) arrives; 0 if none.
  */
 static vt_ps vt_dep(const struct vt_mlp *m, uintptr_t addr)
 {
 	vt_ps done = 0;
 
 	for (int i = 0; i < VT_MLP_DEPS; i++)
-		if (addr - m->dep[i].val < VT_DEP_SPAN && m->dep[i].done > done)
+		if (addr - m->dep[i].val < m->dep[i].span && m->dep[i].done > done)
 			done = m->dep[i].done;
 	return done;
 }
@@ -597,7 +597,10 @@ static vt_ps vt_dep(const struct vt_mlp *m, uintptr_t addr)
  * core.rob instructions later, fewer than core.mshr misses in flight)
  * started back then, in its shadow, and costs only what it adds past the
  * clock.  A miss on an address a missed load is bringing in cannot start
- * before that load's data arrives.  Returns when the data is there.
+ * before that load's data arrives; such a miss begins an interval of its
+ * own (Karkhanis and Smith), so the misses up to core.rob instructions after
+ * it start in its shadow too: the next step of a walk overlaps the tail of
+ * the last one.  Returns when the data is there.
  */
 static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 {
@@ -608,16 +611,25 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 	vt_charge_code(c);
 	pos = c->blocks_run;
 	dep = vt_dep(m, addr);
-	if (m->n && pos - m->pos < vt.h->rob_blocks && m->n < vt.h->mshr) {
-		vt_ps issue = m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
+	if (m->n && m->n < vt.h->mshr &&
+	    (pos - m->pos < vt.h->rob_blocks || pos - m->dep_pos < vt.h->rob_blocks)) {
+		vt_ps issue;
 
-		if (dep > issue)
-			issue = dep;
-		done = issue + lat;
+		if (pos - m->pos < vt.h->rob_blocks)
+			issue = m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
+		else
+			issue = m->dep_issue + (pos - m->dep_pos) * vt.cost[VT_C_BLOCK];
 		m->n++;
+		if (dep > issue) {
+			issue = dep;
+			m->dep_issue = dep;
+			m->dep_pos = pos;
+			m->n = 1;	/* what it waited for has arrived */
+		}
+		done = issue + lat;
 	} else {
-		m->issue = c->clock;
-		m->pos = pos;
+		m->issue = m->dep_issue = c->clock;
+		m->pos = m->dep_pos = pos;
 		m->n = 1;
 		done = c->clock + lat;
 	}
@@ -684,13 +696,14 @@ static vt_ps vt_line_miss(struct vt_cpu *c, uintptr_t addr, vt_ps lat, bool writ
 	return vt_stall(c, addr, lat);
 }
 
-/* @c's load miss brought the pointer @val, there at @done. */
-static __attribute__((unused)) void vt_note_pointer(struct vt_cpu *c, uintptr_t val, vt_ps done)
+/* @c's load miss brought the pointer @val to @span bytes, there at @done. */
+static void vt_note_pointer(struct vt_cpu *c, uintptr_t val, unsigned long span, vt_ps done)
 {
 	struct vt_mlp *m = &c->mlp;
 
 	m->dep[m->next_dep].val = val;
 	m->dep[m->next_dep].done = done;
+	m->dep[m->next_dep].span = span;
 	m->next_dep = (m->next_dep + 1) % VT_MLP_DEPS;
 }
 
@@ -1105,7 +1118,7 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 	vt_ps ready = 0;
 
 	for (int i = 0; i < VT_MLP_DEPS; i++)
-		if (addr - m->hit[i].val < VT_DEP_SPAN && m->hit[i].ready > ready)
+		if (addr - m->hit[i].val < m->hit[i].span && m->hit[i].ready > ready)
 			ready = m->hit[i].ready;
 	if (!ready || ready <= vt_now(c))
 		return;
@@ -1114,13 +1127,14 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 	c->clock = ready;
 }
 
-/* l1d.lat: @c's 8-byte load hit and brought @val, usable one hit latency from now. */
-static __attribute__((unused)) void vt_note_hit_pointer(struct vt_cpu *c, uintptr_t val)
+/* l1d.lat: @c's 8-byte load hit and brought @val (to @span bytes), usable one hit latency from now. */
+static void vt_note_hit_pointer(struct vt_cpu *c, uintptr_t val, unsigned long span)
 {
 	struct vt_mlp *m = &c->mlp;
 
 	m->hit[m->next_hit].val = val;
 	m->hit[m->next_hit].ready = vt_now(c) + vt.h->l1_ps;
+	m->hit[m->next_hit].span = span;
 	m->next_hit = (m->next_hit + 1) % VT_MLP_DEPS;
 }
 
@@ -1166,24 +1180,72 @@ static void vt_load_word(struct vt_cpu *c, uintptr_t a)
 	vt_ps done = vt_line_access(c, a, false);
 
 	if (done)
-		vt_note_pointer(c, *(const uintptr_t *)a, done);
+		vt_note_pointer(c, *(const uintptr_t *)a, VT_DEP_SPAN, done);
 	else if (vt.h->l1_ps)
-		vt_note_hit_pointer(c, *(const uintptr_t *)a);
+		vt_note_hit_pointer(c, *(const uintptr_t *)a, VT_DEP_SPAN);
+}
+
+/* vt_frames(): where pfn N's frame and struct page are. */
+static struct {
+	uintptr_t arena, memmap;
+	unsigned long nr, page_size, page_struct;
+} vt_frame_map;
+
+void vt_frames(const void *arena, const void *memmap, unsigned long nr,
+	       unsigned long page_size, unsigned long page_struct)
+{
+	vt_frame_map.arena = (uintptr_t)arena;
+	vt_frame_map.memmap = (uintptr_t)memmap;
+	vt_frame_map.nr = nr;
+	vt_frame_map.page_size = page_size;
+	vt_frame_map.page_struct = page_struct;
+}
+
+/* The x86 entry format of linux/pgtable.h: present is bit 0, the pfn bits 12..51. */
+#define VT_ENTRY_PRESENT	1ULL
+#define VT_ENTRY_PFN(v)		(((v) & (((1ULL << 52) - 1) & ~4095ULL)) >> 12)
+
+/*
+ * @c's load of the page-table entry at @a: a present entry's frame (the
+ * next level's table, or the mapped page) and the frame's struct page are
+ * addresses made from what it loads, so a load there waits for it.
+ */
+static void vt_load_entry(struct vt_cpu *c, uintptr_t a)
+{
+	vt_ps done = vt_line_access(c, a, false);
+	uint64_t v = *(const uint64_t *)a;
+	unsigned long pfn = VT_ENTRY_PFN(v);
+	uintptr_t frame, page;
+
+	if (!(v & VT_ENTRY_PRESENT) || pfn >= vt_frame_map.nr)
+		return;
+	frame = vt_frame_map.arena + pfn * vt_frame_map.page_size;
+	page = vt_frame_map.memmap + pfn * vt_frame_map.page_struct;
+	if (done) {
+		vt_note_pointer(c, frame, vt_frame_map.page_size, done);
+		vt_note_pointer(c, page, vt_frame_map.page_struct, done);
+	} else if (vt.h->l1_ps) {
+		vt_note_hit_pointer(c, frame, vt_frame_map.page_size);
+		vt_note_hit_pointer(c, page, vt_frame_map.page_struct);
+	}
 }
 
 /*
  * A marked load (READ_ONCE(), atomic_read()) of a line no other core's
  * copy must serve is the plain load the compiler makes of it: its miss
  * overlaps older ones and the prefetcher may have brought it.  False: the
- * coherence model serves it.  @word: 8 bytes, perhaps a pointer.
+ * coherence model serves it.  @kind's VT_WORD: 8 bytes, perhaps a pointer;
+ * VT_ENTRY: a page-table entry.
  */
-bool vt_hier_load(struct vt_cpu *c, const volatile void *p, bool word)
+bool vt_hier_load(struct vt_cpu *c, const volatile void *p, int kind)
 {
 	uintptr_t a = (uintptr_t)p;
 
 	if (vt_needs_coherence(vt_line_of(p), c, false))
 		return false;
-	if (word && (a & 63) <= 56)
+	if ((kind & VT_ENTRY) && !(a & 7))
+		vt_load_entry(c, a);
+	else if ((kind & VT_WORD) && (a & 63) <= 56)
 		vt_load_word(c, a);
 	else
 		vt_line_access(c, a, false);

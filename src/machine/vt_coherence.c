@@ -542,7 +542,7 @@ void vt_access(const volatile void *p, int kind)
 	if ((kind & 3) == VT_RMW) {
 		vt_rmw_drain(c);	/* one locked RMW at a time */
 		vt_sb_drain(c);		/* a locked RMW drains the store buffer */
-		if (vt.h)
+		if (vt.h && !vt.m->rmw_overlap)
 			vt_hier_serialise(c);
 	}
 	vt_sched(c);
@@ -550,7 +550,7 @@ void vt_access(const volatile void *p, int kind)
 	vt.acc.st.events++;
 	if ((kind & 3) == VT_WRITE && vt.h && vt_hier_store(c, p))
 		return;
-	if ((kind & 3) == VT_READ && (kind & VT_LOAD) && vt.h && vt_hier_load(c, p, kind & VT_WORD))
+	if ((kind & 3) == VT_READ && (kind & VT_LOAD) && vt.h && vt_hier_load(c, p, kind))
 		return;
 	l = vt_line_of(p);
 	r = vt_request(l, c, kind & 3);

@@ -35,7 +35,8 @@ typedef uint64_t vt_ps;
 /*
  * The misses a CPU has in flight under its oldest one (vt_cache.c,
  * vt_stall()): when that one was issued, at which basic block, how many
- * there are; and the pointers its last 8-byte load misses brought in, so a
+ * there are; the same for the latest miss that had to wait for another's
+ * data; and the pointers its last 8-byte load misses brought in, so a
  * miss on what one points to waits for it.
  */
 #define VT_MLP_DEPS	4
@@ -43,11 +44,14 @@ typedef uint64_t vt_ps;
 struct vt_mlp {
 	vt_ps issue;
 	unsigned long pos;
+	/* the latest miss that waited for another's data: an interval of its own */
+	vt_ps dep_issue;
+	unsigned long dep_pos;
 	int n;
 	int next_dep;
-	struct { uintptr_t val; vt_ps done; } dep[VT_MLP_DEPS];
+	struct { uintptr_t val; vt_ps done; unsigned long span; } dep[VT_MLP_DEPS];
 	/* l1d.lat: pointers the latest 8-byte loads that hit brought, usable from @ready */
-	struct { uintptr_t val; vt_ps ready; } hit[VT_MLP_DEPS];
+	struct { uintptr_t val; vt_ps ready; unsigned long span; } hit[VT_MLP_DEPS];
 	int next_hit;
 };
 
@@ -228,7 +232,7 @@ void vt_hier_commit(struct vt_cpu *c, struct vt_line *l, bool write);
 void vt_hier_serialise(struct vt_cpu *c);
 void vt_hier_train(struct vt_cpu *c);
 bool vt_hier_store(struct vt_cpu *c, const volatile void *p);
-bool vt_hier_load(struct vt_cpu *c, const volatile void *p, bool word);
+bool vt_hier_load(struct vt_cpu *c, const volatile void *p, int kind);
 vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks);
 void vt_hier_ff_touch(uintptr_t addr, unsigned long size);
 

@@ -62,6 +62,7 @@ int mem_init(unsigned long long bytes)
 	}
 	mem_map = memmap;
 	max_pfn = nr_pages;
+	mem_frames_announce();
 	for (unsigned long pfn = 0; pfn < nr_pages; pfn++)
 		init_single_page(pfn_to_page(pfn));
 	page_alloc_init(0, nr_pages);
@@ -82,4 +83,5 @@ void mem_exit(void)
 	mem_map = NULL;
 	mem_arena = NULL;
 	max_pfn = 0;
+	mem_frames_announce();
 }
