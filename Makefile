@@ -199,7 +199,7 @@ VT_KERNELS := $(KERNELS) $(BASES)
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
 WORKLOADS := $(basename $(notdir $(sort $(wildcard src/workloads/*.c))))
 MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt_sched.c src/machine/vt_coherence.c src/machine/vt_sync.c src/machine/vt_run.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c src/machine/vt_iface.c \
-	    src/machine/vt_calibrate_mem.c
+	    src/machine/vt_calibrate_mem.c src/machine/arena.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c src/lab/designs.c,$(LABSRCS))
@@ -310,7 +310,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := check_machine test_vt test_vt_cache test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_memcontrol test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+COMMON  := check_machine test_arena test_vt test_vt_cache test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_memcontrol test_percpu_counter check_sched stress_xarray stress_tsan_canary \
 	   check_folio_lock
 
 define TEST_BUILD

@@ -34,6 +34,20 @@
 int host_nr_cpus(void);
 
 /*
+ * The host memory behind the simulated frames (src/machine/arena.c): @bytes
+ * whose untouched pages cost nothing, NULL if the host has none.  With
+ * machine_arena_reuse(true) (virtual time: the runner) an arena given back
+ * with machine_arena_put() is handed out again to the next request of its
+ * size, its contents as they were; otherwise, and after
+ * machine_arena_drop(), it goes back to the host.
+ */
+#include <stddef.h>
+void machine_arena_reuse(bool on);
+void *machine_arena_get(size_t bytes);
+void machine_arena_put(void *p, size_t bytes);
+void machine_arena_drop(void);
+
+/*
  * Make the calling (main) thread CPU 0 and an RCU reader.  Idempotent.
  * nr_cpu_ids starts at 1.
  */

@@ -498,6 +498,8 @@ static void init_ctx(struct exp_ctx *ctx, const struct lab_config *cfg)
 	ctx->mem_bytes = cfg->mem_bytes;
 	/* The one place the machine is chosen: the host, or --machine's. */
 	ctx->machine = cfg->vt ? machine_vt(cfg->vt) : &machine_host;
+	/* In virtual time the host's first touches of the arena cost nothing: keep it. */
+	machine_arena_reuse(cfg->vt != NULL);
 }
 
 /* The experiment's declaration of its metrics: names present and distinct. */

@@ -13,6 +13,7 @@
 #include <linux/mmzone.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
+#include <machine/machine.h>
 
 struct page *mem_map;
 unsigned long max_pfn;
@@ -42,21 +43,18 @@ int mem_init(unsigned long long bytes)
 	if (mem_map)
 		mem_exit();
 
-	/* Untouched pages of the arena cost the host nothing. */
-	mem_arena = mmap(NULL, nr_pages << PAGE_SHIFT, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (mem_arena == MAP_FAILED) {
-		mem_arena = NULL;
+	/* The last sample's arena if it has this size: its pages already backed. */
+	mem_arena = machine_arena_get(nr_pages << PAGE_SHIFT);
+	if (!mem_arena)
 		return -ENOMEM;
-	}
 	if (posix_memalign(&memmap, SMP_CACHE_BYTES, nr_pages * sizeof(struct page))) {
-		munmap(mem_arena, nr_pages << PAGE_SHIFT);
+		machine_arena_put(mem_arena, nr_pages << PAGE_SHIFT);
 		mem_arena = NULL;
 		return -ENOMEM;
 	}
 	if (page_ext_init(nr_pages)) {
 		free(memmap);
-		munmap(mem_arena, nr_pages << PAGE_SHIFT);
+		machine_arena_put(mem_arena, nr_pages << PAGE_SHIFT);
 		mem_arena = NULL;
 		return -ENOMEM;
 	}
@@ -76,7 +74,7 @@ void mem_exit(void)
 {
 	if (!mem_map)
 		return;
-	munmap(mem_arena, max_pfn << PAGE_SHIFT);
+	machine_arena_put(mem_arena, max_pfn << PAGE_SHIFT);
 	page_alloc_exit();
 	page_ext_exit();
 	free(mem_map);
