@@ -707,6 +707,35 @@ static void test_async(void)
 	async_case(21, 10 * 21);
 }
 
+/*
+ * calibrate's two verdicts behind rmw.overlap, at their boundaries:
+ *   the code beside it: chained 2 ns, the heavy work 3 ns alone; with the
+ *     decrement 3.99 (adds under 1 ns, half the chain): yes; 4.0, 4.01: no
+ *   the misses across it: a 200 ns chase; with the adds 99.9 ns a load: yes;
+ *     100, 100.1: no; no chase measured: no
+ */
+static void test_overlap_verdicts(void)
+{
+	struct vt_rmw_probe p = { .chain_ns = 2.0, .work_times = { 1, 4 },
+				  .work_ns = { 1.0, 3.0 }, .locked_ns = { 2.5, 3.99 } };
+	struct vt_rmw_miss_probe mp = { .alone_ns = 10, .locked_ns = 99.9, .chase_ns = 200 };
+
+	ok(vt_probe_rmw_overlaps(&p), "the decrement adds 0.99 ns to 3 ns of work, chained 2: overlaps");
+	p.locked_ns[1] = 4.0;
+	ok(!vt_probe_rmw_overlaps(&p), "... adds 1.0 ns, half the chain: does not");
+	p.locked_ns[1] = 4.01;
+	ok(!vt_probe_rmw_overlaps(&p), "... adds 1.01 ns: does not");
+	ok(vt_probe_rmw_misses_overlap(&mp), "loads with locked adds at 99.9 ns against a 200 ns chase: "
+	   "the misses overlap");
+	mp.locked_ns = 100;
+	ok(!vt_probe_rmw_misses_overlap(&mp), "... at 100 ns, half the chase: drained");
+	mp.locked_ns = 100.1;
+	ok(!vt_probe_rmw_misses_overlap(&mp), "... at 100.1 ns: drained");
+	mp.locked_ns = 10;
+	mp.chase_ns = 0;
+	ok(!vt_probe_rmw_misses_overlap(&mp), "no chase measured: not taken as overlapping");
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -723,6 +752,7 @@ int main(void)
 	test_release_wakes_oldest();
 	test_wake_latency();
 	test_rmw_overlap();
+	test_overlap_verdicts();
 	test_async();
 	return done_testing();
 }

@@ -26,8 +26,17 @@ awk -v c="$chain" '/^x[0-9]+ / {
 	if ($5 - m > 0.011 || m - $5 > 0.011) exit 1
 }' "$tmp/out"
 ok $? "each row: four positive times, the sum is work + chained, the larger is their max"
-grep -qE '^rmw.overlap: (yes|no) \(the locked decrement adds (under|at least) half its chained cost' "$tmp/out"
-ok $? "it ends with the verdict calibrate writes as rmw.overlap"
+grep -qE '^the code beside locked RMWs: (yes|no) \(the locked decrement adds (under|at least) half its chained cost' "$tmp/out"
+ok $? "it gives the verdict on the code beside the locked RMWs"
+grep -qE '^random lines of [0-9]+ MiB: independent loads [0-9.]+ ns each, each followed by a locked add [0-9.]+ ns, a dependent chase [0-9.]+ ns$' "$tmp/out"
+ok $? "it prints the misses with and without locked adds, and the chase"
+grep -qE '^misses across locked RMWs: (overlap|drained) \(with the locked adds a load takes [0-9]+% of the chase' "$tmp/out"
+ok $? "it gives the verdict on the misses"
+v1=$(sed -nE 's/^the code beside locked RMWs: (yes|no).*/\1/p' "$tmp/out")
+v2=$(sed -nE 's/^misses across locked RMWs: (overlap|drained).*/\1/p' "$tmp/out")
+want=no; [ "$v1" = yes ] && [ "$v2" = overlap ] && want=yes
+grep -qx "rmw.overlap for calibrate: $want" "$tmp/out"
+ok $? "it ends with calibrate's rmw.overlap, yes only if both say so ($want)"
 
 "$LOCK" --bogus >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "valid: no arguments" "$tmp/err"

@@ -231,6 +231,22 @@ void vt_probe_rmw(struct vt_rmw_probe *p);
 bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
 
 /*
+ * Whether misses run on across locked RMWs (the other half of rmw.overlap:
+ * with it, a locked RMW does not drain the misses in flight): loads of
+ * random lines of VT_PROBE_MISS_MIB MiB, each independent of the last,
+ * alone (alone_ns) and each followed by a locked add of a private count
+ * (locked_ns), against a dependent chase over the same lines (chase_ns, one
+ * memory latency a load).  Best of three, ns a load; 0, or -1 without the
+ * memory.  The verdict: with the adds a load takes under half the chase's.
+ */
+#define VT_PROBE_MISS_MIB	256
+struct vt_rmw_miss_probe {
+	double alone_ns, locked_ns, chase_ns;
+};
+int vt_probe_rmw_misses(struct vt_rmw_miss_probe *p);
+bool vt_probe_rmw_misses_overlap(const struct vt_rmw_miss_probe *p);
+
+/*
  * host-model's memory hierarchy (src/machine/vt_calibrate_mem.c): cache
  * sizes from sysfs, each level's latency by a pointer chase now; 0, or -1
  * when sysfs does not describe the caches.
