@@ -1069,6 +1069,8 @@ static void test_marked_loads(void)
  *                             entry = pfn 16 (past the memory), arena page 16: overlaps
  *   the same walk, entry loaded without VT_ENTRY: frame 5 overlaps
  */
+/* linux/pgtable.h's format: present is bit 0, the pfn bits 12..51 */
+#define PT_PFN_MASK	(((1ULL << 52) - 1) & ~4095ULL)
 static char *pt_memmap;
 static char *pt_target;
 static int pt_kind;
@@ -1180,7 +1182,7 @@ static void test_entries_and_intervals(void)
 
 	pt_memmap = aligned_alloc(4096, 1024 * 64);
 	memset(pt_memmap, 0, 1024 * 64);
-	vt_frames(arena, pt_memmap, ARENA / 4096, 4096, 64);
+	vt_frames(arena, pt_memmap, ARENA / 4096, 4096, 64, 1, PT_PFN_MASK, 12);
 	t = pt_case(present, VT_ENTRY, frame5);
 	ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5,
 	   "a load in the frame a present entry names waits for the entry: %.1f ns (want 201)", t);
@@ -1193,15 +1195,15 @@ static void test_entries_and_intervals(void)
 	ok(t > LAT_MEM && t < LAT_MEM + 5, "the next struct page overlaps: %.1f ns", t);
 	t = pt_case(absent, VT_ENTRY, frame5);
 	ok(t > LAT_MEM && t < LAT_MEM + 5, "an entry not present names no frame: %.1f ns", t);
-	vt_frames(arena, pt_memmap, 16, 4096, 64);
+	vt_frames(arena, pt_memmap, 16, 4096, 64, 1, PT_PFN_MASK, 12);
 	t = pt_case(last, VT_ENTRY, arena + 15 * 4096 + 8 * 37);
 	ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5, "16 frames: the last, pfn 15, is a frame: %.1f ns (want 201)", t);
 	t = pt_case(past, VT_ENTRY, arena + 16 * 4096 + 8 * 37);
 	ok(t > LAT_MEM && t < LAT_MEM + 5, "... pfn 16, past the memory, names no frame: %.1f ns (want 102)", t);
-	vt_frames(arena, pt_memmap, ARENA / 4096, 4096, 64);
+	vt_frames(arena, pt_memmap, ARENA / 4096, 4096, 64, 1, PT_PFN_MASK, 12);
 	t = pt_case(present, 0, frame5);
 	ok(t > LAT_MEM && t < LAT_MEM + 5, "the same load without VT_ENTRY: nothing says it waits, %.1f ns", t);
-	vt_frames(NULL, NULL, 0, 0, 0);
+	vt_frames(NULL, NULL, 0, 0, 0, 0, 0, 0);
 	t = pt_case(present, VT_ENTRY, frame5);
 	ok(t > LAT_MEM && t < LAT_MEM + 5, "with no frames announced nothing waits: %.1f ns", t);
 	free(pt_memmap);

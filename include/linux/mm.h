@@ -64,22 +64,6 @@ static inline struct page *virt_to_page(const void *addr)
 	return pfn_to_page((unsigned long)((const char *)addr - mem_arena) >> PAGE_SHIFT);
 }
 
-/*
- * The vt flavour's machine learns where the frames and their struct pages
- * are, so that a page-table entry's frame number tells it which later
- * loads wait for the entry (linux/pgtable.h, pgtable_entry_load()).
- */
-#ifdef MMLAB_VT
-static inline void mem_frames_announce(void)
-{
-	vt_frames(mem_arena, mem_map, max_pfn, PAGE_SIZE, sizeof(struct page));
-}
-#else
-static inline void mem_frames_announce(void)
-{
-}
-#endif
-
 static inline struct page *compound_head(const struct page *page)
 {
 	unsigned long head = READ_ONCE(page->compound_head);

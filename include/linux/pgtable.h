@@ -180,6 +180,13 @@ static inline pud_t *pgd_pgtable(pgd_t pgd)	{ return page_address(pfn_to_page(pg
  * level does in hardware, while other loads overlap it.
  */
 #ifdef MMLAB_VT
+/* Tell the vt machine where frames are and how an entry names one (mem_init()). */
+static inline void mem_frames_announce(void)
+{
+	vt_frames(mem_arena, mem_map, max_pfn, PAGE_SIZE, sizeof(struct page),
+		  _PAGE_PRESENT, PTE_PFN_MASK, PAGE_SHIFT);
+}
+
 static inline u64 pgtable_entry_load(u64 *p, bool acquire)
 {
 	u64 v;
@@ -192,6 +199,10 @@ static inline u64 pgtable_entry_load(u64 *p, bool acquire)
 	return v;
 }
 #else
+static inline void mem_frames_announce(void)
+{
+}
+
 static inline u64 pgtable_entry_load(u64 *p, bool acquire)
 {
 	return acquire ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : __atomic_load_n(p, __ATOMIC_RELAXED);

@@ -315,11 +315,12 @@ void vt_access(const volatile void *p, int kind);
 void vt_cas_result(bool ok);
 /*
  * The model's frames: pfn N is @arena + N * @page_size, described by the
- * struct page at @memmap + N * @page_struct; @nr of them.  What a present
- * VT_ENTRY load's frame number points to.
+ * struct page at @memmap + N * @page_struct; @nr of them.  A VT_ENTRY load
+ * of a value v names pfn (v & @pfn_mask) >> @pfn_shift when v & @present.
  */
 void vt_frames(const void *arena, const void *memmap, unsigned long nr,
-	       unsigned long page_size, unsigned long page_struct);
+	       unsigned long page_size, unsigned long page_struct,
+	       uint64_t present, uint64_t pfn_mask, unsigned int pfn_shift);
 void vt_wait(void);
 void vt_sleep(void);
 void vt_delay_ns(unsigned long ns);

@@ -23,7 +23,8 @@
 void vt_access(const volatile void *p, int kind);
 void vt_cas_result(bool ok);
 void vt_frames(const void *arena, const void *memmap, unsigned long nr,
-	       unsigned long page_size, unsigned long page_struct);
+	       unsigned long page_size, unsigned long page_struct,
+	       uint64_t present, uint64_t pfn_mask, unsigned int pfn_shift);
 
 #define VT_HK_READ	0
 #define VT_HK_WRITE	1

@@ -1185,25 +1185,27 @@ static void vt_load_word(struct vt_cpu *c, uintptr_t a)
 		vt_note_hit_pointer(c, *(const uintptr_t *)a, VT_DEP_SPAN);
 }
 
-/* vt_frames(): where pfn N's frame and struct page are. */
+/* vt_frames(): where pfn N's frame and struct page are, and how an entry names N. */
 static struct {
 	uintptr_t arena, memmap;
 	unsigned long nr, page_size, page_struct;
+	uint64_t present, pfn_mask;
+	unsigned int pfn_shift;
 } vt_frame_map;
 
 void vt_frames(const void *arena, const void *memmap, unsigned long nr,
-	       unsigned long page_size, unsigned long page_struct)
+	       unsigned long page_size, unsigned long page_struct,
+	       uint64_t present, uint64_t pfn_mask, unsigned int pfn_shift)
 {
 	vt_frame_map.arena = (uintptr_t)arena;
 	vt_frame_map.memmap = (uintptr_t)memmap;
 	vt_frame_map.nr = nr;
 	vt_frame_map.page_size = page_size;
 	vt_frame_map.page_struct = page_struct;
+	vt_frame_map.present = present;
+	vt_frame_map.pfn_mask = pfn_mask;
+	vt_frame_map.pfn_shift = pfn_shift;
 }
-
-/* The x86 entry format of linux/pgtable.h: present is bit 0, the pfn bits 12..51. */
-#define VT_ENTRY_PRESENT	1ULL
-#define VT_ENTRY_PFN(v)		(((v) & (((1ULL << 52) - 1) & ~4095ULL)) >> 12)
 
 /*
  * @c's load of the page-table entry at @a: a present entry's frame (the
@@ -1214,10 +1216,10 @@ static void vt_load_entry(struct vt_cpu *c, uintptr_t a)
 {
 	vt_ps done = vt_line_access(c, a, false);
 	uint64_t v = *(const uint64_t *)a;
-	unsigned long pfn = VT_ENTRY_PFN(v);
+	unsigned long pfn = (v & vt_frame_map.pfn_mask) >> vt_frame_map.pfn_shift;
 	uintptr_t frame, page;
 
-	if (!(v & VT_ENTRY_PRESENT) || pfn >= vt_frame_map.nr)
+	if (!(v & vt_frame_map.present) || pfn >= vt_frame_map.nr)
 		return;
 	frame = vt_frame_map.arena + pfn * vt_frame_map.page_size;
 	page = vt_frame_map.memmap + pfn * vt_frame_map.page_struct;

@@ -11,6 +11,7 @@
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/pgtable.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
 #include <machine/machine.h>
