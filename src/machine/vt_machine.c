@@ -25,7 +25,8 @@
  *	sched.wake      NS | SOURCE   (optional) from a wake-up to the woken task running:
  *	                what a sleeper woken by a release write waits (default: one transfer)
  *	rmw.overlap     yes|no | SOURCE   (optional, default no) a locked RMW on a line the
- *	                CPU holds completes beside the code after it
+ *	                CPU holds completes beside the code after it, and does not
+ *	                drain the misses in flight
  *	core.sb         N | SOURCE   (optional, with the hierarchy) store-buffer entries a
  *	                core has: a store that misses waits there, the core goes on
  *	pf.span         KIB | SOURCE (optional, with the hierarchy, default 4) how far a
