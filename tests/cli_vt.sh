@@ -393,6 +393,16 @@ if [ "$(nproc)" -ge 2 ]; then
 	ok $? "calibrate times its cycle with register adds ($(grep '^cost.hit' "$tmp/host.conf" | head -c 22))"
 	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
 	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"
+	# ... and whether misses run on across locked RMWs: yes needs both, so a yes
+	# carries a locked-add load time under half the chase's (unless it had no memory)
+	awk '$1 == "rmw.overlap" {
+		if (index($0, "misses across locked RMWs not measured")) exit 0
+		if (!match($0, /locked add [0-9.]+ ns each, alone [0-9.]+, a dependent chase over them [0-9.]+ /)) exit 1
+		split(substr($0, RSTART, RLENGTH), w, " ")
+		locked = w[3]; chase = w[13]
+		exit ($2 == "yes" && !(locked < chase / 2))
+	}' "$tmp/host.conf"
+	ok $? "calibrate's rmw.overlap also measures misses across locked RMWs, and says yes only if they run on"
 	"$MMLAB" run refcount-scale --machine host-model --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
 	ok $? "--machine host-model measures this host and runs"
 fi
