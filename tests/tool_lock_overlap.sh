@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/lock_overlap (docs/VALIDATION.md, "2d"): it runs and prints well-formed output (TAP).
-# The measurement is vt_probe_rmw() in src/machine/vt_calibrate.c, the one calibrate uses.
+# The measurements are vt_probe_rmw() (src/machine/vt_calibrate.c) and vt_probe_rmw_misses()
+# (src/machine/vt_calibrate_mem.c), the ones calibrate uses.
 # Not a check of the host: whether its locked RMWs overlap other work is a measurement,
 # in docs/VALIDATION.md.
 set -u

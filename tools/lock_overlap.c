@@ -2,7 +2,8 @@
 /*
  * What a locked RMW costs this host inside a loop of other work, against
  * what it costs back to back: the measurement behind host-model's
- * rmw.overlap (vt_probe_rmw(), src/machine/vt_calibrate.c;
+ * rmw.overlap (vt_probe_rmw(), src/machine/vt_calibrate.c, and
+ * vt_probe_rmw_misses(), src/machine/vt_calibrate_mem.c;
  * docs/VALIDATION.md, "2d").
  *
  * The loops run over 512 lines the size of a struct page.  "work" is the

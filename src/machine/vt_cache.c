@@ -611,8 +611,8 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 	vt_charge_code(c);
 	pos = c->blocks_run;
 	dep = vt_dep(m, addr);
-	if (m->n && m->n < vt.h->mshr &&
-	    (pos - m->pos < vt.h->rob_blocks || pos - m->dep_pos < vt.h->rob_blocks)) {
+	/* dep_pos is never before pos: within reach of the first miss is within reach of it */
+	if (m->n && m->n < vt.h->mshr && pos - m->dep_pos < vt.h->rob_blocks) {
 		vt_ps issue;
 
 		if (pos - m->pos < vt.h->rob_blocks)

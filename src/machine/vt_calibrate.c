@@ -18,7 +18,6 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,75 +356,6 @@ bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p)
 
 	return p->chain_ns > 0 && p->work_ns[k] > 0 &&
 	       p->locked_ns[k] - p->work_ns[k] < 0.5 * p->chain_ns;
-}
-
-#define MISS_LOADS	(1 << 20)
-
-/* ns a load, the best of 3: 0 independent loads, 1 each with a locked add, 2 a chase. */
-static double miss_loop(char *buf, const uint32_t *idx, int how)
-{
-	static long count __attribute__((aligned(64)));
-	double best = 0;
-
-	for (int r = 0; r < 3; r++) {
-		double t0 = now_ns();
-		uintptr_t sum = 0, p = (uintptr_t)buf;
-
-		for (int i = 0; i < MISS_LOADS; i++) {
-			if (how == 2) {
-				p = *(volatile uintptr_t *)p;
-				continue;
-			}
-			sum += *(volatile long *)(buf + (size_t)idx[i] * 64);
-			if (how == 1)
-				__atomic_fetch_add(&count, 1, __ATOMIC_SEQ_CST);
-		}
-		keep_best(&best, (now_ns() - t0) / MISS_LOADS);
-		__asm__ volatile("" : : "r"(sum), "r"(p));
-	}
-	return best;
-}
-
-int vt_probe_rmw_misses(struct vt_rmw_miss_probe *p)
-{
-	size_t bytes = (size_t)VT_PROBE_MISS_MIB << 20, lines = bytes / 64;
-	uint32_t *idx = malloc(MISS_LOADS * sizeof(*idx)), *order = malloc(lines * sizeof(*order));
-	char *buf = malloc(bytes);
-	uint64_t x = 88172645463325252ULL;
-
-	if (!idx || !order || !buf) {
-		free(idx);
-		free(order);
-		free(buf);
-		return -1;
-	}
-	for (size_t i = 0; i < lines; i++)
-		order[i] = (uint32_t)i;
-	for (size_t i = lines - 1; i > 0; i--) {	/* xorshift: the same random order every run */
-		size_t j;
-		uint32_t t;
-
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		j = x % (i + 1);
-		t = order[i], order[i] = order[j], order[j] = t;
-	}
-	for (size_t i = 0; i < lines; i++)	/* the chase visits the lines in that order */
-		*(uintptr_t *)(buf + (size_t)order[i] * 64) =
-			(uintptr_t)(buf + (size_t)order[(i + 1) % lines] * 64);
-	for (size_t i = 0; i < MISS_LOADS; i++)
-		idx[i] = order[i * 97 % lines];
-	p->alone_ns = miss_loop(buf, idx, 0);
-	p->locked_ns = miss_loop(buf, idx, 1);
-	p->chase_ns = miss_loop(buf, idx, 2);
-	free(idx);
-	free(order);
-	free(buf);
-	return 0;
-}
-
-bool vt_probe_rmw_misses_overlap(const struct vt_rmw_miss_probe *p)
-{
-	return p->chase_ns > 0 && p->locked_ns < 0.5 * p->chase_ns;
 }
 
 static double per_op_ns(int what)

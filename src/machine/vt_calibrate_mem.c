@@ -8,6 +8,8 @@
  * huge pages where the host gives them.  What the host does not say
  * (reorder buffer, fill buffers, prefetch distance, SMT share) is written
  * "not measured" with a common core's value, for the user to correct.
+ * Beside them, rmw.overlap's second half: whether misses run on across a
+ * locked RMW (vt_probe_rmw_misses(), on the same random orders).
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -158,6 +160,68 @@ static double page_chase_ns(size_t bytes, bool shuffle)
 	free(buf);
 	free(pg);
 	return best;
+}
+
+/* --- rmw.overlap's second half: misses across locked RMWs ---------------------------- */
+
+#define MISS_LOADS	(1 << 20)
+
+/* ns a load, the best of 3: 0 independent loads, 1 each with a locked add, 2 a chase. */
+static double miss_loop(char *buf, const size_t *idx, int how)
+{
+	static long count __attribute__((aligned(64)));
+	double best = -1;
+
+	for (int r = 0; r < 3; r++) {
+		double t0 = mono_ns(), ns;
+		uintptr_t sum = 0, p = (uintptr_t)buf;
+
+		for (int i = 0; i < MISS_LOADS; i++) {
+			if (how == 2) {
+				p = *(volatile uintptr_t *)p;
+				continue;
+			}
+			sum += *(volatile long *)(buf + idx[i] * 64);
+			if (how == 1)
+				__atomic_fetch_add(&count, 1, __ATOMIC_SEQ_CST);
+		}
+		ns = (mono_ns() - t0) / MISS_LOADS;
+		if (best < 0 || ns < best)
+			best = ns;
+		__asm__ volatile("" : : "r"(sum), "r"(p));
+	}
+	return best;
+}
+
+int vt_probe_rmw_misses(struct vt_rmw_miss_probe *p)
+{
+	size_t bytes = (size_t)VT_PROBE_MISS_MIB << 20, lines = bytes / 64;
+	size_t *idx = malloc(MISS_LOADS * sizeof(*idx)), *order = malloc(lines * sizeof(*order));
+	char *buf = malloc(bytes);
+
+	if (!idx || !order || !buf) {
+		free(idx);
+		free(order);
+		free(buf);
+		return -1;
+	}
+	order_of(order, lines, true);
+	for (size_t i = 0; i < lines; i++)	/* the chase visits the lines in that order */
+		*(uintptr_t *)(buf + order[i] * 64) = (uintptr_t)(buf + order[(i + 1) % lines] * 64);
+	for (size_t i = 0; i < MISS_LOADS; i++)
+		idx[i] = order[i * 97 % lines];
+	p->alone_ns = miss_loop(buf, idx, 0);
+	p->locked_ns = miss_loop(buf, idx, 1);
+	p->chase_ns = miss_loop(buf, idx, 2);
+	free(idx);
+	free(order);
+	free(buf);
+	return 0;
+}
+
+bool vt_probe_rmw_misses_overlap(const struct vt_rmw_miss_probe *p)
+{
+	return p->chase_ns > 0 && p->locked_ns < 0.5 * p->chase_ns;
 }
 
 static void set(struct vt_machine *m, int k, double v, const char *src)
