@@ -103,5 +103,8 @@ usage_error "files larger than the simulated memory" run readseq --file-size 1G 
 usage_error "file size not a multiple of the value size" run readseq --file-size 1000000
 usage_error "value size below range" run readseq --value-size 8
 usage_error "negative device latency" run readseq --device-latency -5
+usage_error "device bandwidth above range" run readseq --device-mbps 1000001
+usage_error "negative device bandwidth" run readseq --device-mbps -1
+usage_error "device bandwidth with synchronous reads" run readseq --io sync --device-mbps 3200
 
 done_testing

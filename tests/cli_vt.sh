@@ -96,6 +96,25 @@ for v in ("vanilla", "batched"):
 PY
 	ok $? "$io: the same numbers twice, every record checked, where the readers' time went"
 done
+# --device-mbps: 4 files of 256 KiB cross a 100 MB/s channel once each, 10.5 ms at least, so
+# the 512 records of 4 threads come at most about 49,000 a second; unlimited, far faster.
+rb=(run readseq --machine icelake-32v --threads 4 --file-size 256K --mem 64M --io async
+    --device-latency 10 --variant vanilla)
+"$MMLAB" "${rb[@]}" --json "$tmp/rb-0.json" >/dev/null 2>&1 &&
+	"$MMLAB" "${rb[@]}" --device-mbps 100 --json "$tmp/rb-100.json" >/dev/null 2>&1
+ok $? "run readseq --machine icelake-32v --device-mbps 0 and 100 exit 0"
+python3 - "$tmp/rb-0.json" "$tmp/rb-100.json" <<'PY'
+import json, sys
+ops = []
+for f in sys.argv[1:3]:
+    d = json.load(open(f))
+    r = next(r for r in d["results"] if r["metric"] == "ops_per_sec")
+    assert r["counters"]["bad_records"] == 0, r["counters"]
+    ops.append(r["median"])
+assert ops[1] <= 512 / 0.0104857, ops
+assert ops[0] > 3 * ops[1], ops
+PY
+ok $? "a 100 MB/s device bounds the readers by its bytes; without a limit they run far faster"
 usage_error "more page cache than the machine follows" run readseq --machine icelake-32v \
 	--threads 32 --file-size 1G --mem 2G --io sync
 

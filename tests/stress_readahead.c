@@ -86,7 +86,7 @@ int main(void)
 	machine_init();
 	machine_set_nr_cpus(NR_READERS);
 	ok(mem_init(16ULL << 20) == 0, "boot 16 MiB of simulated memory");
-	bdev = blkdev_create(2000);
+	bdev = blkdev_create(2000, 0);
 	ok(bdev != NULL, "block device with 2 us of latency");
 	for (int f = 0; f < NR_FILES; f++) {
 		backing[f].fd = make_file(f);

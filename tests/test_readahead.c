@@ -155,14 +155,14 @@ static void __maybe_unused test_async_device(void)
 	static char buf[RECORD];
 	unsigned long bad = 0;
 
-	backing.bdev = blkdev_create(0);
+	backing.bdev = blkdev_create(0, 0);
 	ok(backing.bdev != NULL, "block device started");
 	test_sequential_read("asynchronous, device latency 0");
 	ok(vm_event(FILEMAP_READ_REQUESTS) > req0, "requests were submitted to the device");
 	is_int(blkdev_destroy(backing.bdev), vm_event(FILEMAP_READ_REQUESTS) - req0,
 	       "the device completed every request submitted");
 
-	backing.bdev = blkdev_create(20000);
+	backing.bdev = blkdev_create(20000, 0);
 	open_file(sizeof(contents));
 	for (loff_t pos = 0; pos < (loff_t)sizeof(contents) / 2; pos += RECORD)
 		if (filemap_read(&file, pos, RECORD, buf) != RECORD || memcmp(buf, contents + pos, RECORD))
@@ -173,6 +173,32 @@ static void __maybe_unused test_async_device(void)
 	ok(cached_folios_done(), "after the device drained, every cached folio is uptodate and unlocked");
 	ok(filemap_check(&mapping, msg, sizeof(msg)) == 0, "page cache invariants hold (%s)", msg);
 	close_file();
+}
+
+/*
+ * The device's channel (--device-mbps): a request's bytes cross after its
+ * latency and after the request before it, at the channel's rate.  1000 MB/s
+ * is 1 ns a byte; 4096 bytes take 4096 ns:
+ *
+ *	time (us)      0     10    14.096  20    24.096
+ *	request A      |-lat-|==4 KiB==|
+ *	request B due        ........ (waits) ==4 KiB==|     (due at 10: the channel is A's)
+ *	request C due                             |==4 KiB==|  (due at 20: the channel is free)
+ */
+static void __maybe_unused test_device_channel(void)
+{
+	uint64_t a = blk_channel_done_ns(0, 10000, 4096, 1000000000);
+
+	is_int(a, 14096, "a request due at 10 us on a free channel has its 4 KiB in 4096 ns later");
+	is_int(blk_channel_done_ns(a, 10000, 4096, 1000000000), 18192,
+	       "one due while the channel carries the last waits for it, then crosses");
+	is_int(blk_channel_done_ns(a, 14095, 4096, 1000000000), 18192, "... due 1 ns before it is free: waits");
+	is_int(blk_channel_done_ns(a, 14096, 4096, 1000000000), 18192, "... due as it is free: starts then");
+	is_int(blk_channel_done_ns(a, 14097, 4096, 1000000000), 18193, "... due 1 ns after: starts when due");
+	is_int(blk_channel_done_ns(a, 20000, 4096, 1000000000), 24096, "one due after it is free starts when due");
+	is_int(blk_channel_done_ns(a, 10000, 4096, 0), 10000, "no bandwidth limit: done when due, whatever the channel");
+	is_int(blk_channel_done_ns(0, 0, 2ULL << 30, 3200000000ULL), 671088640,
+	       "2 GiB at 3200 MB/s: 0.671 s, no overflow");
 }
 
 /*
@@ -462,6 +488,7 @@ int main(void)
 #elif !defined(CONFIG_READAHEAD_MUTANT_SKIP_SLOT) && !defined(CONFIG_READAHEAD_MUTANT_BAD_REF)
 	test_sequential_read("synchronous");
 	test_async_device();
+	test_device_channel();
 	test_eexist_skipped();
 	test_force_readahead();
 	test_random_read_leaves_window();

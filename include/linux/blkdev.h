@@ -8,8 +8,11 @@
  * and one consumer (the device).  The device is a kernel thread: it takes
  * requests in submission order per queue, waits until each is due (submit
  * time + the modelled latency), fills the folios from the backing file and
- * completes them (uptodate, unlocked).  The submitting CPU spends only the
- * submission; what the device does costs no model CPU.
+ * completes them (uptodate, unlocked).  With a bandwidth, the data of each
+ * request then crosses one channel at that rate, a request after the one
+ * before it (a datasheet's sequential read rate is the device's whole, not
+ * a queue's).  The submitting CPU spends only the submission; what the
+ * device does costs no model CPU.
  */
 #ifndef _LINUX_BLKDEV_H
 #define _LINUX_BLKDEV_H
@@ -41,6 +44,8 @@ struct block_device {
 	struct blk_hw_queue *queues;	/* one per CPU, nr_cpu_ids at creation */
 	int nr_queues;
 	uint64_t latency_ns;
+	uint64_t bytes_per_sec;		/* 0: no bandwidth limit */
+	uint64_t channel_free_ns;	/* when the last request's data is in (the device writes it) */
 	unsigned int idle __attribute__((aligned(64)));	/* the device sleeps */
 	unsigned int wake_seq;
 	bool stopping;
@@ -48,8 +53,26 @@ struct block_device {
 	unsigned long completed;	/* requests completed (the device writes it) */
 };
 
-/* Start a device with @latency_ns per request; NULL if out of memory. */
-struct block_device *blkdev_create(uint64_t latency_ns);
+/*
+ * When a request due at @due_ns (its latency since submission passed) has
+ * its @bytes in, over a channel of @bytes_per_sec (0: unlimited) that the
+ * request before it leaves free at @free_ns.
+ */
+static inline uint64_t blk_channel_done_ns(uint64_t free_ns, uint64_t due_ns, uint64_t bytes,
+					   uint64_t bytes_per_sec)
+{
+	uint64_t start = due_ns > free_ns ? due_ns : free_ns;
+
+	if (!bytes_per_sec)
+		return due_ns;
+	return start + bytes * 1000000000ull / bytes_per_sec;
+}
+
+/*
+ * Start a device with @latency_ns per request and a channel of
+ * @bytes_per_sec (0: unlimited); NULL if out of memory.
+ */
+struct block_device *blkdev_create(uint64_t latency_ns, uint64_t bytes_per_sec);
 
 /*
  * Complete every request submitted so far, then stop the device and free

@@ -18,6 +18,9 @@
  *  - the device's latency: zero by default, a request done as soon as one
  *    host thread's preadv(2) fills it.  --device-latency US per request
  *    (requests in flight overlap).
+ *  - the device's bandwidth: unlimited by default.  --device-mbps MB/s
+ *    sends each request's data over one channel at that rate, after its
+ *    latency and after the request before it (async only).
  *  - the data transfer: the device thread fills the folios (DMA in the
  *    kernel), never charged to the reader.  --io sync makes the reader
  *    copy from the host file itself and spend the device latency (the
@@ -94,6 +97,10 @@ static const struct exp_option rsq_options[] = {
 	  { [SCALE_DEFAULT] = "async" }, 0, 0, "async,sync" },
 	{ "device-latency", OPT_DOUBLE, "modelled device latency per read request, microseconds",
 	  { [SCALE_DEFAULT] = "0" }, 0, 100000 },
+	{ "device-mbps", OPT_INT, "the device's read bandwidth in MB/s (10^6 bytes a second): each "
+	  "request's data crosses one channel at this rate after its latency (a datasheet's "
+	  "sequential read rate); 0: unlimited; --io async only",
+	  { [SCALE_DEFAULT] = "0" }, 0, 1000000 },
 	{ "readahead", OPT_CHOICE, "ondemand: the kernel's window, grown by the reads; syscall: each "
 	  "reader calls readahead(2) for the next window before reading it (force_page_cache_ra)",
 	  { [SCALE_DEFAULT] = "ondemand" }, 0, 0, "ondemand,syscall" },
@@ -169,6 +176,7 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	rc->p.ra_pages = (unsigned int)exp_opt(ctx, "ra-pages")->i;
 	rc->p.async_io = exp_opt(ctx, "io")->choice == 0;
 	rc->p.latency_ns = (unsigned long long)(exp_opt(ctx, "device-latency")->d * 1000);
+	rc->p.device_bytes_per_sec = (unsigned long long)exp_opt(ctx, "device-mbps")->i * 1000000;
 	/* In virtual time a delay loop is a virtual nanosecond. */
 	rc->p.latency_loops = (unsigned long)(exp_opt(ctx, "device-latency")->d * 1000 *
 					      exp_delay_loops_per_ns(ctx));
@@ -180,6 +188,13 @@ static int rsq_prepare(struct exp_ctx *ctx)
 		if (threads->list[i] > rc->max_threads)
 			rc->max_threads = (int)threads->list[i];
 
+	if (rc->p.device_bytes_per_sec && !rc->p.async_io) {
+		fprintf(stderr, "mmlab: --device-mbps %lld needs --io async (a synchronous reader spends "
+			"only --device-latency); valid: --device-mbps 0 with --io sync\n",
+			exp_opt(ctx, "device-mbps")->i);
+		free(rc);
+		return -1;
+	}
 	if (rc->p.file_size % rc->p.value_size || rc->p.value_size % 8) {
 		fprintf(stderr, "mmlab: --file-size %llu must be a multiple of --value-size %u, itself a multiple of 8\n",
 			rc->p.file_size, rc->p.value_size);

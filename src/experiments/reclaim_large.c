@@ -403,6 +403,11 @@ static void rl_add_event_counters(struct sample *out, const struct mm_kernel *k,
 	sample_counter(out, "batches", (double)exp_vm_event(k, ev, "rmap_batches"));
 	sample_counter(out, "referenced_usec", exp_vm_event(k, ev, "rmap_referenced_ns") / 1e3);
 	sample_counter(out, "unmap_usec", exp_vm_event(k, ev, "rmap_unmap_ns") / 1e3);
+	sample_counter(out, "isolate_usec", exp_vm_event(k, ev, "reclaim_isolate_ns") / 1e3);
+	sample_counter(out, "remove_usec", exp_vm_event(k, ev, "reclaim_remove_ns") / 1e3);
+	sample_counter(out, "free_usec", exp_vm_event(k, ev, "reclaim_free_ns") / 1e3);
+	sample_counter(out, "putback_usec", exp_vm_event(k, ev, "reclaim_putback_ns") / 1e3);
+	sample_counter(out, "list_usec", exp_vm_event(k, ev, "reclaim_list_ns") / 1e3);
 }
 
 /* Every design, from the same state and seed, must leave the same pages and PTEs. */

@@ -68,6 +68,23 @@ static void blk_complete(struct blk_request *rq)
 	}
 }
 
+/*
+ * When @rq's data is in: its latency from submission, then its bytes at
+ * the channel's rate once the request before it has crossed.
+ */
+static uint64_t blk_request_done_ns(struct block_device *bdev, const struct blk_request *rq)
+{
+	uint64_t bytes = 0;
+
+	if (!bdev->bytes_per_sec)
+		return rq->due_ns;
+	for (unsigned int i = 0; i < rq->nr; i++)
+		bytes += folio_size(rq->folios[i]);
+	bdev->channel_free_ns = blk_channel_done_ns(bdev->channel_free_ns, rq->due_ns, bytes,
+						    bdev->bytes_per_sec);
+	return bdev->channel_free_ns;
+}
+
 /* Serve what queue @q holds; how many requests that was. */
 static unsigned int blk_serve_queue(struct block_device *bdev, struct blk_hw_queue *q)
 {
@@ -76,7 +93,7 @@ static unsigned int blk_serve_queue(struct block_device *bdev, struct blk_hw_que
 	while (head != __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE)) {
 		struct blk_request *rq = &q->rq[head % BLK_QUEUE_DEPTH];
 
-		blk_wait_until(rq->due_ns);
+		blk_wait_until(blk_request_done_ns(bdev, rq));
 		blk_complete(rq);
 		/* The slot is the submitter's again only once the folios are done with. */
 		__atomic_store_n(&q->head, ++head, __ATOMIC_RELEASE);
@@ -147,7 +164,7 @@ void blk_submit_read(struct backing_file *bf, struct folio **folios, unsigned in
 		blk_wake_device(bdev);
 }
 
-struct block_device *blkdev_create(uint64_t latency_ns)
+struct block_device *blkdev_create(uint64_t latency_ns, uint64_t bytes_per_sec)
 {
 	struct block_device *bdev = calloc(1, sizeof(*bdev));
 
@@ -155,6 +172,7 @@ struct block_device *blkdev_create(uint64_t latency_ns)
 		return NULL;
 	bdev->nr_queues = nr_cpu_ids;
 	bdev->latency_ns = latency_ns;
+	bdev->bytes_per_sec = bytes_per_sec;
 	bdev->queues = aligned_alloc(64, sizeof(*bdev->queues) * (size_t)nr_cpu_ids);
 	if (!bdev->queues) {
 		free(bdev);

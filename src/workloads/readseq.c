@@ -59,7 +59,7 @@ static void *readseq_setup(const void *params)
 		memset(s->mappings, 0, (size_t)p->nr_threads * sizeof(*s->mappings));
 	s->backing = calloc((size_t)p->nr_threads, sizeof(*s->backing));
 	if (p->async_io)
-		s->bdev = blkdev_create(p->latency_ns);
+		s->bdev = blkdev_create(p->latency_ns, p->device_bytes_per_sec);
 	if (!s->mappings || !s->backing || (p->async_io && !s->bdev)) {
 		if (s->bdev)
 			blkdev_destroy(s->bdev);

@@ -18,6 +18,7 @@ struct rsq_params {
 	unsigned int ra_pages;		/* maximum readahead window */
 	bool async_io;			/* a block device completes the reads */
 	unsigned long long latency_ns;	/* device latency per request (async_io) */
+	unsigned long long device_bytes_per_sec;	/* the device's channel (async_io); 0: unlimited */
 	unsigned long latency_loops;	/* the same in __delay() loops (synchronous reads) */
 	bool shared_files;		/* every thread reads every file, in the same order */
 	bool ra_syscall;		/* readahead(2) of each window before reading it */
