@@ -404,6 +404,8 @@ if [ "$(nproc)" -ge 2 ]; then
 		ok $? "calibrate gives the store buffer as not measured, as it does core.rob"
 		grep -qE '^pf.span +(4|2048) \| measured now: a chase through every line of ' "$tmp/host.conf"
 		ok $? "calibrate measures whether the prefetchers run on into the next page ($(grep '^pf.span' "$tmp/host.conf" | head -c 20))"
+		grep -qE '^(pf.stride +(256|512|1024|2048|4096|8192) \| measured now: a dependent chase through|# pf.stride not given: measured now: )' "$tmp/host.conf"
+		ok $? "calibrate measures which strides the prefetchers follow ($(grep 'pf.stride' "$tmp/host.conf" | head -c 30))"
 	fi
 	grep -qE '^sched.wake +[0-9][0-9.e+]* \| measured now: a thread asleep in FUTEX_WAIT on host CPU 1' "$tmp/host.conf" &&
 		awk '$1 == "sched.wake" { exit !($2 > 0 && $2 <= 1000000) }' "$tmp/host.conf"
@@ -584,6 +586,38 @@ spkey "pf.span 8192 | a test"; usage_error_says '4..4096' "pf.span 8192" run fre
 spkey "pf.span 12 | a test"; usage_error_says 'power of two' "pf.span 12" run free-contig --machine "$tmp/sp.conf"
 sourced_key spkey "$tmp/sp.conf" pf.span 64 64
 needs_hier "pf.span 8 | a test"
+
+# pf.stride BYTES | SOURCE (optional, with the hierarchy: 128..8192) and pf.ahead N | SOURCE
+# (optional, with pf.stride: 1..64), at and beyond each bound; what they do to reclaim-large,
+# whose LRU walk steps 2 KiB at a time through the struct pages of its order-5 folios.
+stkey() { preset_with "$tmp/st.conf" xeon-8369b-2s pf "pf.degree 20 | a test" "$@"; }
+# rl_tiny_l2: reclaim-large's batched at --scale tiny on st.conf: its L2 misses a folio.
+rl_tiny_l2() {
+	"$MMLAB" run reclaim-large --machine "$tmp/st.conf" --scale tiny --contpte off --repeat 1 --variant batched \
+		--json "$tmp/st.json" >/dev/null 2>&1 &&
+		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["counters"]["l2_misses_per_op"])' "$tmp/st.json"
+}
+stkey
+st_none=$(rl_tiny_l2)
+stkey "pf.stride 2048 | a test" "pf.ahead 4 | a test"
+st_on=$(rl_tiny_l2)
+[ -n "$st_on" ] && [ -n "$st_none" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 0.75 * float(sys.argv[2]))' "$st_on" "$st_none"
+ok $? "pf.stride 2048 with pf.ahead 4 takes a quarter or more off reclaim-large's L2 misses a folio ($st_on against $st_none)"
+grep -q 'pf.stride *2048 | a test' "$tmp/st.json" && grep -q 'pf.ahead *4 | a test' "$tmp/st.json"
+ok $? "the run's JSON carries pf.stride and pf.ahead"
+stkey "pf.stride 128 | a test" "pf.ahead 1 | a test"
+"$MMLAB" run free-contig --machine "$tmp/st.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "pf.stride 128 and pf.ahead 1, the least of each, are taken"
+stkey "pf.stride 8192 | a test" "pf.ahead 64 | a test"
+"$MMLAB" run free-contig --machine "$tmp/st.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "pf.stride 8192 and pf.ahead 64, the most of each, are taken"
+stkey "pf.stride 127 | a test"; usage_error_says '128..8192' "pf.stride 127" run free-contig --machine "$tmp/st.conf"
+stkey "pf.stride 8193 | a test"; usage_error_says '128..8192' "pf.stride 8193" run free-contig --machine "$tmp/st.conf"
+stkey "pf.stride 2048 | a test" "pf.ahead 0 | a test"; usage_error_says '1..64' "pf.ahead 0" run free-contig --machine "$tmp/st.conf"
+stkey "pf.stride 2048 | a test" "pf.ahead 65 | a test"; usage_error_says '1..64' "pf.ahead 65" run free-contig --machine "$tmp/st.conf"
+stkey "pf.ahead 4 | a test"; usage_error_says 'needs pf.stride' "pf.ahead without pf.stride" run free-contig --machine "$tmp/st.conf"
+sourced_key stkey "$tmp/st.conf" pf.stride 1024 1024
+needs_hier "pf.stride 2048 | a test"
 
 # A page-table entry's load is a load (VT_ENTRY: pgtable_entry_load()), and the frame it
 # names waits for it (mem_init() tells the machine where frames are). vanilla's restore

@@ -285,6 +285,62 @@ static void test_prefetch_span(void)
 	ok(n2m < n8 && n8 < n4, "... and the chase runs faster as the span grows");
 }
 
+/*
+ * pf.stride and pf.ahead: a dependent chase of 256 steps @stride bytes
+ * apart, one load instruction, memory 100 ns away, one block (1 ns) a step:
+ *
+ *	line  0      32     64     96  ...	(a 2 KiB stride: 32 lines a step)
+ *	      |------|------|------|---	the load's addresses, a constant stride
+ *	after two equal strides the prefetcher fetches @ahead strides on
+ *
+ * Without it every step misses to memory (the streamer follows only one or
+ * two lines); with it, about memory's latency over @ahead a step.
+ */
+static double stride_ns(size_t stride, int max, int ahead, struct vt_stats *st)
+{
+	small_machine(&mach, 8, 1);
+	mach.pf_stride = max;
+	mach.pf_ahead = ahead;
+	walk_stride = stride;
+	walk_n = 256;
+	walk_dependent = true;
+	for (size_t i = 0; i < walk_n; i++)
+		*(char **)(arena + i * stride) = arena + (i + 1) * stride;
+	run_on(0, walk, st);
+	return lap_ns;
+}
+
+static void test_prefetch_stride(void)
+{
+	struct vt_stats st;
+	double ns, ns1;
+
+	ns = stride_ns(2048, 0, 0, &st);
+	ok(ns > 0.9 * LAT_MEM && st.prefetches == 0,
+	   "no pf.stride: a 2 KiB-stride chase misses every step, %.1f ns, %llu prefetches", ns, st.prefetches);
+	ns = stride_ns(2048, 2048, 4, &st);
+	ok(ns < 0.35 * LAT_MEM && st.prefetches > 240,
+	   "pf.stride 2048, pf.ahead 4: the same chase, %.1f ns a step, %llu lines prefetched", ns, st.prefetches);
+	ok(st.mem_local < 16, "... and no more than the training steps miss to memory (%llu)", st.mem_local);
+	ns = stride_ns(2048, 2047, 4, &st);
+	ok(ns > 0.9 * LAT_MEM && st.prefetches == 0, "pf.stride 2047, a byte short of the stride: not followed "
+	   "(%.1f ns)", ns);
+	ns = stride_ns(2048, 2049, 4, &st);
+	ok(ns < 0.35 * LAT_MEM, "pf.stride 2049: followed (%.1f ns)", ns);
+	ns1 = stride_ns(2048, 2048, 1, &st);
+	ok(ns1 > 0.9 * LAT_MEM && ns1 < 1.1 * LAT_MEM, "pf.ahead 1: one stride ahead is asked for a step "
+	   "before it is wanted and hides about nothing, %.1f ns", ns1);
+	ns = stride_ns(2048, 2048, 0, &st);
+	ok(fabs(ns - ns1) < 1e-9, "pf.ahead not given: one stride ahead, as pf.ahead 1 (%.1f ns)", ns);
+	ns = stride_ns(2048, 2048, 2, &st);
+	ok(ns > 0.4 * LAT_MEM && ns < 0.6 * LAT_MEM, "pf.ahead 2: about half of memory's latency, %.1f ns", ns);
+	ns = stride_ns(192, 2048, 4, &st);
+	ok(ns < 0.35 * LAT_MEM && st.prefetches > 0, "three lines a step, which the streamer does not follow, "
+	   "it does: %.1f ns", ns);
+	ns = stride_ns(8192, 8192, 4, &st);
+	ok(ns < 0.35 * LAT_MEM, "8 KiB a step, across pages, at pf.stride 8192: %.1f ns", ns);
+}
+
 /* --- l1d.lat: a chase through the L1 pays the load-to-use latency, independent hits do not -- */
 
 /*
@@ -1241,6 +1297,7 @@ int main(void)
 	test_levels();
 	test_prefetch();
 	test_prefetch_span();
+	test_prefetch_stride();
 	test_l1_latency();
 	test_smt();
 	test_sharing();

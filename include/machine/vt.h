@@ -169,6 +169,14 @@ struct vt_machine {
 	 * 0: not given (4).
 	 */
 	int pf_span_kib;
+	/*
+	 * pf.stride: the largest stride, in bytes (128..8192), that each core's
+	 * stride prefetcher follows: a load instruction whose last addresses
+	 * were a constant stride apart has its next pf.ahead (1..64, default 1)
+	 * strides fetched into the L2.  0: not given (no stride prefetcher).
+	 */
+	int pf_stride;
+	int pf_ahead;
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -188,6 +196,8 @@ struct vt_machine {
 	char rmw_overlap_src[VT_SRC_LEN];	/* empty: not given */
 	char sb_src[VT_SRC_LEN];
 	char pf_span_src[VT_SRC_LEN];
+	char pf_stride_src[VT_SRC_LEN];
+	char pf_ahead_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];

@@ -101,9 +101,22 @@ struct vt_stream {
 	uint32_t used;
 };
 
+/* pf.stride: a load instruction's last address and stride, once seen. */
+#define VT_IP_SETS	64
+#define VT_IP_WAYS	4
+struct vt_ip {
+	uintptr_t ip;		/* the load's place in the executable + 1; 0: free */
+	uintptr_t last;		/* its last address */
+	intptr_t stride;
+	uintptr_t ahead;	/* the furthest address fetched ahead on this stride */
+	uint32_t used;
+};
+
 struct vt_core {
 	struct vt_cache l1, l2;
 	struct vt_stream pf[VT_STREAMS];
+	struct vt_ip ips[VT_IP_SETS * VT_IP_WAYS];
+	uint32_t ip_tick;
 	uint32_t pf_tick;
 	vt_ps pf_next;		/* when its next prefetch may issue */
 };
@@ -119,6 +132,8 @@ struct vt_hier {
 	vt_ps l1_ps;		/* l1d.lat: 0, no load-to-use on hits */
 	unsigned int sb;	/* core.sb: the core's store-buffer entries (0: none) */
 	int pf_pages;		/* pf.span: 4 KiB pages a prefetch stream may run through */
+	long stride_max;	/* pf.stride: the largest stride followed (0: no stride prefetcher) */
+	int stride_ahead;	/* pf.ahead */
 	bool solo;		/* one CPU, no agents: no other core can hold a line */
 };
 
@@ -421,6 +436,8 @@ int vt_hier_start(const struct vt_machine *m)
 	h->share_permille = (vt_ps)llround(v[VT_H_SMT_SHARE] * 1000);
 	h->solo = vt.n == 1;
 	h->pf_pages = m->pf_span_kib > 0 ? m->pf_span_kib / 4 : 1;
+	h->stride_max = m->pf_stride;
+	h->stride_ahead = m->pf_ahead > 0 ? m->pf_ahead : 1;
 	if (m->sb_entries > 0) {
 		h->sb = (unsigned int)m->sb_entries;
 		for (int i = 0; i < vt.n; i++)
@@ -1320,19 +1337,87 @@ void __tsan_func_exit(void)
 {
 }
 
-void __tsan_read1(void *p) { vt_mem(p, 1, false); }
-void __tsan_read2(void *p) { vt_mem(p, 2, false); }
-void __tsan_read4(void *p) { vt_mem(p, 4, false); }
-void __tsan_read16(void *p) { vt_mem(p, 16, false); }
+/*
+ * pf.stride: a per-instruction stride prefetcher (Intel's IP-based stride
+ * prefetcher into the L1, AMD's L1 stride prefetcher).  Each core keeps a
+ * small table of load instructions (VT_IP_SETS x VT_IP_WAYS, least recently
+ * used out: the kernel's hot loops fit).  A load whose address is the same
+ * stride past its last one as that was past the one before, a stride of
+ * more than two lines (shorter ones are the streamer's) and at most
+ * pf.stride bytes, has the lines up to pf.ahead strides further on fetched
+ * into the L2 (the streamer's fill path: a real L1 prefetcher fills the L1,
+ * so an L2 hit is charged that it would not pay), across page boundaries.
+ * @ip is the load's return address less the entry point's, the same from
+ * run to run whatever the executable's load address.
+ */
+static void vt_stride_train(struct vt_cpu *c, uintptr_t ip, uintptr_t a)
+{
+	struct vt_core *k = core_of(c);
+	struct vt_ip *set = &k->ips[(((ip >> 2) * 0x9E3779B97F4A7C15ull) >> 58) * VT_IP_WAYS];
+	struct vt_ip *e = NULL, *lru = set;
+	intptr_t d;
+
+	for (int w = 0; w < VT_IP_WAYS; w++) {
+		if (set[w].ip == ip + 1)
+			e = &set[w];
+		if (set[w].used < lru->used)
+			lru = &set[w];
+	}
+	if (!e) {
+		*lru = (struct vt_ip){ .ip = ip + 1, .last = a, .used = ++k->ip_tick };
+		return;
+	}
+	e->used = ++k->ip_tick;
+	d = (intptr_t)(a - e->last);
+	e->last = a;
+	if (!d)
+		return;
+	if (d != e->stride) {
+		e->stride = d;
+		e->ahead = a;
+		return;
+	}
+	if (d > -128 && d < 128)
+		return;
+	if (d > vt.h->stride_max || d < -vt.h->stride_max)
+		return;
+	if ((intptr_t)(e->ahead - a) / d <= 0)
+		e->ahead = a;
+	for (int n = 1; n <= vt.h->stride_ahead; n++) {
+		uintptr_t x = a + (uintptr_t)(d * n);
+
+		if ((intptr_t)(x - e->ahead) / d <= 0)
+			continue;
+		vt_prefetch(c, (x >> VT_LINE_SHIFT) + 1);
+		e->ahead = x;
+	}
+}
+
+/*
+ * A plain load of @size bytes at @p by the instruction that returns to @ret:
+ * the access, then the stride prefetcher's training (pf.stride), which
+ * knows a load by its place relative to this file's code.
+ */
+static inline void vt_read(void *p, unsigned long size, void *ret)
+{
+	vt_mem(p, size, false);
+	if (vt.h && vt.h->stride_max && vt.cur)
+		vt_stride_train(vt.cur, (uintptr_t)ret - (uintptr_t)&vt_mem, (uintptr_t)p);
+}
+
+void __tsan_read1(void *p) { vt_read(p, 1, __builtin_return_address(0)); }
+void __tsan_read2(void *p) { vt_read(p, 2, __builtin_return_address(0)); }
+void __tsan_read4(void *p) { vt_read(p, 4, __builtin_return_address(0)); }
+void __tsan_read16(void *p) { vt_read(p, 16, __builtin_return_address(0)); }
 void __tsan_write1(void *p) { vt_mem(p, 1, true); }
 void __tsan_write2(void *p) { vt_mem(p, 2, true); }
 void __tsan_write4(void *p) { vt_mem(p, 4, true); }
 void __tsan_write8(void *p) { vt_mem(p, 8, true); }
 void __tsan_write16(void *p) { vt_mem(p, 16, true); }
-void __tsan_unaligned_read2(void *p) { vt_mem(p, 2, false); }
-void __tsan_unaligned_read4(void *p) { vt_mem(p, 4, false); }
-void __tsan_unaligned_read8(void *p) { vt_mem(p, 8, false); }
-void __tsan_unaligned_read16(void *p) { vt_mem(p, 16, false); }
+void __tsan_unaligned_read2(void *p) { vt_read(p, 2, __builtin_return_address(0)); }
+void __tsan_unaligned_read4(void *p) { vt_read(p, 4, __builtin_return_address(0)); }
+void __tsan_unaligned_read8(void *p) { vt_read(p, 8, __builtin_return_address(0)); }
+void __tsan_unaligned_read16(void *p) { vt_read(p, 16, __builtin_return_address(0)); }
 void __tsan_unaligned_write2(void *p) { vt_mem(p, 2, true); }
 void __tsan_unaligned_write4(void *p) { vt_mem(p, 4, true); }
 void __tsan_unaligned_write8(void *p) { vt_mem(p, 8, true); }
@@ -1349,10 +1434,12 @@ void __tsan_read8(void *p)
 	if (!c)
 		return;
 	if (!vt.h || (a & 63) > 56) {
-		vt_mem(p, 8, false);
+		vt_read(p, 8, __builtin_return_address(0));
 		return;
 	}
 	vt_load_word(c, a);
+	if (vt.h->stride_max)
+		vt_stride_train(c, (uintptr_t)__builtin_return_address(0) - (uintptr_t)&vt_mem, a);
 }
 
 /*

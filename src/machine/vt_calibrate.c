@@ -505,4 +505,10 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "core.sb         %d | %s\n", m->sb_entries, m->sb_src);
 	if (m->pf_span_kib > 0)
 		fprintf(f, "pf.span         %d | %s\n", m->pf_span_kib, m->pf_span_src);
+	if (m->pf_stride > 0)
+		fprintf(f, "pf.stride       %d | %s\n", m->pf_stride, m->pf_stride_src);
+	else
+		fprintf(f, "# pf.stride not given: %s\n", m->pf_stride_src);
+	if (m->pf_ahead > 0)
+		fprintf(f, "pf.ahead        %d | %s\n", m->pf_ahead, m->pf_ahead_src);
 }

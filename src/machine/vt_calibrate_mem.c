@@ -162,6 +162,65 @@ static double page_chase_ns(size_t bytes, bool shuffle)
 	return best;
 }
 
+/*
+ * ns a step of a dependent chase through @bytes whose steps are @stride
+ * bytes apart, in address order (each step's line holds the next's
+ * address): whether this host's prefetchers follow a constant stride
+ * (pf.stride), and how far ahead (pf.ahead).
+ */
+static double stride_chase_ns(size_t bytes, size_t stride)
+{
+	size_t n = bytes / stride;
+	char *buf = aligned_alloc(2u << 20, bytes);
+	double best;
+
+	if (!buf)
+		return -1;
+	madvise(buf, bytes, MADV_HUGEPAGE);
+	for (size_t i = 0; i < n; i++)
+		*(void **)(buf + i * stride) = buf + ((i + 1) % n) * stride;
+	best = walk_ns((void **)buf, n);
+	free(buf);
+	return best;
+}
+
+#define STRIDE_MIN	256
+#define STRIDE_MAX	8192
+
+/*
+ * pf.stride and pf.ahead: the largest of 256, 512, ... 8192 bytes whose
+ * strided chase (in order, through @bytes) takes under half of memory's
+ * latency @mem_ns, each smaller one too; the strides that chase keeps ahead
+ * are memory's latency over its time a step.  0 when 256 is not followed.
+ */
+static int stride_measure(struct vt_machine *m, size_t bytes, double mem_ns)
+{
+	double ns[8] = { 0 };
+	int k = 0, best = -1;
+
+	for (size_t s = STRIDE_MIN; s <= STRIDE_MAX; s *= 2, k++) {
+		ns[k] = stride_chase_ns(bytes, s);
+		if (ns[k] <= 0)
+			return -1;
+		if (best == k - 1 && ns[k] < 0.5 * mem_ns)
+			best = k;
+	}
+	if (best < 0) {
+		snprintf(m->pf_stride_src, VT_SRC_LEN, "measured now: a chase 256 bytes a step in address order "
+			 "took %.2f ns a step, memory %.2f: no stride followed", ns[0], mem_ns);
+		return 0;
+	}
+	m->pf_stride = STRIDE_MIN << best;
+	m->pf_ahead = (int)(mem_ns / ns[best] + 0.5);
+	m->pf_ahead = m->pf_ahead < 1 ? 1 : m->pf_ahead > 64 ? 64 : m->pf_ahead;
+	snprintf(m->pf_stride_src, VT_SRC_LEN, "measured now: a dependent chase through %zu KiB in address "
+		 "order, 256 to 8192 bytes a step: %.1f %.1f %.1f %.1f %.1f %.1f ns a step, memory %.1f "
+		 "(followed while under half of it)", bytes >> 10, ns[0], ns[1], ns[2], ns[3], ns[4], ns[5], mem_ns);
+	snprintf(m->pf_ahead_src, VT_SRC_LEN, "measured now: memory's %.1f ns over the %.1f ns a step of "
+		 "the %d-byte chase (pf.stride's)", mem_ns, ns[best], m->pf_stride);
+	return 0;
+}
+
 /* --- rmw.overlap's second half: misses across locked RMWs ---------------------------- */
 
 #define MISS_LOADS	(1 << 20)
@@ -333,6 +392,8 @@ int vt_calibrate_mem(struct vt_machine *m)
 			 "shuffled (%s)", l3 * 8, seq, shuf,
 			 seq < 0.5 * shuf ? "the prefetchers run on into the next page" : "they stop at each page");
 	}
+	if (stride_measure(m, (size_t)(l3 * 1024 * 8), lat))
+		return -1;
 	m->sb_entries = 56;
 	snprintf(m->sb_src, VT_SRC_LEN, "not measured: Skylake's 56 store-buffer entries (Intel Optimization "
 		 "Reference Manual), as core.rob");

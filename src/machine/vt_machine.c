@@ -31,6 +31,10 @@
  *	                core has: a store that misses waits there, the core goes on
  *	pf.span         KIB | SOURCE (optional, with the hierarchy, default 4) how far a
  *	                prefetch stream may run: 4, it stops at each 4 KiB page
+ *	pf.stride       BYTES | SOURCE (optional, with the hierarchy) the largest stride
+ *	                a core's per-instruction stride prefetcher follows
+ *	pf.ahead        N | SOURCE   (optional, with pf.stride, default 1) how many
+ *	                strides ahead of a load it fetches
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -489,6 +493,24 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 				else
 					m->pf_span_kib = (int)n;
 			}
+		} else if (!strcmp(key, "pf.stride")) {
+			double n;
+
+			if (!parse_sourced(val, &n, m->pf_stride_src, &why)) {
+				if (n != floor(n) || n < 128 || n > 8192)
+					why = "BYTES out of range; valid: an integer in 128..8192 (the largest stride followed)";
+				else
+					m->pf_stride = (int)n;
+			}
+		} else if (!strcmp(key, "pf.ahead")) {
+			double n;
+
+			if (!parse_sourced(val, &n, m->pf_ahead_src, &why)) {
+				if (n != floor(n) || n < 1 || n > 64)
+					why = "N out of range; valid: an integer in 1..64 (strides fetched ahead)";
+				else
+					m->pf_ahead = (int)n;
+			}
 		} else if (!strcmp(key, "core.sb")) {
 			double n;
 
@@ -523,7 +545,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, core.sb, pf.span, "
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, core.sb, pf.span, pf.stride, pf.ahead, "
 			      "calibrated, seed.*";
 		}
 		if (why) {
@@ -553,6 +575,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		return fail(err, len, path, 0, "pf.span needs the memory hierarchy's settings (l1d.size and the rest)");
 	if (m->sb_entries > 0 && !m->hier)
 		return fail(err, len, path, 0, "core.sb needs the memory hierarchy's settings (l1d.size and the rest)");
+	if (m->pf_stride > 0 && !m->hier)
+		return fail(err, len, path, 0, "pf.stride needs the memory hierarchy's settings (l1d.size and the rest)");
+	if (m->pf_ahead > 0 && !m->pf_stride)
+		return fail(err, len, path, 0, "pf.ahead needs pf.stride (the stride prefetcher it sets the distance of)");
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
 	if (m->nr_cpus > VT_MAX_CPUS)
 		return fail(err, len, path, 0, "%d CPUs, more than the %d a simulated machine may have",
@@ -611,5 +637,9 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "core.sb", m->sb_entries, m->sb_src);
 	if (m->pf_span_kib > 0)
 		n += add_fitted(buf, len, &at, "pf.span", m->pf_span_kib, m->pf_span_src);
+	if (m->pf_stride > 0)
+		n += add_fitted(buf, len, &at, "pf.stride", m->pf_stride, m->pf_stride_src);
+	if (m->pf_ahead > 0)
+		n += add_fitted(buf, len, &at, "pf.ahead", m->pf_ahead, m->pf_ahead_src);
 	return n;
 }
