@@ -200,9 +200,9 @@ static void walk(void *arg)
 	lap_ns = (vt_clock_ns() - t0) / walk_n;
 }
 
-static double walk_ns(size_t stride, bool dependent, double degree, struct vt_stats *st)
+/* walk() of 256 lines @stride apart on the machine in mach: ns a line. */
+static double walk_on_mach(size_t stride, bool dependent, struct vt_stats *st)
 {
-	small_machine(&mach, degree, 1);
 	walk_stride = stride;
 	walk_n = 256;
 	walk_dependent = dependent;
@@ -210,6 +210,12 @@ static double walk_ns(size_t stride, bool dependent, double degree, struct vt_st
 		*(char **)(arena + i * stride) = arena + (i + 1) * stride;
 	run_on(0, walk, st);
 	return lap_ns;
+}
+
+static double walk_ns(size_t stride, bool dependent, double degree, struct vt_stats *st)
+{
+	small_machine(&mach, degree, 1);
+	return walk_on_mach(stride, dependent, st);
 }
 
 static void test_prefetch(void)
@@ -301,13 +307,7 @@ static double stride_ns(size_t stride, int max, int ahead, struct vt_stats *st)
 	small_machine(&mach, 8, 1);
 	mach.pf_stride = max;
 	mach.pf_ahead = ahead;
-	walk_stride = stride;
-	walk_n = 256;
-	walk_dependent = true;
-	for (size_t i = 0; i < walk_n; i++)
-		*(char **)(arena + i * stride) = arena + (i + 1) * stride;
-	run_on(0, walk, st);
-	return lap_ns;
+	return walk_on_mach(stride, true, st);
 }
 
 static void test_prefetch_stride(void)

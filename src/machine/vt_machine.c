@@ -122,6 +122,20 @@ static int parse_sourced(char *v, double *ns, char *src, const char **why)
 	return 0;
 }
 
+/* "N | SOURCE" with N an integer in @lo..@hi into *@out; else *@why says @range. */
+static void parse_sourced_int(char *v, int *out, char *src, int lo, int hi, const char *range,
+			      const char **why)
+{
+	double n;
+
+	if (parse_sourced(v, &n, src, why))
+		return;
+	if (n != floor(n) || n < lo || n > hi)
+		*why = range;
+	else
+		*out = (int)n;
+}
+
 /* "fifo|far-first|near-first | SOURCE" into m->line_order. */
 static int parse_order(struct vt_machine *m, char *v, const char **why)
 {
@@ -494,32 +508,14 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 					m->pf_span_kib = (int)n;
 			}
 		} else if (!strcmp(key, "pf.stride")) {
-			double n;
-
-			if (!parse_sourced(val, &n, m->pf_stride_src, &why)) {
-				if (n != floor(n) || n < 128 || n > 8192)
-					why = "BYTES out of range; valid: an integer in 128..8192 (the largest stride followed)";
-				else
-					m->pf_stride = (int)n;
-			}
+			parse_sourced_int(val, &m->pf_stride, m->pf_stride_src, 128, 8192, "BYTES out of range; "
+					  "valid: an integer in 128..8192 (the largest stride followed)", &why);
 		} else if (!strcmp(key, "pf.ahead")) {
-			double n;
-
-			if (!parse_sourced(val, &n, m->pf_ahead_src, &why)) {
-				if (n != floor(n) || n < 1 || n > 64)
-					why = "N out of range; valid: an integer in 1..64 (strides fetched ahead)";
-				else
-					m->pf_ahead = (int)n;
-			}
+			parse_sourced_int(val, &m->pf_ahead, m->pf_ahead_src, 1, 64, "N out of range; valid: an "
+					  "integer in 1..64 (strides fetched ahead)", &why);
 		} else if (!strcmp(key, "core.sb")) {
-			double n;
-
-			if (!parse_sourced(val, &n, m->sb_src, &why)) {
-				if (n != floor(n) || n < 1 || n > 1024)
-					why = "N out of range; valid: an integer in 1..1024 (store-buffer entries a core)";
-				else
-					m->sb_entries = (int)n;
-			}
+			parse_sourced_int(val, &m->sb_entries, m->sb_src, 1, 1024, "N out of range; valid: an "
+					  "integer in 1..1024 (store-buffer entries a core)", &why);
 		} else if (!strncmp(key, "lat.", 4)) {
 			for (k = 0; k < VT_NR_DIST && strcmp(key + 4, vt_dist_names[k]); k++)
 				;
