@@ -599,6 +599,8 @@ rl_tiny_l2() {
 }
 stkey
 st_none=$(rl_tiny_l2)
+python3 -c 'import json,sys; mf=json.load(open(sys.argv[1]))["machine"]["machine_file"]; sys.exit("pf.stride" in mf or "pf.ahead" in mf)' "$tmp/st.json"
+ok $? "a machine file without pf.stride names neither key in the run's JSON, not even as a comment"
 stkey "pf.stride 2048 | a test" "pf.ahead 4 | a test"
 st_on=$(rl_tiny_l2)
 [ -n "$st_on" ] && [ -n "$st_none" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 0.75 * float(sys.argv[2]))' "$st_on" "$st_none"

@@ -507,7 +507,7 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "pf.span         %d | %s\n", m->pf_span_kib, m->pf_span_src);
 	if (m->pf_stride > 0)
 		fprintf(f, "pf.stride       %d | %s\n", m->pf_stride, m->pf_stride_src);
-	else
+	else if (m->pf_stride_src[0])	/* calibrate found none: say what it measured */
 		fprintf(f, "# pf.stride not given: %s\n", m->pf_stride_src);
 	if (m->pf_ahead > 0)
 		fprintf(f, "pf.ahead        %d | %s\n", m->pf_ahead, m->pf_ahead_src);
