@@ -345,6 +345,18 @@ static void rl_check_result(const struct rl_params *p, const struct rl_result *r
 }
 
 /*
+ * Where reclaim's time goes: each counter and the timed span behind it
+ * (include/linux/vm_time_list.h), read from the machine's span clock under
+ * --machine and from the event build's vm events on the host.
+ */
+static const struct { const char *counter, *span; } rl_phases[] = {
+	{ "referenced_usec", "rmap_referenced_ns" }, { "unmap_usec", "rmap_unmap_ns" },
+	{ "isolate_usec", "reclaim_isolate_ns" }, { "remove_usec", "reclaim_remove_ns" },
+	{ "free_usec", "reclaim_free_ns" }, { "putback_usec", "reclaim_putback_ns" },
+	{ "list_usec", "reclaim_list_ns" },
+};
+
+/*
  * Boot @k's machine, run one sample on it, check the machine, shut it
  * down.  @vm_events (NULL: not counted) gets the vm events of the
  * memory_reclaim() call.  0, 1 if rl_run() failed a check (recorded in
@@ -366,15 +378,10 @@ static int rl_boot_run(struct exp_ctx *ctx, const struct exp_variant *v, const s
 	if (!run.err)
 		rl_check_result(&p, r, who, out);
 	exp_run_end(ctx, &run, who, &st, (double)(r->reclaimed_pages >> rl_folio_order(&p)), out);
-	if (st.counted) {
-		sample_counter(out, "referenced_usec", exp_machine_span_ns(k, &st, "rmap_referenced_ns") / 1e3);
-		sample_counter(out, "unmap_usec", exp_machine_span_ns(k, &st, "rmap_unmap_ns") / 1e3);
-		sample_counter(out, "isolate_usec", exp_machine_span_ns(k, &st, "reclaim_isolate_ns") / 1e3);
-		sample_counter(out, "remove_usec", exp_machine_span_ns(k, &st, "reclaim_remove_ns") / 1e3);
-		sample_counter(out, "free_usec", exp_machine_span_ns(k, &st, "reclaim_free_ns") / 1e3);
-		sample_counter(out, "putback_usec", exp_machine_span_ns(k, &st, "reclaim_putback_ns") / 1e3);
-		sample_counter(out, "list_usec", exp_machine_span_ns(k, &st, "reclaim_list_ns") / 1e3);
-	}
+	if (st.counted)
+		for (size_t i = 0; i < sizeof(rl_phases) / sizeof(rl_phases[0]); i++)
+			sample_counter(out, rl_phases[i].counter,
+				       exp_machine_span_ns(k, &st, rl_phases[i].span) / 1e3);
 	return run.err ? 1 : 0;
 }
 
@@ -401,13 +408,8 @@ static void rl_add_event_counters(struct sample *out, const struct mm_kernel *k,
 	sample_counter(out, "rmap_vmas", (double)exp_vm_event(k, ev, "rmap_vmas"));
 	sample_counter(out, "pvmw_hits", (double)exp_vm_event(k, ev, "rmap_pvmw_hits"));
 	sample_counter(out, "batches", (double)exp_vm_event(k, ev, "rmap_batches"));
-	sample_counter(out, "referenced_usec", exp_vm_event(k, ev, "rmap_referenced_ns") / 1e3);
-	sample_counter(out, "unmap_usec", exp_vm_event(k, ev, "rmap_unmap_ns") / 1e3);
-	sample_counter(out, "isolate_usec", exp_vm_event(k, ev, "reclaim_isolate_ns") / 1e3);
-	sample_counter(out, "remove_usec", exp_vm_event(k, ev, "reclaim_remove_ns") / 1e3);
-	sample_counter(out, "free_usec", exp_vm_event(k, ev, "reclaim_free_ns") / 1e3);
-	sample_counter(out, "putback_usec", exp_vm_event(k, ev, "reclaim_putback_ns") / 1e3);
-	sample_counter(out, "list_usec", exp_vm_event(k, ev, "reclaim_list_ns") / 1e3);
+	for (size_t i = 0; i < sizeof(rl_phases) / sizeof(rl_phases[0]); i++)
+		sample_counter(out, rl_phases[i].counter, exp_vm_event(k, ev, rl_phases[i].span) / 1e3);
 }
 
 /* Every design, from the same state and seed, must leave the same pages and PTEs. */

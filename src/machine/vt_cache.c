@@ -1350,6 +1350,12 @@ void __tsan_func_exit(void)
  * @ip is the load's return address less the entry point's, the same from
  * run to run whatever the executable's load address.
  */
+/* Does @x lie past @y in the direction of stride @d? */
+static inline bool vt_stride_past(uintptr_t x, uintptr_t y, intptr_t d)
+{
+	return d > 0 ? (intptr_t)(x - y) > 0 : (intptr_t)(x - y) < 0;
+}
+
 static void vt_stride_train(struct vt_cpu *c, uintptr_t ip, uintptr_t a)
 {
 	struct vt_core *k = core_of(c);
@@ -1381,12 +1387,13 @@ static void vt_stride_train(struct vt_cpu *c, uintptr_t ip, uintptr_t a)
 		return;
 	if (d > vt.h->stride_max || d < -vt.h->stride_max)
 		return;
-	if ((intptr_t)(e->ahead - a) / d <= 0)
+	/* @ahead and @a lie a whole number of strides apart: ask only for what lies past it. */
+	if (!vt_stride_past(e->ahead, a, d))
 		e->ahead = a;
 	for (int n = 1; n <= vt.h->stride_ahead; n++) {
 		uintptr_t x = a + (uintptr_t)(d * n);
 
-		if ((intptr_t)(x - e->ahead) / d <= 0)
+		if (!vt_stride_past(x, e->ahead, d))
 			continue;
 		vt_prefetch(c, (x >> VT_LINE_SHIFT) + 1);
 		e->ahead = x;
@@ -1394,15 +1401,21 @@ static void vt_stride_train(struct vt_cpu *c, uintptr_t ip, uintptr_t a)
 }
 
 /*
- * A plain load of @size bytes at @p by the instruction that returns to @ret:
- * the access, then the stride prefetcher's training (pf.stride), which
- * knows a load by its place relative to this file's code.
+ * The load at @a by the instruction that returns to @ret trains the stride
+ * prefetcher (pf.stride), which knows a load by its place relative to this
+ * file's code.
  */
+static inline void vt_stride_note(void *ret, uintptr_t a)
+{
+	if (vt.h && vt.h->stride_max && vt.cur)
+		vt_stride_train(vt.cur, (uintptr_t)ret - (uintptr_t)&vt_mem, a);
+}
+
+/* A plain load of @size bytes at @p by the instruction that returns to @ret. */
 static inline void vt_read(void *p, unsigned long size, void *ret)
 {
 	vt_mem(p, size, false);
-	if (vt.h && vt.h->stride_max && vt.cur)
-		vt_stride_train(vt.cur, (uintptr_t)ret - (uintptr_t)&vt_mem, (uintptr_t)p);
+	vt_stride_note(ret, (uintptr_t)p);
 }
 
 void __tsan_read1(void *p) { vt_read(p, 1, __builtin_return_address(0)); }
@@ -1438,8 +1451,7 @@ void __tsan_read8(void *p)
 		return;
 	}
 	vt_load_word(c, a);
-	if (vt.h->stride_max)
-		vt_stride_train(c, (uintptr_t)__builtin_return_address(0) - (uintptr_t)&vt_mem, a);
+	vt_stride_note(__builtin_return_address(0), a);
 }
 
 /*
