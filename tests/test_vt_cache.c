@@ -411,6 +411,113 @@ static void test_l1_latency(void)
 	ok(fabs(ns - 1) < 1e-9, "one 256 bytes past is not taken to follow it (%.3f ns)", ns);
 }
 
+/*
+ * A miss whose address a hit brought, the hit's own address from a miss:
+ *
+ *   C0 -> H0 -> C1 -> H1 -> ... -> C255 -> H255 -> C0
+ *
+ *   C: 256 lines, 16 KiB: never in the 4 KiB L1 (a cycle through 16 per set), always in the
+ *      L2 (5 ns)
+ *   H: 256 words, word i at line i % 32, word i / 32 of a 2 KiB region: 2 lines a set, each
+ *      read every 64 steps, always in the L1
+ *
+ * Every step is one basic block (1 ns).  The next C's address is known only
+ * once H's data is there, l1d.lat after H's load, and H's once C's miss
+ * is: a step pair costs the miss, the hit's latency and nothing overlaps.
+ */
+#define HC_COLD		256
+#define HC_HOT_AT	(1 << 20)
+
+static char *hc_hot(int i)
+{
+	return arena + HC_HOT_AT + 64 * (i % 32) + 8 * (i / 32);
+}
+
+static void hc_build(void)
+{
+	for (int i = 0; i < HC_COLD; i++) {
+		*(char **)(arena + 64 * i) = hc_hot(i);
+		*(char **)hc_hot(i) = arena + 64 * ((i + 1) % HC_COLD);
+	}
+}
+
+static void hc_walk(void *arg)
+{
+	char *p = arena;
+	double t0 = 0;
+
+	for (int lap = 0; lap < 3; lap++) {
+		if (lap == 2)
+			t0 = vt_clock_ns();
+		for (int i = 0; i < 2 * HC_COLD; i++) {
+			__sanitizer_cov_trace_pc();
+			__tsan_read8(p);
+			p = *(char **)p;
+		}
+	}
+	lap_ns = (vt_clock_ns() - t0) / HC_COLD;
+}
+
+/*
+ * Two misses a step, the second on a pointer read from a hit:
+ *
+ *   X_i:  line i % 128 of an 8 KiB region (an index, no pointer): an L1 miss, an L2 hit
+ *   H:    one line, in the L1: the step writes C_i's address into it and reads it back
+ *   C_i:  C's line i, at the address H held: an L1 miss, an L2 hit
+ *
+ * Nothing waits for X_i, and H's address is no load's data: H issues in the
+ * shadow of the misses in flight, and C_i, which waits only for H, with it.
+ * The steps overlap one another as independent misses do: well under one L2
+ * latency a step, where a C that waited for the X before it would cost
+ * both latencies and H's.
+ */
+#define HC_X_AT		(HC_HOT_AT + (64 << 10))
+
+static void hc_indep_walk(void *arg)
+{
+	char **h = (char **)(arena + HC_HOT_AT);
+	double t0 = 0;
+
+	for (int lap = 0; lap < 3; lap++) {
+		if (lap == 2)
+			t0 = vt_clock_ns();
+		for (int i = 0; i < HC_COLD; i++) {
+			__sanitizer_cov_trace_pc();
+			__tsan_read8(arena + HC_X_AT + 64 * (i % 128));
+			__tsan_write8(h);
+			*h = arena + 64 * i + 8;
+			__tsan_read8(h);
+			__tsan_read8(*h);
+		}
+	}
+	lap_ns = (vt_clock_ns() - t0) / HC_COLD;
+}
+
+static double hc_ns(double l1_lat, void (*walk)(void *))
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 0, 1);
+	mach.l1_lat_ns = l1_lat;
+	hc_build();
+	run_on(0, walk, &st);
+	return lap_ns;
+}
+
+static void test_hit_then_miss(void)
+{
+	double ns = hc_ns(1.25, hc_walk);
+
+	/* the two blocks of a pair run under the chain's latencies */
+	ok(fabs(ns - (LAT_L2 + 1.25)) < 0.05,
+	   "a miss on a pointer a hit brought waits for the hit: %.2f ns a C-H pair (want %.2f)", ns,
+	   LAT_L2 + 1.25);
+	ns = hc_ns(1.25, hc_indep_walk);
+	ok(ns >= 1 && ns < LAT_L2 / 2,
+	   "an independent hit issues in the shadow of the misses in flight, and so does the miss on "
+	   "its pointer: %.2f ns a step (want 1, its block, to %.1f)", ns, LAT_L2 / 2);
+}
+
 /* --- SMT siblings share a core ------------------------------------------------------------- */
 
 static char *own_line[VT_MAX_CPUS];
@@ -1299,6 +1406,7 @@ int main(void)
 	test_prefetch_span();
 	test_prefetch_stride();
 	test_l1_latency();
+	test_hit_then_miss();
 	test_smt();
 	test_sharing();
 	test_invalidate();

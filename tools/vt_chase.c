@@ -9,8 +9,16 @@
  *
  *   random  a dependent pointer chase through every 64-byte line of the set
  *           in one random cyclic order, each line's first word the address of
- *           the next (lmbench's lat_mem_rd with a random list, 7-cpu.com's
- *           test): no two misses overlap and the prefetcher finds no stream;
+ *           the next (lmbench's lat_mem_rd with a random list): no two misses
+ *           overlap and the prefetcher finds no stream;
+ *   uniform a dependent chase whose every step goes to a line drawn uniformly
+ *           from the set, with repeats (the independent reference model): each
+ *           lap is 2 x lines steps, the line of step i drawn at random, and the
+ *           pointer of its k-th visit in the lap is the line's k-th word, so the
+ *           next address is always the value just loaded.  Any replacement
+ *           policy keeps about capacity / set of such a chase's lines; a
+ *           random cycle keeps none under LRU.  Which of the two a published
+ *           curve ran is read from its knees (docs/VALIDATION.md);
  *   seq     the same chase through the lines in address order (7-cpu's
  *           "64 bytes step - pointer chasing"): the stream prefetcher's case;
  *   stream  independent loads, one 16-byte load a line in address order, one
@@ -31,8 +39,9 @@
  *
  * Output: '#' lines (the machine, the method), then one line a size:
  *   SIZE_KIB RANDOM_NS SEQ_NS STREAM_GBS L1_MISS L2_MISS L3_MISS PREFETCHES
- * the last four per load of the random chase, the prefetches per load of the
- * sequential one.  Exit 0; 2 on bad usage or a machine file that does not
+ *   UNIFORM_NS U_L1_MISS U_L2_MISS U_L3_MISS
+ * the misses per load of the random chase, the prefetches per load of the
+ * sequential one, then the uniform chase's time and misses per load.  Exit 0; 2 on bad usage or a machine file that does not
  * load (one line on stderr); 1 if a run fails.
  */
 #define _GNU_SOURCE
@@ -52,6 +61,8 @@ void __sanitizer_cov_trace_pc(void);
 #define PAGE		4096
 #define UNROLL		16
 #define MIN_LOADS	(1u << 16)	/* short sets are timed over several laps */
+#define UNIFORM_STEPS	2		/* a uniform lap: this many steps a line */
+#define LINE_WORDS	(LINE / sizeof(char *))	/* visits of one line in a uniform lap */
 #define MAX_SIZES	64
 
 static const char *default_sizes =
@@ -62,6 +73,8 @@ static struct vt_machine mach;
 static char *arena;
 static size_t set_bytes;
 static bool streaming;
+static size_t steps;		/* loads a lap */
+static char *start;		/* the chase's first address */
 static unsigned int laps;
 static double lap_ns;
 
@@ -93,30 +106,45 @@ static size_t parse_size(const char *s)
 	return (size_t)v;
 }
 
+enum chase { CHASE_RANDOM, CHASE_SEQ, CHASE_UNIFORM };
+
+static void *alloc_or_die(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p) {
+		fprintf(stderr, "vt_chase: out of memory for %zu lines\n", n);
+		exit(1);
+	}
+	return p;
+}
+
+static unsigned long long xorshift64(unsigned long long *r)
+{
+	*r ^= *r << 13, *r ^= *r >> 7, *r ^= *r << 17;
+	return *r;
+}
+
 /* Line i's first word points to line next(i): a random cycle, or address order. */
-static void build(bool random)
+static void build_cycle(bool random)
 {
 	size_t n = set_bytes / LINE;
-	size_t *order = NULL;
+	size_t *order;
 	unsigned long long r = 88172645463325252ull;
 
+	steps = n;
+	start = arena;
 	if (!random) {
 		for (size_t i = 0; i < n; i++)
 			*(char **)(arena + i * LINE) = arena + (i + 1) % n * LINE;
 		return;
 	}
-	order = malloc(n * sizeof(*order));
-	if (!order) {
-		fprintf(stderr, "vt_chase: out of memory for %zu lines\n", n);
-		exit(1);
-	}
+	order = alloc_or_die(n, sizeof(*order));
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	for (size_t i = n - 1; i > 0; i--) {	/* Fisher-Yates, xorshift64 */
-		size_t j, t;
+	for (size_t i = n - 1; i > 0; i--) {	/* Fisher-Yates */
+		size_t j = xorshift64(&r) % (i + 1), t;
 
-		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-		j = r % (i + 1);
 		t = order[i], order[i] = order[j], order[j] = t;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -124,16 +152,46 @@ static void build(bool random)
 	free(order);
 }
 
-static char *lap(char *p, size_t n)
+/*
+ * Step i of a uniform lap reads word k of a line drawn at random, k the
+ * times that line was drawn before in the lap; the word holds step i+1's
+ * address.  A line drawn LINE_WORDS times is full and drawn again (at two
+ * steps a line, one in about 2,000,000 draws).
+ */
+static void build_uniform(void)
+{
+	size_t n = set_bytes / LINE;
+	unsigned char *visits = alloc_or_die(n, 1);
+	char **addr;
+	unsigned long long r = 2685821657736338717ull;
+
+	steps = n * UNIFORM_STEPS;
+	addr = alloc_or_die(steps, sizeof(*addr));
+	for (size_t i = 0; i < steps; i++) {
+		size_t line;
+
+		do
+			line = xorshift64(&r) % n;
+		while (visits[line] == LINE_WORDS);
+		addr[i] = arena + line * LINE + visits[line]++ * sizeof(char *);
+	}
+	for (size_t i = 0; i < steps; i++)
+		*(char **)addr[i] = addr[(i + 1) % steps];
+	start = addr[0];
+	free(addr);
+	free(visits);
+}
+
+static char *lap(char *p)
 {
 	if (streaming) {
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < steps; i++) {
 			__sanitizer_cov_trace_pc();
 			__tsan_read16(arena + i * LINE);
 		}
 		return p;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < steps; i++) {
 		if (i % UNROLL == 0)
 			__sanitizer_cov_trace_pc();
 		__tsan_read8(p);
@@ -145,34 +203,38 @@ static char *lap(char *p, size_t n)
 /* The virtual CPU's work: number the pages, warm the caches, time the laps. */
 static void chase(void *arg)
 {
-	size_t n = set_bytes / LINE;
-	char *p = arena;
+	char *p = start;
 	double t0;
 
 	for (size_t off = 0; off < set_bytes; off += PAGE)
 			__tsan_read8(arena + off);
-	p = lap(p, n);
+	p = lap(p);
 	vt_window_begin();
 	t0 = vt_clock_ns();
 	for (unsigned int l = 0; l < laps; l++)
-		p = lap(p, n);
-	lap_ns = (vt_clock_ns() - t0) / ((double)n * laps);
+		p = lap(p);
+	lap_ns = (vt_clock_ns() - t0) / ((double)steps * laps);
 	vt_window_end();
 	__asm__ volatile("" : : "r"(p));
 }
 
-static int run(bool random, bool stream, double *ns, struct vt_stats *st)
+/* One chase (or the stream, @stream) of the set: ns a load, the timed laps' counters and loads. */
+static int run(enum chase how, bool stream, double *ns, struct vt_stats *st, double *loads)
 {
 	void *args[1] = { NULL };
-	size_t n = set_bytes / LINE;
 
 	streaming = stream;
-	if (!stream)
-		build(random);
-	laps = n >= MIN_LOADS ? 1 : (MIN_LOADS + n - 1) / n;
+	if (how == CHASE_UNIFORM)
+		build_uniform();
+	else if (!stream)
+		build_cycle(how == CHASE_RANDOM);
+	else
+		steps = set_bytes / LINE;
+	laps = steps >= MIN_LOADS ? 1 : (MIN_LOADS + steps - 1) / steps;
 	if (vt_run(&mach, 1, chase, args, NULL, 0, st))
 		return -1;
 	*ns = lap_ns;
+	*loads = (double)steps * laps;
 	return 0;
 }
 
@@ -228,21 +290,24 @@ int main(int argc, char **argv)
 	       mach.hier_val[VT_H_PF_DEGREE], mach.cost_ns[VT_C_BLOCK]);
 	printf("# random: dependent loads through the set's lines in a random cycle; seq: in address order\n");
 	printf("# stream: independent 16-byte loads, one a line in address order, as GB/s\n");
+	printf("# uniform: dependent loads, each to a line drawn uniformly from the set (%d steps a line a lap)\n",
+	       UNIFORM_STEPS);
 	printf("# size_kib random_ns seq_ns stream_gbs l1_miss l2_miss l3_miss prefetches "
-	       "(per load; misses: random, prefetches: seq)\n");
+	       "uniform_ns u_l1_miss u_l2_miss u_l3_miss\n");
+	printf("# (per load; misses: random, then uniform; prefetches: seq)\n");
 	for (int i = 0; i < nr; i++) {
-		struct vt_stats r, s, b;
-		double rn, sn, bn;
-		double loads;
+		struct vt_stats r, s, b, u;
+		double rn, sn, bn, un, rl, sl, bl, ul;
 
 		set_bytes = size[i];
-		if (run(true, false, &rn, &r) || run(false, false, &sn, &s) || run(false, true, &bn, &b)) {
+		if (run(CHASE_RANDOM, false, &rn, &r, &rl) || run(CHASE_SEQ, false, &sn, &s, &sl) ||
+		    run(CHASE_SEQ, true, &bn, &b, &bl) || run(CHASE_UNIFORM, false, &un, &u, &ul)) {
 			fprintf(stderr, "vt_chase: the run of %zu bytes failed\n", size[i]);
 			return 1;
 		}
-		loads = (double)(set_bytes / LINE) * laps;
-		printf("%9zu %9.2f %7.2f %10.1f %7.3f %7.3f %7.3f %10.3f\n", size[i] >> 10, rn, sn, LINE / bn,
-		       r.l1_miss / loads, r.l2_miss / loads, r.l3_miss / loads, s.prefetches / loads);
+		printf("%9zu %9.2f %7.2f %10.1f %7.3f %7.3f %7.3f %10.3f %10.2f %7.3f %7.3f %7.3f\n",
+		       size[i] >> 10, rn, sn, LINE / bn, r.l1_miss / rl, r.l2_miss / rl, r.l3_miss / rl,
+		       s.prefetches / sl, un, u.l1_miss / ul, u.l2_miss / ul, u.l3_miss / ul);
 		fflush(stdout);
 	}
 	munmap(arena, max);

@@ -628,6 +628,8 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 	vt_charge_code(c);
 	pos = c->blocks_run;
 	dep = vt_dep(m, addr);
+	if (m->addr_ready > dep)	/* its address came from a recent hit (vt_l1_wait()) */
+		dep = m->addr_ready;
 	/* dep_pos is never before pos: within reach of the first miss is within reach of it */
 	if (m->n && m->n < vt.h->mshr && pos - m->dep_pos < vt.h->rob_blocks) {
 		vt_ps issue;
@@ -1127,7 +1129,9 @@ static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_
  * a recent load brought from the L1 cannot issue before that load's data
  * is there, its load-to-use latency after it issued: a chase through lines
  * the L1 holds runs at one hit latency a step, as on every core, where
- * independent hits overlap and cost only their blocks.
+ * independent hits overlap and cost only their blocks.  If the load misses,
+ * it issues no earlier either: it does not start in the shadow of the miss
+ * that brought the line the pointer was in (vt_stall()).
  */
 static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 {
@@ -1137,6 +1141,7 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 	for (int i = 0; i < VT_MLP_DEPS; i++)
 		if (addr - m->hit[i].val < m->hit[i].span && m->hit[i].ready > ready)
 			ready = m->hit[i].ready;
+	m->addr_ready = ready;
 	if (!ready || ready <= vt_now(c))
 		return;
 	vt_charge_code(c);
@@ -1144,13 +1149,40 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 	c->clock = ready;
 }
 
-/* l1d.lat: @c's 8-byte load hit and brought @val (to @span bytes), usable one hit latency from now. */
-static void vt_note_hit_pointer(struct vt_cpu *c, uintptr_t val, unsigned long span)
+/*
+ * When @c's load at @addr, which hit the L1, issued: once its address was
+ * known (a missed load's or a hit's pointer it follows), and otherwise as
+ * early as a miss issued there would have (vt_stall()): in the shadow of
+ * the misses in flight, since the clock stands at the end of their stall.
+ */
+static vt_ps vt_hit_issue(const struct vt_cpu *c, uintptr_t addr)
+{
+	const struct vt_mlp *m = &c->mlp;
+	unsigned long pos = c->blocks_run + c->blocks;
+	vt_ps at = vt_now(c), known = vt_dep(m, addr);
+
+	if (m->addr_ready > known)
+		known = m->addr_ready;
+	if (m->n && pos - m->dep_pos < vt.h->rob_blocks) {
+		vt_ps early;
+
+		if (pos - m->pos < vt.h->rob_blocks)
+			early = m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
+		else
+			early = m->dep_issue + (pos - m->dep_pos) * vt.cost[VT_C_BLOCK];
+		if (early < at)
+			at = early;
+	}
+	return known > at ? known : at;
+}
+
+/* l1d.lat: @c's 8-byte load at @addr hit and brought @val (to @span bytes), usable one hit latency after it issued. */
+static void vt_note_hit_pointer(struct vt_cpu *c, uintptr_t addr, uintptr_t val, unsigned long span)
 {
 	struct vt_mlp *m = &c->mlp;
 
 	m->hit[m->next_hit].val = val;
-	m->hit[m->next_hit].ready = vt_now(c) + vt.h->l1_ps;
+	m->hit[m->next_hit].ready = vt_hit_issue(c, addr) + vt.h->l1_ps;
 	m->hit[m->next_hit].span = span;
 	m->next_hit = (m->next_hit + 1) % VT_MLP_DEPS;
 }
@@ -1162,7 +1194,7 @@ static inline vt_ps vt_line_access(struct vt_cpu *c, uintptr_t addr, bool write)
 	int i;
 
 	if (vt.h->l1_ps)
-		vt_l1_wait(c, addr);
+		vt_l1_wait(c, addr);	/* sets mlp.addr_ready, which its miss (vt_stall()) reads */
 	i = cache_find(l1, (addr >> VT_LINE_SHIFT) + 1);
 
 	if (i >= 0 && (!write || l1->excl[i])) {
@@ -1199,7 +1231,7 @@ static void vt_load_word(struct vt_cpu *c, uintptr_t a)
 	if (done)
 		vt_note_pointer(c, *(const uintptr_t *)a, VT_DEP_SPAN, done);
 	else if (vt.h->l1_ps)
-		vt_note_hit_pointer(c, *(const uintptr_t *)a, VT_DEP_SPAN);
+		vt_note_hit_pointer(c, a, *(const uintptr_t *)a, VT_DEP_SPAN);
 }
 
 /* vt_frames(): where pfn N's frame and struct page are, and how an entry names N. */
@@ -1244,8 +1276,8 @@ static void vt_load_entry(struct vt_cpu *c, uintptr_t a)
 		vt_note_pointer(c, frame, vt_frame_map.page_size, done);
 		vt_note_pointer(c, page, vt_frame_map.page_struct, done);
 	} else if (vt.h->l1_ps) {
-		vt_note_hit_pointer(c, frame, vt_frame_map.page_size);
-		vt_note_hit_pointer(c, page, vt_frame_map.page_struct);
+		vt_note_hit_pointer(c, a, frame, vt_frame_map.page_size);
+		vt_note_hit_pointer(c, a, page, vt_frame_map.page_struct);
 	}
 }
 

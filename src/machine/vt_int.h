@@ -53,6 +53,8 @@ struct vt_mlp {
 	/* l1d.lat: pointers the latest 8-byte loads that hit brought, usable from @ready */
 	struct { uintptr_t val; vt_ps ready; unsigned long span; } hit[VT_MLP_DEPS];
 	int next_hit;
+	/* when the address of the access in progress was known, if a hit's pointer gave it */
+	vt_ps addr_ready;
 };
 
 struct vt_cpu {
