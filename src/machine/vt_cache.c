@@ -708,11 +708,18 @@ static void vt_store_miss(struct vt_cpu *c, vt_ps lat)
  */
 static vt_ps vt_line_miss(struct vt_cpu *c, uintptr_t addr, vt_ps lat, bool write)
 {
+	struct vt_mlp *m = &c->mlp;
+	vt_ps done;
+
 	if (write && vt.h->sb) {
 		vt_store_miss(c, lat);
 		return 0;
 	}
-	return vt_stall(c, addr, lat);
+	done = vt_stall(c, addr, lat);
+	m->fill[m->next_fill].line = addr >> VT_LINE_SHIFT;
+	m->fill[m->next_fill].done = done;
+	m->next_fill = (m->next_fill + 1) % VT_MLP_DEPS;
+	return done;
 }
 
 /* @c's load miss brought the pointer @val to @span bytes, there at @done. */
@@ -1151,9 +1158,11 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 
 /*
  * When @c's load at @addr, which hit the L1, issued: once its address was
- * known (a missed load's or a hit's pointer it follows), and otherwise as
- * early as a miss issued there would have (vt_stall()): in the shadow of
- * the misses in flight, since the clock stands at the end of their stall.
+ * known (a missed load's or a hit's pointer it follows) and no earlier than
+ * its line arrived (the model fills the L1 at a miss, but the line a recent
+ * miss fetched is there only when that miss's data is), and otherwise as early as a miss issued
+ * there would have (vt_stall()): in the shadow of the misses in flight,
+ * since the clock stands at the end of their stall.
  */
 static vt_ps vt_hit_issue(const struct vt_cpu *c, uintptr_t addr)
 {
@@ -1163,6 +1172,9 @@ static vt_ps vt_hit_issue(const struct vt_cpu *c, uintptr_t addr)
 
 	if (m->addr_ready > known)
 		known = m->addr_ready;
+	for (int i = 0; i < VT_MLP_DEPS; i++)	/* its line is still on its way */
+		if (m->fill[i].line == addr >> VT_LINE_SHIFT && m->fill[i].done > known)
+			known = m->fill[i].done;
 	if (m->n && pos - m->dep_pos < vt.h->rob_blocks) {
 		vt_ps early;
 

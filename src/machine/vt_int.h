@@ -55,6 +55,9 @@ struct vt_mlp {
 	int next_hit;
 	/* when the address of the access in progress was known, if a hit's pointer gave it */
 	vt_ps addr_ready;
+	/* the lines the latest misses fetch and when each arrives: a hit there waits for it */
+	struct { uintptr_t line; vt_ps done; } fill[VT_MLP_DEPS];
+	int next_fill;
 };
 
 struct vt_cpu {
