@@ -106,7 +106,7 @@ static size_t parse_size(const char *s)
 	return (size_t)v;
 }
 
-enum chase { CHASE_RANDOM, CHASE_SEQ, CHASE_UNIFORM };
+enum chase { CHASE_RANDOM, CHASE_SEQ, CHASE_UNIFORM, CHASE_STREAM };
 
 static void *alloc_or_die(size_t n, size_t size)
 {
@@ -218,18 +218,18 @@ static void chase(void *arg)
 	__asm__ volatile("" : : "r"(p));
 }
 
-/* One chase (or the stream, @stream) of the set: ns a load, the timed laps' counters and loads. */
-static int run(enum chase how, bool stream, double *ns, struct vt_stats *st, double *loads)
+/* One chase (or the stream) of the set: ns a load, the timed laps' counters and loads. */
+static int run(enum chase how, double *ns, struct vt_stats *st, double *loads)
 {
 	void *args[1] = { NULL };
 
-	streaming = stream;
+	streaming = how == CHASE_STREAM;
 	if (how == CHASE_UNIFORM)
 		build_uniform();
-	else if (!stream)
-		build_cycle(how == CHASE_RANDOM);
-	else
+	else if (how == CHASE_STREAM)
 		steps = set_bytes / LINE;
+	else
+		build_cycle(how == CHASE_RANDOM);
 	laps = steps >= MIN_LOADS ? 1 : (MIN_LOADS + steps - 1) / steps;
 	if (vt_run(&mach, 1, chase, args, NULL, 0, st))
 		return -1;
@@ -300,8 +300,8 @@ int main(int argc, char **argv)
 		double rn, sn, bn, un, rl, sl, bl, ul;
 
 		set_bytes = size[i];
-		if (run(CHASE_RANDOM, false, &rn, &r, &rl) || run(CHASE_SEQ, false, &sn, &s, &sl) ||
-		    run(CHASE_SEQ, true, &bn, &b, &bl) || run(CHASE_UNIFORM, false, &un, &u, &ul)) {
+		if (run(CHASE_RANDOM, &rn, &r, &rl) || run(CHASE_SEQ, &sn, &s, &sl) ||
+		    run(CHASE_STREAM, &bn, &b, &bl) || run(CHASE_UNIFORM, &un, &u, &ul)) {
 			fprintf(stderr, "vt_chase: the run of %zu bytes failed\n", size[i]);
 			return 1;
 		}

@@ -607,6 +607,27 @@ static vt_ps vt_dep(const struct vt_mlp *m, uintptr_t addr)
 	return done;
 }
 
+/* When a load's address is known: a missed load's or a recent hit's pointer it follows; 0 if neither. */
+static vt_ps vt_addr_known(const struct vt_mlp *m, uintptr_t addr)
+{
+	vt_ps known = vt_dep(m, addr);
+
+	return m->addr_ready > known ? m->addr_ready : known;
+}
+
+/*
+ * The earliest a load at basic block @pos could issue in the shadow of the
+ * misses in flight (the caller has checked it is within core.rob of them):
+ * the first miss's issue, or the latest that waited for another's data if
+ * only that one is within reach, plus the blocks run since.
+ */
+static vt_ps vt_shadow_issue(const struct vt_mlp *m, unsigned long pos)
+{
+	if (pos - m->pos < vt.h->rob_blocks)
+		return m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
+	return m->dep_issue + (pos - m->dep_pos) * vt.cost[VT_C_BLOCK];
+}
+
 /*
  * @c waits for data @lat away: an interval model.  The first miss of an
  * interval stalls the core for its whole latency (the reorder buffer fills
@@ -627,17 +648,11 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 
 	vt_charge_code(c);
 	pos = c->blocks_run;
-	dep = vt_dep(m, addr);
-	if (m->addr_ready > dep)	/* its address came from a recent hit (vt_l1_wait()) */
-		dep = m->addr_ready;
+	dep = vt_addr_known(m, addr);
 	/* dep_pos is never before pos: within reach of the first miss is within reach of it */
 	if (m->n && m->n < vt.h->mshr && pos - m->dep_pos < vt.h->rob_blocks) {
-		vt_ps issue;
+		vt_ps issue = vt_shadow_issue(m, pos);
 
-		if (pos - m->pos < vt.h->rob_blocks)
-			issue = m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
-		else
-			issue = m->dep_issue + (pos - m->dep_pos) * vt.cost[VT_C_BLOCK];
 		m->n++;
 		if (dep > issue) {
 			issue = dep;
@@ -1168,20 +1183,14 @@ static vt_ps vt_hit_issue(const struct vt_cpu *c, uintptr_t addr)
 {
 	const struct vt_mlp *m = &c->mlp;
 	unsigned long pos = c->blocks_run + c->blocks;
-	vt_ps at = vt_now(c), known = vt_dep(m, addr);
+	vt_ps at = vt_now(c), known = vt_addr_known(m, addr);
 
-	if (m->addr_ready > known)
-		known = m->addr_ready;
 	for (int i = 0; i < VT_MLP_DEPS; i++)	/* its line is still on its way */
 		if (m->fill[i].line == addr >> VT_LINE_SHIFT && m->fill[i].done > known)
 			known = m->fill[i].done;
 	if (m->n && pos - m->dep_pos < vt.h->rob_blocks) {
-		vt_ps early;
+		vt_ps early = vt_shadow_issue(m, pos);
 
-		if (pos - m->pos < vt.h->rob_blocks)
-			early = m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
-		else
-			early = m->dep_issue + (pos - m->dep_pos) * vt.cost[VT_C_BLOCK];
 		if (early < at)
 			at = early;
 	}
