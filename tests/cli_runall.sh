@@ -17,7 +17,7 @@ case $1 in
 list)	printf 'one  -  first\ntwo  -  second\n' ;;
 variants)
 	[ $# -eq 2 ] || exit 2
-	printf '%s\n' ${STUB_VARIANTS:-vanilla batched bulk mgt-entry} ;;
+	printf '%s\n' ${STUB_VARIANTS:-vanilla vanilla-v1base batched bulk mgt-entry} ;;
 run)	[ -n "${STUB_LOG:-}" ] && echo "$*" >>"$STUB_LOG"
 	json=
 	while [ $# -gt 0 ]; do [ "$1" = --json ] && json=$2; shift; done
@@ -73,18 +73,18 @@ ok $? "report.py replaces report.md whole, titled with the run id, no temporary 
 # Variant lists: every variant built, the lists go through unchanged
 STUB_LOG=$tmp/all.log tools/run-all.sh >"$tmp/run4.out" 2>&1
 ok $? "with every variant built the run exits 0"
-grep -q -- "^run vmalloc --machine m2-vm .*--variant vanilla,batched,bulk " "$tmp/all.log" &&
+grep -q -- "^run vmalloc --machine graviton3-64c .*--variant vanilla-v1base,batched " "$tmp/all.log" &&
 	grep -q -- "^run migrate-fork --machine qemu-2node .*--variant vanilla,mgt-entry " "$tmp/all.log" &&
 	! grep -q "not built into" "$tmp/run4.out"
 ok $? "and vmalloc and migrate-fork run their whole lists"
 
-# make DESIGNS=vanilla,contig-bulk: only vanilla and bulk are built
-STUB_VARIANTS="vanilla bulk" STUB_LOG=$tmp/some.log tools/run-all.sh >"$tmp/run5.out" 2>&1
+# make DESIGNS=vanilla,vanilla-v1base,contig-bulk: only those three are built
+STUB_VARIANTS="vanilla vanilla-v1base bulk" STUB_LOG=$tmp/some.log tools/run-all.sh >"$tmp/run5.out" 2>&1
 ok $? "with some designs built the run exits 0 ($(tail -1 "$tmp/run5.out"))"
-grep -q -- "^run vmalloc --machine m2-vm .*--variant vanilla,bulk " "$tmp/some.log" &&
+grep -q -- "^run vmalloc --machine graviton3-64c .*--variant vanilla-v1base " "$tmp/some.log" &&
 	grep -q -- "^run migrate-fork --machine qemu-2node .*--variant vanilla " "$tmp/some.log"
-ok $? "vmalloc runs vanilla,bulk and migrate-fork vanilla, the built ones of their lists"
-grep -q "^run-all: vmalloc on m2-vm runs vanilla,bulk of vanilla,batched,bulk (the rest are not built into " "$tmp/run5.out"
+ok $? "vmalloc runs vanilla-v1base and migrate-fork vanilla, the built ones of their lists"
+grep -q "^run-all: vmalloc on graviton3-64c runs vanilla-v1base of vanilla-v1base,batched (the rest are not built into " "$tmp/run5.out"
 ok $? "and says what it left out"
 [ "$(grep -c '^run ' "$tmp/some.log")" -eq "$(grep -c '^run ' "$tmp/all.log")" ]
 ok $? "every run still runs ($(grep -c '^run ' "$tmp/some.log") of them)"
@@ -99,7 +99,7 @@ ok $? "and it says so"
 # an mmlab that cannot list its variants: that run counts as failed
 sed -i 's/^variants)$/variants) exit 2 ;;\nnever)/' "$tmp/mmlab"
 tools/run-all.sh >"$tmp/run7.out" 2>&1
-[ $? -ne 0 ] && grep -q "failed: .*vmalloc --machine m2-vm ('.* variants vmalloc' failed)" "$tmp/run7.out"
+[ $? -ne 0 ] && grep -q "failed: .*vmalloc --machine graviton3-64c ('.* variants vmalloc' failed)" "$tmp/run7.out"
 ok $? "when '$MMLAB variants' fails the run fails and names it"
 
 done_testing

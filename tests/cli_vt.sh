@@ -12,6 +12,16 @@ for m in host e5-2690v3-2s epyc-9654-2s icelake-32v; do
 done
 grep -q '^e5-2690v3-2s *24 ' "$tmp/machines"
 ok $? "machines gives e5-2690v3-2s's 24 CPUs"
+grep -q '^graviton3-64c *64 ' "$tmp/machines"
+ok $? "machines gives graviton3-64c (seed 001's m7g.metal) its 64 CPUs"
+# vmalloc sized for the whole m7g.metal: 64 CPUs is the preset's all, 65 one too many
+"$MMLAB" run vmalloc --machine graviton3-64c --scale tiny --tests fix_size_alloc_test --pages 16 \
+	--variant vanilla-v1base --cpus 64 >/dev/null 2>&1
+ok $? "vmalloc --cpus 64 runs on graviton3-64c"
+"$MMLAB" run vmalloc --machine graviton3-64c --scale tiny --tests fix_size_alloc_test --pages 16 \
+	--variant vanilla-v1base --cpus 65 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "^mmlab: --cpus: 65 is more than graviton3-64c's 64 CPUs; valid: 1..64$" "$tmp/err"
+ok $? "and --cpus 65 exits 2 naming the preset's 64 ($(head -1 "$tmp/err"))"
 
 args=(run refcount-scale --machine e5-2690v3-2s --threads 1,2,14 --virtual-us 200)
 "$MMLAB" "${args[@]}" --json "$tmp/a.json" >"$tmp/a.table" 2>/dev/null
