@@ -560,6 +560,132 @@ static void test_random_mix(void)
 	is_int(pages_accounted(), max_pfn, "every page back after the random mix");
 }
 
+/* --- vmap nodes and their pools ---------------------------------------------------------- */
+
+/*
+ * Free two areas of @pages pages, purge, and ask for one more of the same
+ * size: a pool gives back the last one it took, b, where the free tree
+ * gives the lowest, a.
+ *
+ *   a [pages + guard] b [pages + guard]      freed, purged in address order
+ *   pool of their size: b -> a               (each purged area pushed first)
+ *   free tree:          lowest fit is a
+ */
+static void *pool_or_tree(unsigned long pages, void **a, void **b)
+{
+	void *c;
+
+	vm_unmap_aliases();
+	*a = vmalloc(pages << PAGE_SHIFT);
+	*b = vmalloc(pages << PAGE_SHIFT);
+	vfree(*a);
+	vfree(*b);
+	vm_unmap_aliases();
+	c = vmalloc(pages << PAGE_SHIFT);
+	vfree(c);
+	vm_unmap_aliases();
+	return c;
+}
+
+static void test_vmap_nodes(void)
+{
+	void *a, *b, *c, *v[8];
+	int cpus = nr_cpu_ids;
+
+	/* One CPU: one node, no pools. */
+	nr_cpu_ids = 1;
+	boot();
+	c = pool_or_tree(1, &a, &b);
+	ok(a && b && a < b && c == a, "1 CPU: after a purge the free tree gives the lowest area (a)");
+	shutdown();
+
+	/* Two CPUs: two nodes, so pools; the allocating CPU 0's pool serves. */
+	nr_cpu_ids = 2;
+	boot();
+	c = pool_or_tree(1, &a, &b);
+	ok(a && b && a < b && c == b, "2 CPUs: the node's pool gives the last area purged (b, not a)");
+	ok(vcheck(), "checker passes with areas pooled");
+	shutdown();
+
+	nr_cpu_ids = 4;
+	boot();
+	/*
+	 * A pooled area not aligned as asked goes to the back of its pool, and
+	 * the request is served by the free tree.  a at VMALLOC_START is 64
+	 * KiB aligned (the first area of a fresh boot), b (three pages on) is not;
+	 * the pool is b -> a.
+	 */
+	vm_unmap_aliases();
+	a = vmalloc(2 * PAGE_SIZE);
+	b = vmalloc(2 * PAGE_SIZE);
+	vfree(a);
+	vfree(b);
+	vm_unmap_aliases();
+	c = __vmalloc_node(2 * PAGE_SIZE, 64 << 10, GFP_KERNEL, NUMA_NO_NODE, NULL);
+	ok(c && c != a && c != b && IS_ALIGNED((unsigned long)c, 64 << 10),
+	   "an unaligned pooled area is passed over: the free tree gives an aligned one (%p)", c);
+	{
+		void *d = __vmalloc_node(2 * PAGE_SIZE, 64 << 10, GFP_KERNEL, NUMA_NO_NODE, NULL);
+
+		ok(a == (void *)VMALLOC_START && d == a,
+		   "and the next request finds the aligned a at the head of the pool");
+		vfree(d);
+	}
+	vfree(c);
+	vm_unmap_aliases();
+
+	/* 255 pages and a guard page, 1 MiB: the largest size a pool keeps; one more page is not. */
+	c = pool_or_tree(255, &a, &b);
+	ok(c == b, "255 pages + guard (1 MiB) are pooled");
+	c = pool_or_tree(256, &a, &b);
+	ok(c == a, "256 pages + guard (1 MiB + 4 KiB) go back to the free tree");
+	c = pool_or_tree(254, &a, &b);
+	ok(c == b, "254 pages + guard are pooled");
+
+	/*
+	 * A purge first gives a quarter of each pool back.  Eight areas of one
+	 * page in address order, purged: the pool holds v7 .. v0 (v7 first).
+	 * The next purge decays v7 and v6; the pool then serves v5 .. v0, and
+	 * the free tree v6.
+	 */
+	vm_unmap_aliases();
+	for (int i = 0; i < 8; i++)
+		v[i] = vmalloc(PAGE_SIZE);
+	for (int i = 0; i < 8; i++)
+		vfree(v[i]);
+	vm_unmap_aliases();
+	vm_unmap_aliases();
+	{
+		int in_order = 1;
+		void *w[7];
+
+		for (int i = 0; i < 7; i++)
+			w[i] = vmalloc(PAGE_SIZE);
+		for (int i = 0; i < 6; i++)
+			in_order &= w[i] == v[5 - i];
+		ok(in_order, "after a second purge the pool serves v5 .. v0, its remaining three quarters");
+		ok(w[6] == v[6], "and the seventh comes from the free tree: v6, decayed back to it");
+		for (int i = 0; i < 7; i++)
+			vfree(w[i]);
+	}
+	vm_unmap_aliases();
+	ok(vcheck(), "checker passes after the decay");
+
+	/*
+	 * Busy areas live in the node of their start (16-page stripes over 4
+	 * nodes): an address 40 pages into a 48-page area is two stripes on,
+	 * and is found by searching the nodes before its own.
+	 */
+	a = vmalloc(48 * PAGE_SIZE);
+	ok(a && find_vm_area((char *)a + 40 * PAGE_SIZE) == find_vm_area(a) && find_vm_area(a),
+	   "an address two stripes into an area finds the area in its start's node");
+	ok(fill_and_verify(a, 48, 0x5a5a), "and the area's pages read back");
+	vfree(a);
+	ok(vcheck(), "checker passes with busy areas over several nodes");
+	shutdown();
+	nr_cpu_ids = cpus;
+}
+
 /* --- the checker's mutants ---------------------------------------------------------------- */
 
 static void test_mutants(void)
@@ -677,6 +803,8 @@ int main(void)
 	test_random_mix();
 	test_bad_vfree();
 	shutdown();
+
+	test_vmap_nodes();
 
 	boot();
 	test_mutants();

@@ -27,8 +27,14 @@
  * it is the node statistic NR_VMALLOC, updated per page at free and per
  * block at allocation.
  *
- * Departures (docs/design/seed-001-free-contig-vmalloc.md): one vmap node, so no per-node pools of
- * small areas; the purge runs in the freeing thread instead of a worker;
+ * The vmap nodes (since 6.9): one per CPU up to 128, each with its busy and
+ * lazy trees (an area lives in the node of its address, 16 pages a stripe)
+ * and pools of purged areas of up to 1 MiB by size, which serve the next
+ * allocation of that size from the allocating CPU's node without the global
+ * free tree; with one CPU, one node and no pools.
+ *
+ * Departures (docs/design/seed-001-free-contig-vmalloc.md): the purge runs in the freeing thread
+ * instead of a worker, and the nodes' purges one after another, never in helpers;
  * the pages[] array and the bookkeeping objects come from malloc() (the
  * kernel uses kmalloc, or a nested vmalloc above one page of pointers);
  * vm_map_ram() always takes the large-area path (no per-CPU vmap blocks);
@@ -135,13 +141,31 @@ struct rb_list {
 	spinlock_t lock;
 };
 
-struct vmap_node {
-	struct rb_list busy;
-	struct rb_list lazy;
+/* A pool holds purged areas of one size, up to 1 MiB; pool[i] those of i + 1 pages. */
+#define MAX_VA_SIZE_PAGES	256
+#define VMAP_NODES_MAX		128
+
+struct vmap_pool {
+	struct list_head head;
+	unsigned long len;
 };
 
-/* One node: the kernel has one per a few CPUs, with pools when there are several. */
-static struct vmap_node vmap_node;
+struct vmap_node {
+	struct vmap_pool pool[MAX_VA_SIZE_PAGES];
+	spinlock_t pool_lock;
+	bool skip_populate;		/* this purge gives areas back to the free tree */
+	struct rb_list busy;
+	struct rb_list lazy;
+	struct list_head purge_list;	/* the lazy areas one purge takes */
+	unsigned long nr_purged;
+};
+
+static struct vmap_node single_vmap_node;
+static struct vmap_node *vmap_nodes = &single_vmap_node;
+static unsigned int nr_vmap_nodes = 1;
+static unsigned long vmap_zone_size = PAGE_SIZE;
+
+#define for_each_vmap_node(vn)	for ((vn) = &vmap_nodes[0]; (vn) < &vmap_nodes[nr_vmap_nodes]; (vn)++)
 
 static DEFINE_SPINLOCK(free_vmap_area_lock);
 static struct rb_root free_vmap_area_root;
@@ -154,6 +178,126 @@ static bool vmap_initialized;
 static inline unsigned long va_size(struct vmap_area *va)
 {
 	return va->va_end - va->va_start;
+}
+
+/* --- the vmap nodes ------------------------------------------------------------------ */
+
+/* A busy or lazy area lives in the node of its start address. */
+static inline unsigned int addr_to_node_id(unsigned long addr)
+{
+	return (unsigned int)((addr / vmap_zone_size) % nr_vmap_nodes);
+}
+
+static inline struct vmap_node *addr_to_node(unsigned long addr)
+{
+	return &vmap_nodes[addr_to_node_id(addr)];
+}
+
+static inline struct vmap_node *id_to_node(unsigned int id)
+{
+	return &vmap_nodes[id % nr_vmap_nodes];
+}
+
+/*
+ * The node an area was asked for is kept in its flags (bits 8 and up,
+ * plus one), so that its purge returns it to that node's pool.
+ */
+static inline unsigned long encode_vn_id(unsigned int node_id)
+{
+	return node_id < nr_vmap_nodes ? (unsigned long)(node_id + 1) << 8 : 0;
+}
+
+static inline unsigned int decode_vn_id(unsigned long flags)
+{
+	unsigned int node_id = (unsigned int)(flags >> 8) - 1;
+
+	return node_id < nr_vmap_nodes ? node_id : nr_vmap_nodes;
+}
+
+static inline bool is_vn_id_valid(unsigned int node_id)
+{
+	return node_id < nr_vmap_nodes;
+}
+
+static struct vmap_pool *size_to_va_pool(struct vmap_node *vn, unsigned long size)
+{
+	unsigned long idx = (size - 1) / PAGE_SIZE;
+
+	return idx < MAX_VA_SIZE_PAGES ? &vn->pool[idx] : NULL;
+}
+
+static bool node_pool_add_va(struct vmap_node *vn, struct vmap_area *va)
+{
+	struct vmap_pool *vp = size_to_va_pool(vn, va_size(va));
+
+	if (!vp)
+		return false;
+	spin_lock(&vn->pool_lock);
+	list_add(&va->list, &vp->head);
+	WRITE_ONCE(vp->len, vp->len + 1);
+	spin_unlock(&vn->pool_lock);
+	return true;
+}
+
+/*
+ * The first pooled area of exactly @size, if it is aligned as asked;
+ * an unaligned one goes to the back, so the pool is never scanned.
+ */
+static struct vmap_area *node_pool_del_va(struct vmap_node *vn, unsigned long size,
+					  unsigned long align, unsigned long vstart,
+					  unsigned long vend)
+{
+	struct vmap_area *va = NULL;
+	struct vmap_pool *vp = size_to_va_pool(vn, size);
+
+	/*
+	 * The kernel peeks at the list without the lock; the model peeks at
+	 * the length, which is written marked, where its list's pointers are not.
+	 */
+	if (!vp || !READ_ONCE(vp->len))
+		return NULL;
+	spin_lock(&vn->pool_lock);
+	if (!list_empty(&vp->head)) {
+		va = list_first_entry(&vp->head, struct vmap_area, list);
+		if (IS_ALIGNED(va->va_start, align)) {
+			if (!VM_WARN_ON(va_size(va) != size || va->va_start < vstart ||
+					va->va_end > vend)) {
+				list_del_init(&va->list);
+				WRITE_ONCE(vp->len, vp->len - 1);
+			} else {
+				va = NULL;
+			}
+		} else {
+			list_move_tail(&va->list, &vp->head);
+			va = NULL;
+		}
+	}
+	spin_unlock(&vn->pool_lock);
+	return va;
+}
+
+/*
+ * An area from the allocating CPU's pool, for the whole vmalloc range
+ * only and only with several nodes; *@vn_id says which node asked, so
+ * that an area the global tree gives instead comes back to its pool.
+ */
+static struct vmap_area *node_alloc(unsigned long size, unsigned long align,
+				    unsigned long vstart, unsigned long vend,
+				    unsigned long *addr, unsigned long *vn_id)
+{
+	unsigned int id;
+	struct vmap_area *va;
+
+	*vn_id = 0;
+	*addr = (unsigned long)-EINVAL;
+	if (vstart != VMALLOC_START || vend != VMALLOC_END || nr_vmap_nodes == 1)
+		return NULL;
+	id = (unsigned int)smp_processor_id() % nr_vmap_nodes;
+	va = node_pool_del_va(id_to_node(id), size, align, vstart, vend);
+	*vn_id = encode_vn_id(id);
+	if (va)
+		*addr = va->va_start;
+	return va;
 }
 
 static inline unsigned long get_subtree_max_size(struct rb_node *node)
@@ -290,12 +434,12 @@ static struct vmap_area *__find_vmap_area(unsigned long addr, struct rb_root *ro
 }
 
 /*
- * Give a freed area back to the free tree, coalescing it with the free
- * areas just below and just above it.
+ * Give a freed area back to a tree of free areas, coalescing it with the
+ * areas just below and just above it: the global free tree (augmented), or
+ * a pool decay's local one (not).
  */
-static struct vmap_area *merge_or_add_vmap_area_augment(struct vmap_area *va,
-							 struct rb_root *root,
-							 struct list_head *head)
+static struct vmap_area *__merge_or_add_vmap_area(struct vmap_area *va, struct rb_root *root,
+						  struct list_head *head, bool augment)
 {
 	struct rb_node *parent, **link = find_va_links(va, root, NULL, &parent);
 	struct list_head *next;
@@ -319,18 +463,31 @@ static struct vmap_area *merge_or_add_vmap_area_augment(struct vmap_area *va,
 		if (sibling->va_end == va->va_start) {
 			/* Take the upper one out before the lower one grows over it. */
 			if (merged)
-				unlink_va(va, root, true);
+				unlink_va(va, root, augment);
 			sibling->va_end = va->va_end;
 			vmap_area_free(va);
 			va = sibling;
 			merged = true;
 		}
 	}
-	if (merged)
+	if (!merged)
+		link_va(va, root, parent, link, head, augment);
+	else if (augment)
 		augment_tree_propagate_from(va);
-	else
-		link_va(va, root, parent, link, head, true);
 	return va;
+}
+
+static struct vmap_area *merge_or_add_vmap_area(struct vmap_area *va, struct rb_root *root,
+						struct list_head *head)
+{
+	return __merge_or_add_vmap_area(va, root, head, false);
+}
+
+static struct vmap_area *merge_or_add_vmap_area_augment(struct vmap_area *va,
+							 struct rb_root *root,
+							 struct list_head *head)
+{
+	return __merge_or_add_vmap_area(va, root, head, true);
 }
 
 /* --- allocating addresses ---------------------------------------------------------- */
@@ -467,12 +624,13 @@ static unsigned long __alloc_vmap_area(struct rb_root *root, struct list_head *h
 	return nva_start_addr;
 }
 
-static bool __purge_vmap_area_lazy(unsigned long start, unsigned long end);
+static bool __purge_vmap_area_lazy(unsigned long start, unsigned long end, bool full_pool_decay);
 
+/* Nothing fits: everything lazy and everything pooled goes back to the free tree. */
 static void reclaim_and_purge_vmap_areas(void)
 {
 	spin_lock(&vmap_purge_lock);
-	__purge_vmap_area_lazy(ULONG_MAX, 0);
+	__purge_vmap_area_lazy(ULONG_MAX, 0, true);
 	spin_unlock(&vmap_purge_lock);
 }
 
@@ -485,20 +643,30 @@ static struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align
 					 unsigned long vstart, unsigned long vend,
 					 struct vm_struct *vm)
 {
+	struct vmap_node *vn;
 	struct vmap_area *va;
-	unsigned long addr;
+	unsigned long addr, vn_id;
 	bool purged = false;
 
 	if (unlikely(!size || offset_in_page(size) || !is_power_of_2(align)))
 		return NULL;
-	va = vmap_area_alloc();
-	if (unlikely(!va))
-		return NULL;
+	/*
+	 * A pooled area of this size, ready to go; else one from the global
+	 * tree, marked with the asking node so that it goes to that pool later.
+	 */
+	va = node_alloc(size, align, vstart, vend, &addr, &vn_id);
+	if (!va) {
+		va = vmap_area_alloc();
+		if (unlikely(!va))
+			return NULL;
+	}
 retry:
-	spin_lock(&free_vmap_area_lock);
-	addr = __alloc_vmap_area(&free_vmap_area_root, &free_vmap_area_list, size, align,
-				 vstart, vend);
-	spin_unlock(&free_vmap_area_lock);
+	if (IS_ERR_VALUE(addr)) {
+		spin_lock(&free_vmap_area_lock);
+		addr = __alloc_vmap_area(&free_vmap_area_root, &free_vmap_area_list, size, align,
+					 vstart, vend);
+		spin_unlock(&free_vmap_area_lock);
+	}
 	if (IS_ERR_VALUE(addr)) {
 		if (!purged) {
 			reclaim_and_purge_vmap_areas();
@@ -511,14 +679,15 @@ retry:
 	va->va_start = addr;
 	va->va_end = addr + size;
 	va->vm = vm;
-	va->flags = 0;
+	va->flags = vn_id;
 	if (vm) {
 		vm->addr = (void *)va->va_start;
 		vm->size = va_size(va);
 	}
-	spin_lock(&vmap_node.busy.lock);
-	insert_vmap_area(va, &vmap_node.busy.root, &vmap_node.busy.head);
-	spin_unlock(&vmap_node.busy.lock);
+	vn = addr_to_node(va->va_start);
+	spin_lock(&vn->busy.lock);
+	insert_vmap_area(va, &vn->busy.root, &vn->busy.head);
+	spin_unlock(&vn->busy.lock);
 	return va;
 }
 
@@ -530,45 +699,134 @@ static unsigned long lazy_max_pages(void)
 	return (unsigned long)fls((unsigned int)num_online_cpus()) * (32UL * 1024 * 1024 / PAGE_SIZE);
 }
 
-static bool __purge_vmap_area_lazy(unsigned long start, unsigned long end)
+/* Give a list of areas back to the global free tree. */
+static void reclaim_list_global(struct list_head *head)
 {
 	struct vmap_area *va, *n;
-	unsigned long nr_purged = 0, nr_areas = 0;
-	struct list_head purge_list;
 
-	spin_lock(&vmap_node.lazy.lock);
-	list_replace_init(&vmap_node.lazy.head, &purge_list);
-	vmap_node.lazy.root = RB_ROOT;
-	spin_unlock(&vmap_node.lazy.lock);
-	if (list_empty(&purge_list))
-		return false;
-
-	/* The lazy list is sorted: one flush over [lowest start, highest end). */
-	start = min(start, list_first_entry(&purge_list, struct vmap_area, list)->va_start);
-	end = max(end, list_last_entry(&purge_list, struct vmap_area, list)->va_end);
-	flush_tlb_kernel_range(start, end);
-
+	if (list_empty(head))
+		return;
 	spin_lock(&free_vmap_area_lock);
-	list_for_each_entry_safe(va, n, &purge_list, list) {
-		nr_purged += va_size(va) >> PAGE_SHIFT;
-		nr_areas++;
+	list_for_each_entry_safe(va, n, head, list) {
 		list_del_init(&va->list);
 		RB_CLEAR_NODE(&va->rb_node);
 		merge_or_add_vmap_area_augment(va, &free_vmap_area_root, &free_vmap_area_list);
 	}
 	spin_unlock(&free_vmap_area_lock);
-	atomic_long_sub((long)nr_purged, &vmap_lazy_nr);
+}
 
+/*
+ * Give about a quarter of each of the node's pools back to the free tree
+ * (all of it when @full_decay), merged among themselves first, so that
+ * pools a workload stopped asking for drain away over a few purges.
+ */
+static void decay_va_pool_node(struct vmap_node *vn, bool full_decay)
+{
+	struct rb_root decay_root = RB_ROOT;
+	struct vmap_area *va, *nva;
+	LIST_HEAD(decay_list);
+
+	for (int i = 0; i < MAX_VA_SIZE_PAGES; i++) {
+		unsigned long n_decay, pool_len;
+		LIST_HEAD(tmp_list);
+
+		if (!READ_ONCE(vn->pool[i].len))	/* the kernel: list_empty(), unlocked */
+			continue;
+		spin_lock(&vn->pool_lock);
+		list_replace_init(&vn->pool[i].head, &tmp_list);
+		spin_unlock(&vn->pool_lock);
+		pool_len = n_decay = vn->pool[i].len;
+		WRITE_ONCE(vn->pool[i].len, 0);
+		if (!full_decay)
+			n_decay >>= 2;
+		pool_len -= n_decay;
+		list_for_each_entry_safe(va, nva, &tmp_list, list) {
+			if (!n_decay--)
+				break;
+			list_del_init(&va->list);
+			merge_or_add_vmap_area(va, &decay_root, &decay_list);
+		}
+		/* Nobody else fills a pool during a purge: put the rest back as it was. */
+		if (!list_empty(&tmp_list)) {
+			spin_lock(&vn->pool_lock);
+			list_replace_init(&tmp_list, &vn->pool[i].head);
+			WRITE_ONCE(vn->pool[i].len, pool_len);
+			spin_unlock(&vn->pool_lock);
+		}
+	}
+	reclaim_list_global(&decay_list);
+}
+
+/* A node's purged areas: to the pool of the node that asked for them, else global. */
+static void purge_vmap_node(struct vmap_node *vn)
+{
+	unsigned long nr_purged_pages = 0;
+	struct vmap_area *va, *n_va;
+	LIST_HEAD(local_list);
+
+	vn->nr_purged = 0;
+	list_for_each_entry_safe(va, n_va, &vn->purge_list, list) {
+		unsigned long nr = va_size(va) >> PAGE_SHIFT;
+		unsigned int vn_id = decode_vn_id(va->flags);
+
+		list_del_init(&va->list);
+		nr_purged_pages += nr;
+		vn->nr_purged++;
+		if (is_vn_id_valid(vn_id) && !vn->skip_populate && node_pool_add_va(vn, va))
+			continue;
+		list_add(&va->list, &local_list);
+	}
+	atomic_long_sub((long)nr_purged_pages, &vmap_lazy_nr);
+	vmap_stats.purged_areas += vn->nr_purged;
+	vmap_stats.purged_pages += nr_purged_pages;
+	reclaim_list_global(&local_list);
+}
+
+/*
+ * Every node's pools decay, then its lazy areas are taken, one flush covers
+ * them all, and each node's go to its pools or back to the free tree.
+ */
+static bool __purge_vmap_area_lazy(unsigned long start, unsigned long end, bool full_pool_decay)
+{
+	unsigned long nr_purged_areas = 0;
+	unsigned int nr_purge_nodes = 0;
+	struct vmap_node *vn;
+
+	for_each_vmap_node(vn) {
+		INIT_LIST_HEAD(&vn->purge_list);
+		vn->skip_populate = full_pool_decay;
+		decay_va_pool_node(vn, full_pool_decay);
+		/* The kernel tests the root without the lock; the model's tree writes are plain. */
+		spin_lock(&vn->lazy.lock);
+		if (RB_EMPTY_ROOT(&vn->lazy.root)) {
+			spin_unlock(&vn->lazy.lock);
+			continue;
+		}
+		WRITE_ONCE(vn->lazy.root.rb_node, NULL);
+		list_replace_init(&vn->lazy.head, &vn->purge_list);
+		spin_unlock(&vn->lazy.lock);
+		/* Each lazy list is sorted by address. */
+		start = min(start, list_first_entry(&vn->purge_list, struct vmap_area, list)->va_start);
+		end = max(end, list_last_entry(&vn->purge_list, struct vmap_area, list)->va_end);
+		nr_purge_nodes++;
+	}
+	if (!nr_purge_nodes)
+		return false;
+	flush_tlb_kernel_range(start, end);
+	for_each_vmap_node(vn) {
+		if (list_empty(&vn->purge_list))
+			continue;
+		purge_vmap_node(vn);
+		nr_purged_areas += vn->nr_purged;
+	}
 	vmap_stats.purges++;
-	vmap_stats.purged_areas += nr_areas;
-	vmap_stats.purged_pages += nr_purged;
-	return true;
+	return nr_purged_areas > 0;
 }
 
 static void purge_vmap_area_lazy(void)
 {
 	spin_lock(&vmap_purge_lock);
-	__purge_vmap_area_lazy(ULONG_MAX, 0);
+	__purge_vmap_area_lazy(ULONG_MAX, 0, false);
 	spin_unlock(&vmap_purge_lock);
 }
 
@@ -587,11 +845,16 @@ static void free_vmap_area_noflush(struct vmap_area *va)
 	unsigned long nr_lazy_max = lazy_max_pages();
 	unsigned long nr_lazy;
 
+	unsigned int vn_id = decode_vn_id(va->flags);
+	struct vmap_node *vn;
+
 	nr_lazy = (unsigned long)atomic_long_add_return((long)(va_size(va) >> PAGE_SHIFT),
 							&vmap_lazy_nr);
-	spin_lock(&vmap_node.lazy.lock);
-	insert_vmap_area(va, &vmap_node.lazy.root, &vmap_node.lazy.head);
-	spin_unlock(&vmap_node.lazy.lock);
+	/* An area a node asked for goes back to that node, for its pool. */
+	vn = is_vn_id_valid(vn_id) ? id_to_node(vn_id) : addr_to_node(va->va_start);
+	spin_lock(&vn->lazy.lock);
+	insert_vmap_area(va, &vn->lazy.root, &vn->lazy.head);
+	spin_unlock(&vn->lazy.lock);
 	if (unlikely(nr_lazy > nr_lazy_max))
 		purge_vmap_area_lazy();
 }
@@ -844,19 +1107,55 @@ static struct vm_struct *__get_vm_area_node(unsigned long size, unsigned long al
 	return area;
 }
 
+/*
+ * An area lives in the node of its start, so @addr's node is the one to
+ * search first; an address inside an area that spans several 16-page
+ * stripes may be in the nodes before it.
+ */
+static inline unsigned int prev_node_id(unsigned int i)
+{
+	return (i + nr_vmap_nodes - 1) % nr_vmap_nodes;
+}
+
 /* Find and unlink the busy area starting at @addr. */
 static struct vmap_area *find_unlink_vmap_area(unsigned long addr)
 {
+	unsigned int i, j;
+	struct vmap_node *vn;
 	struct vmap_area *va;
 
-	spin_lock(&vmap_node.busy.lock);
-	va = __find_vmap_area(addr, &vmap_node.busy.root);
-	if (va && va->va_start == addr)
-		unlink_va(va, &vmap_node.busy.root, false);
-	else
-		va = NULL;
-	spin_unlock(&vmap_node.busy.lock);
-	return va;
+	i = j = addr_to_node_id(addr);
+	do {
+		vn = &vmap_nodes[i];
+		spin_lock(&vn->busy.lock);
+		va = __find_vmap_area(addr, &vn->busy.root);
+		if (va && va->va_start == addr)
+			unlink_va(va, &vn->busy.root, false);
+		else
+			va = NULL;
+		spin_unlock(&vn->busy.lock);
+		if (va)
+			return va;
+	} while ((i = prev_node_id(i)) != j);
+	return NULL;
+}
+
+static struct vmap_area *find_vmap_area(unsigned long addr)
+{
+	unsigned int i, j;
+	struct vmap_node *vn;
+	struct vmap_area *va;
+
+	i = j = addr_to_node_id(addr);
+	do {
+		vn = &vmap_nodes[i];
+		spin_lock(&vn->busy.lock);
+		va = __find_vmap_area(addr, &vn->busy.root);
+		spin_unlock(&vn->busy.lock);
+		if (va)
+			return va;
+	} while ((i = prev_node_id(i)) != j);
+	return NULL;
 }
 
 static void free_unmap_vmap_area(struct vmap_area *va)
@@ -878,9 +1177,11 @@ static struct vm_struct *remove_vm_area(const void *addr)
 	vm = va->vm;
 	if (VM_WARN_ON(!vm)) {
 		/* A vm_map_ram() area: put it back, it is not vfree()'s. */
-		spin_lock(&vmap_node.busy.lock);
-		insert_vmap_area(va, &vmap_node.busy.root, &vmap_node.busy.head);
-		spin_unlock(&vmap_node.busy.lock);
+		struct vmap_node *vn = addr_to_node(va->va_start);
+
+		spin_lock(&vn->busy.lock);
+		insert_vmap_area(va, &vn->busy.root, &vn->busy.head);
+		spin_unlock(&vn->busy.lock);
 		return NULL;
 	}
 	free_unmap_vmap_area(va);
@@ -889,11 +1190,8 @@ static struct vm_struct *remove_vm_area(const void *addr)
 
 struct vm_struct *find_vm_area(const void *addr)
 {
-	struct vmap_area *va;
+	struct vmap_area *va = find_vmap_area((unsigned long)addr);
 
-	spin_lock(&vmap_node.busy.lock);
-	va = __find_vmap_area((unsigned long)addr, &vmap_node.busy.root);
-	spin_unlock(&vmap_node.busy.lock);
 	return va ? va->vm : NULL;
 }
 
@@ -1216,6 +1514,51 @@ static void rb_list_init(struct rb_list *l)
 	spin_lock_init(&l->lock);
 }
 
+/*
+ * One node per CPU up to 128 (vmap_init_nodes()), each owning the busy and
+ * lazy areas of every nr_vmap_nodes-th 16-page stripe of addresses; with
+ * one CPU a single node owns them all and keeps no pools.
+ */
+static int vmap_init_nodes(void)
+{
+	unsigned int n = (unsigned int)clamp(nr_cpu_ids, 1, VMAP_NODES_MAX);
+	struct vmap_node *vn;
+
+	vmap_nodes = &single_vmap_node;
+	nr_vmap_nodes = 1;
+	vmap_zone_size = PAGE_SIZE;
+	if (n > 1) {
+		vn = calloc(n, sizeof(*vn));
+		if (!vn)
+			return -ENOMEM;
+		vmap_nodes = vn;
+		nr_vmap_nodes = n;
+		vmap_zone_size = 16 * PAGE_SIZE;
+	}
+	for_each_vmap_node(vn) {
+		for (int i = 0; i < MAX_VA_SIZE_PAGES; i++) {
+			INIT_LIST_HEAD(&vn->pool[i].head);
+			vn->pool[i].len = 0;
+		}
+		spin_lock_init(&vn->pool_lock);
+		vn->skip_populate = false;
+		rb_list_init(&vn->busy);
+		rb_list_init(&vn->lazy);
+		INIT_LIST_HEAD(&vn->purge_list);
+		vn->nr_purged = 0;
+	}
+	return 0;
+}
+
+static void vmap_exit_nodes(void)
+{
+	if (vmap_nodes != &single_vmap_node)
+		free(vmap_nodes);
+	vmap_nodes = &single_vmap_node;
+	nr_vmap_nodes = 1;
+	vmap_zone_size = PAGE_SIZE;
+}
+
 int vmalloc_init(void)
 {
 	struct vmap_area *free_space;
@@ -1224,8 +1567,10 @@ int vmalloc_init(void)
 		return -ENOMEM;
 	free_vmap_area_root = RB_ROOT;
 	INIT_LIST_HEAD(&free_vmap_area_list);
-	rb_list_init(&vmap_node.busy);
-	rb_list_init(&vmap_node.lazy);
+	if (vmap_init_nodes()) {
+		pgtable_teardown(&init_mm);
+		return -ENOMEM;
+	}
 	atomic_long_set(&vmap_lazy_nr, 0);
 	atomic_long_set(&nr_vmalloc_pages, 0);
 	memset(vmalloc_stat_pcp, 0, sizeof(vmalloc_stat_pcp));
@@ -1235,6 +1580,7 @@ int vmalloc_init(void)
 	/* All of the address space is free at first (vmap_init_free_space()). */
 	free_space = vmap_area_alloc();
 	if (!free_space) {
+		vmap_exit_nodes();
 		pgtable_teardown(&init_mm);
 		return -ENOMEM;
 	}
@@ -1268,15 +1614,22 @@ int vmalloc_exit(char *msg, size_t len)
 	unsigned long busy = 0, mapped;
 	struct vmap_area *va;
 
+	struct vmap_node *vn;
+
 	if (!vmap_initialized)
 		return 0;
-	list_for_each_entry(va, &vmap_node.busy.head, list)
-		busy++;
-	purge_vmap_area_lazy();
-	free_area_list(&vmap_node.busy.head, true);
+	for_each_vmap_node(vn)
+		list_for_each_entry(va, &vn->busy.head, list)
+			busy++;
+	/* The lazy areas and every pool back to the free tree. */
+	reclaim_and_purge_vmap_areas();
+	for_each_vmap_node(vn) {
+		free_area_list(&vn->busy.head, true);
+		rb_list_init(&vn->busy);
+	}
 	free_area_list(&free_vmap_area_list, false);
 	free_vmap_area_root = RB_ROOT;
-	rb_list_init(&vmap_node.busy);
+	vmap_exit_nodes();
 	mapped = pgtable_teardown(&init_mm);
 	vmap_initialized = false;
 	if (busy) {
@@ -1348,11 +1701,11 @@ static int check_rb_list(struct rb_root *root, struct list_head *head, const cha
 }
 
 /* Every page of a busy area mapped to its pages[], the guard page not. */
-static int check_busy_mappings(char *msg, size_t len, unsigned long *pages)
+static int check_busy_mappings(struct vmap_node *vn, char *msg, size_t len, unsigned long *pages)
 {
 	struct vmap_area *va;
 
-	list_for_each_entry(va, &vmap_node.busy.head, list) {
+	list_for_each_entry(va, &vn->busy.head, list) {
 		struct vm_struct *vm = va->vm;
 
 		if (!vm)
@@ -1373,39 +1726,152 @@ static int check_busy_mappings(char *msg, size_t len, unsigned long *pages)
 	return 0;
 }
 
+/* Each pool holds areas of its own size only, as many as its length says. */
+static int check_pools(struct vmap_node *vn, unsigned long *total, char *msg, size_t len)
+{
+	for (int i = 0; i < MAX_VA_SIZE_PAGES; i++) {
+		unsigned long n = 0;
+		struct vmap_area *va;
+
+		list_for_each_entry(va, &vn->pool[i].head, list) {
+			if (va_size(va) != (unsigned long)(i + 1) << PAGE_SHIFT ||
+			    offset_in_page(va->va_start))
+				return snprintf(msg, len, "node %ld's pool of %d pages holds [%#lx, %#lx)",
+						(long)(vn - vmap_nodes), i + 1, va->va_start, va->va_end), -1;
+			*total += va_size(va);
+			n++;
+		}
+		if (n != vn->pool[i].len)
+			return snprintf(msg, len, "node %ld's pool of %d pages holds %lu areas, its length says %lu",
+					(long)(vn - vmap_nodes), i + 1, n, vn->pool[i].len), -1;
+	}
+	return 0;
+}
+
+/* Busy areas live in the node of their start; lazy ones in the node that asked, or that one. */
+static int check_node_homes(struct vmap_node *vn, char *msg, size_t len)
+{
+	struct vmap_area *va;
+
+	list_for_each_entry(va, &vn->busy.head, list)
+		if (addr_to_node(va->va_start) != vn)
+			return snprintf(msg, len, "busy area at %#lx is in node %ld, not its address's %u",
+					va->va_start, (long)(vn - vmap_nodes), addr_to_node_id(va->va_start)), -1;
+	list_for_each_entry(va, &vn->lazy.head, list) {
+		unsigned int id = decode_vn_id(va->flags);
+		struct vmap_node *home = is_vn_id_valid(id) ? id_to_node(id) : addr_to_node(va->va_start);
+
+		if (home != vn)
+			return snprintf(msg, len, "lazy area at %#lx is in node %ld, not %ld",
+					va->va_start, (long)(vn - vmap_nodes), (long)(home - vmap_nodes)), -1;
+	}
+	return 0;
+}
+
+struct va_span {
+	unsigned long start, end;
+};
+
+static int va_span_cmp(const void *a, const void *b)
+{
+	const struct va_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void add_spans(struct va_span *v, size_t *n, struct list_head *head)
+{
+	struct vmap_area *va;
+
+	list_for_each_entry(va, head, list)
+		v[(*n)++] = (struct va_span){ va->va_start, va->va_end };
+}
+
+/*
+ * Free, busy, lazy and pooled areas, sorted, tile [1, ULONG_MAX): each
+ * begins where the one before it ends, so none overlaps and none is lost.
+ */
+static int check_tiling(size_t count, char *msg, size_t len)
+{
+	struct va_span *v = malloc((count ? count : 1) * sizeof(*v));
+	unsigned long at = 1;
+	struct vmap_node *vn;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!v)
+		return snprintf(msg, len, "no memory to check the address space's tiling"), -1;
+	add_spans(v, &n, &free_vmap_area_list);
+	for_each_vmap_node(vn) {
+		add_spans(v, &n, &vn->busy.head);
+		add_spans(v, &n, &vn->lazy.head);
+		for (int i = 0; i < MAX_VA_SIZE_PAGES; i++)
+			add_spans(v, &n, &vn->pool[i].head);
+	}
+	qsort(v, n, sizeof(*v), va_span_cmp);
+	for (size_t k = 0; k < n && !ret; k++) {
+		if (v[k].start != at) {
+			snprintf(msg, len, "the areas do not tile the address space at %#lx: "
+				 "the next starts at %#lx", at, v[k].start);
+			ret = -1;
+		}
+		at = v[k].end;
+	}
+	if (!ret && at != ULONG_MAX) {
+		snprintf(msg, len, "the areas end at %#lx, not at the top of the address space", at);
+		ret = -1;
+	}
+	free(v);
+	return ret;
+}
+
 int vmalloc_check(char *msg, size_t len)
 {
-	unsigned long free_bytes = 0, busy_bytes = 0, lazy_bytes = 0, pages = 0;
-	struct vmap_area *bad = NULL;
+	unsigned long free_bytes = 0, busy_bytes = 0, lazy_bytes = 0, pool_bytes = 0, pages = 0;
+	size_t count = 0;
+	struct vmap_area *bad = NULL, *va;
+	struct vmap_node *vn;
 	int ret = -1;
 
 	spin_lock(&vmap_purge_lock);
 	spin_lock(&free_vmap_area_lock);
-	spin_lock(&vmap_node.busy.lock);
-	spin_lock(&vmap_node.lazy.lock);
-	if (check_rb_list(&free_vmap_area_root, &free_vmap_area_list, "free", true, &free_bytes, msg, len) ||
-	    check_rb_list(&vmap_node.busy.root, &vmap_node.busy.head, "busy", false, &busy_bytes, msg, len) ||
-	    check_rb_list(&vmap_node.lazy.root, &vmap_node.lazy.head, "lazy", false, &lazy_bytes, msg, len))
+	if (check_rb_list(&free_vmap_area_root, &free_vmap_area_list, "free", true, &free_bytes, msg, len))
 		goto out;
+	for_each_vmap_node(vn) {
+		if (check_rb_list(&vn->busy.root, &vn->busy.head, "busy", false, &busy_bytes, msg, len) ||
+		    check_rb_list(&vn->lazy.root, &vn->lazy.head, "lazy", false, &lazy_bytes, msg, len) ||
+		    check_pools(vn, &pool_bytes, msg, len) || check_node_homes(vn, msg, len) ||
+		    check_busy_mappings(vn, msg, len, &pages))
+			goto out;
+	}
 	check_subtree_max(free_vmap_area_root.rb_node, &bad);
 	if (bad) {
 		snprintf(msg, len, "free area [%#lx, %#lx): stale subtree_max_size %lu",
 			 bad->va_start, bad->va_end, bad->subtree_max_size);
 		goto out;
 	}
-	/* Free, busy and lazy areas tile [1, ULONG_MAX) (no overlap: sizes add up). */
-	if (free_bytes + busy_bytes + lazy_bytes != ULONG_MAX - 1) {
-		snprintf(msg, len, "free %#lx + busy %#lx + lazy %#lx bytes do not tile the address space",
-			 free_bytes, busy_bytes, lazy_bytes);
+	if (free_bytes + busy_bytes + lazy_bytes + pool_bytes != ULONG_MAX - 1) {
+		snprintf(msg, len, "free %#lx + busy %#lx + lazy %#lx + pooled %#lx bytes do not tile the address space",
+			 free_bytes, busy_bytes, lazy_bytes, pool_bytes);
 		goto out;
 	}
+	list_for_each_entry(va, &free_vmap_area_list, list)
+		count++;
+	for_each_vmap_node(vn) {
+		list_for_each_entry(va, &vn->busy.head, list)
+			count++;
+		list_for_each_entry(va, &vn->lazy.head, list)
+			count++;
+		for (int i = 0; i < MAX_VA_SIZE_PAGES; i++)
+			count += vn->pool[i].len;
+	}
+	if (check_tiling(count, msg, len))
+		goto out;
 	if ((unsigned long)atomic_long_read(&vmap_lazy_nr) != lazy_bytes >> PAGE_SHIFT) {
 		snprintf(msg, len, "vmap_lazy_nr %ld, the lazy areas hold %lu pages",
 			 atomic_long_read(&vmap_lazy_nr), lazy_bytes >> PAGE_SHIFT);
 		goto out;
 	}
-	if (check_busy_mappings(msg, len, &pages))
-		goto out;
 	if (vmalloc_nr_pages() != pages) {
 		snprintf(msg, len, "vmalloc_nr_pages() %lu, the areas hold %lu pages",
 			 vmalloc_nr_pages(), pages);
@@ -1413,8 +1879,6 @@ int vmalloc_check(char *msg, size_t len)
 	}
 	ret = 0;
 out:
-	spin_unlock(&vmap_node.lazy.lock);
-	spin_unlock(&vmap_node.busy.lock);
 	spin_unlock(&free_vmap_area_lock);
 	spin_unlock(&vmap_purge_lock);
 	return ret;
