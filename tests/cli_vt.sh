@@ -175,7 +175,7 @@ cp machines/e5-2690v3-2s.conf "$tmp/mine.conf"
 ok $? "--machine FILE takes a user's machine file"
 
 usage_error "unknown machine" run refcount-scale --machine nosuch
-grep -q 'valid: host, host-model, e5-2690v3-2s, epyc-9654-2s, icelake-32v' "$tmp/err"
+grep -q 'valid: host, host-model, e5-2690v3-2s, epyc-9654-2s, graviton3-64c, icelake-32v' "$tmp/err"
 ok $? "the unknown machine's error lists the valid ones"
 sed 's/^lat.remote .*/lat.remote 130/' machines/e5-2690v3-2s.conf >"$tmp/nosource.conf"
 usage_error "a latency without its source" run refcount-scale --machine "$tmp/nosource.conf"
