@@ -1117,8 +1117,12 @@ static inline unsigned int prev_node_id(unsigned int i)
 	return (i + nr_vmap_nodes - 1) % nr_vmap_nodes;
 }
 
-/* Find and unlink the busy area starting at @addr. */
-static struct vmap_area *find_unlink_vmap_area(unsigned long addr)
+/*
+ * The busy area holding @addr, searched in @addr's node and then the ones
+ * before it; with @unlink only an area starting at @addr, taken out of its
+ * tree under that node's lock.
+ */
+static struct vmap_area *search_busy_nodes(unsigned long addr, bool unlink)
 {
 	unsigned int i, j;
 	struct vmap_node *vn;
@@ -1129,10 +1133,12 @@ static struct vmap_area *find_unlink_vmap_area(unsigned long addr)
 		vn = &vmap_nodes[i];
 		spin_lock(&vn->busy.lock);
 		va = __find_vmap_area(addr, &vn->busy.root);
-		if (va && va->va_start == addr)
-			unlink_va(va, &vn->busy.root, false);
-		else
-			va = NULL;
+		if (va && unlink) {
+			if (va->va_start == addr)
+				unlink_va(va, &vn->busy.root, false);
+			else
+				va = NULL;
+		}
 		spin_unlock(&vn->busy.lock);
 		if (va)
 			return va;
@@ -1140,22 +1146,15 @@ static struct vmap_area *find_unlink_vmap_area(unsigned long addr)
 	return NULL;
 }
 
+/* Find and unlink the busy area starting at @addr. */
+static struct vmap_area *find_unlink_vmap_area(unsigned long addr)
+{
+	return search_busy_nodes(addr, true);
+}
+
 static struct vmap_area *find_vmap_area(unsigned long addr)
 {
-	unsigned int i, j;
-	struct vmap_node *vn;
-	struct vmap_area *va;
-
-	i = j = addr_to_node_id(addr);
-	do {
-		vn = &vmap_nodes[i];
-		spin_lock(&vn->busy.lock);
-		va = __find_vmap_area(addr, &vn->busy.root);
-		spin_unlock(&vn->busy.lock);
-		if (va)
-			return va;
-	} while ((i = prev_node_id(i)) != j);
-	return NULL;
+	return search_busy_nodes(addr, false);
 }
 
 static void free_unmap_vmap_area(struct vmap_area *va)
