@@ -228,10 +228,35 @@ static void test_huge(void)
 	   "x86-64: vmalloc_huge(64 KiB) uses order-0 pages and plain PTEs");
 	vfree(p);
 
-	/* arm64 maps 64 KiB blocks with contiguous PTEs. */
+	/*
+	 * arm64 maps 64 KiB blocks with contiguous PTEs; the pages come as
+	 * large a block as fits, split, and are mapped as order-4 chunks.  A
+	 * lone free order-4 block (b1, its buddy b2 held) would serve an
+	 * order-4 request first; the order-6 request passes it by:
+	 *
+	 *   [b1 free 16][b2 held 16] ...      [order-6 block: the area's 64 pages]
+	 */
 	vmap_cont_pte_supported = true;
-	p = vmalloc_huge(64 * PAGE_SIZE, GFP_KERNEL);
-	vm = find_vm_area(p);
+	vm_unmap_aliases();
+	drain_all_pages(&contig_zone);
+	{
+		struct page *b1 = alloc_pages(GFP_KERNEL, 4), *b2 = alloc_pages(GFP_KERNEL, 4);
+		unsigned int runs = 1;
+		bool uses_b1 = false;
+
+		if (b1)
+			__free_pages(b1, 4);
+		p = vmalloc_huge(64 * PAGE_SIZE, GFP_KERNEL);
+		vm = find_vm_area(p);
+		for (unsigned int i = 0; vm && i < vm->nr_pages; i++) {
+			runs += i && page_to_pfn(vm->pages[i]) != page_to_pfn(vm->pages[i - 1]) + 1;
+			uses_b1 |= vm->pages[i] == b1;
+		}
+		ok(b1 && b2 && runs == 1 && !uses_b1,
+		   "arm64: vmalloc_huge(256 KiB) takes one order-6 block, not the lone order-4 one (%u runs)", runs);
+		if (b2)
+			__free_pages(b2, 4);
+	}
 	ok_pages = vm && vm->page_order == 4 && IS_ALIGNED((unsigned long)p, CONT_PTE_SIZE);
 	for (unsigned int i = 0; ok_pages && i < 64; i++) {
 		pte_t pte = ptep_get(walk_pte((unsigned long)p + ((unsigned long)i << PAGE_SHIFT)));

@@ -1279,15 +1279,20 @@ void vfree(const void *addr)
  * a failed order is not tried again.  (Without direct reclaim: the model
  * has none anyway.)
  */
-static unsigned int vm_area_alloc_pages_large_order(gfp_t gfp, unsigned int nr_pages,
-						    struct page **pages)
+static unsigned int vm_area_alloc_pages_large_order(gfp_t gfp, unsigned int order,
+						    unsigned int nr_pages, struct page **pages)
 {
 	gfp_t large_gfp = gfp | __GFP_NOWARN | __GFP_NORETRY;
 	unsigned int max_attempt_order = MAX_PAGE_ORDER;
 	unsigned int nr_allocated = 0, large_order;
 
+	/*
+	 * Blocks larger than the mapping's order, whatever it is: a huge
+	 * mapping's order-4 chunks may come from one order-8 block.  Never
+	 * smaller, since each chunk of the mapping must be contiguous.
+	 */
 	large_order = min(max_attempt_order, (unsigned int)ilog2(nr_pages));
-	while (large_order > 0 && nr_allocated < nr_pages) {
+	while (large_order > order && nr_allocated < nr_pages) {
 		struct page *page = alloc_pages(large_gfp, large_order);
 
 		if (unlikely(!page)) {
@@ -1326,12 +1331,10 @@ static unsigned int vm_area_alloc_pages_bulk(gfp_t gfp, unsigned int nr_allocate
 static unsigned int vm_area_alloc_pages(gfp_t gfp, unsigned int order,
 					unsigned int nr_pages, struct page **pages)
 {
-	unsigned int nr_allocated = 0;
+	unsigned int nr_allocated = vm_area_alloc_pages_large_order(gfp, order, nr_pages, pages);
 
-	if (!order) {
-		nr_allocated = vm_area_alloc_pages_large_order(gfp, nr_pages, pages);
+	if (!order)
 		nr_allocated = vm_area_alloc_pages_bulk(gfp, nr_allocated, nr_pages, pages);
-	}
 	/* High orders, or whatever bulk allocation could not get. */
 	while (nr_allocated < nr_pages) {
 		struct page *page = alloc_pages(gfp, order);
