@@ -780,29 +780,94 @@ static void test_bad_vfree(void)
 	vfree(p);
 }
 
-#ifdef CONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
 /*
- * The contig-misaligned mutant frees a run of consecutive pfns as chunks
- * without regard to alignment.  vfree() of an area built from order-4
- * blocks that sit next to each other hands it runs starting at pfns that
- * are not aligned to the run's size: the allocator's checker must see the
- * corrupted buddy lists.  (The other tests cannot go on from there.)
+ * A run of pfns that starts off its own alignment, built on purpose: with
+ * every order-4 block allocated, free pairs of neighbours that are not
+ * buddies, so no order-5 block forms and each 32-page vmalloc() takes two
+ * order-4 blocks.  When it takes the lower first its pages are one run of
+ * 32 starting 16 pages past a 32-page boundary:
+ *
+ *   pfn  32k   32k+16        32k+48   32k+64
+ *        [held][free b][free c][held]...     b, c: not buddies (32k+32 is c's)
+ *   area pages[]: b b b ... c c c            one run, at 16 mod 32
+ *
+ * vfree() must free it as two order-4 chunks; the contig-misaligned mutant
+ * frees one order-5 chunk at a pfn that is not a multiple of 32.  Returns
+ * the allocator's check after the areas are freed; *@misaligned counts the
+ * areas whose one run started off its alignment.
  */
-static void test_catches_misaligned_mutant(void)
+static int vfree_misaligned_runs(unsigned int *misaligned)
 {
 	struct page_alloc_report r;
+	struct page **held = calloc(max_pfn / 16, sizeof(*held));
+	unsigned int nr_held = 0, nr_pairs = 0;
 	void *p[8];
+	int ret;
 
-	boot();
-	vmap_cont_pte_supported = true;
-	for (int i = 0; i < 8; i++)
-		p[i] = vmalloc_huge(64 * PAGE_SIZE, GFP_KERNEL);
+	*misaligned = 0;
+	vfree(vmalloc(32 * PAGE_SIZE));		/* the page tables this needs, first */
+	vm_unmap_aliases();
+	drain_all_pages(&contig_zone);
+	while (held && (held[nr_held] = alloc_pages(GFP_KERNEL, 4)))
+		nr_held++;
+	for (unsigned int i = 0; i < nr_held && nr_pairs < 8; i++) {
+		unsigned long pfn = page_to_pfn(held[i]);
+
+		if (pfn % 64 != 16)
+			continue;
+		for (unsigned int j = 0; j < nr_held; j++) {
+			if (j != i && held[j] && page_to_pfn(held[j]) == pfn + 16) {
+				/* c first: the free list then hands out b, the lower, first */
+				__free_pages(held[j], 4);
+				__free_pages(held[i], 4);
+				held[i] = held[j] = NULL;
+				nr_pairs++;
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < 8; i++) {
+		struct vm_struct *vm;
+
+		p[i] = vmalloc(32 * PAGE_SIZE);
+		vm = p[i] ? find_vm_area(p[i]) : NULL;
+		if (vm && page_to_pfn(vm->pages[16]) == page_to_pfn(vm->pages[15]) + 1 &&
+		    page_to_pfn(vm->pages[0]) % 32 == 16)
+			(*misaligned)++;
+	}
 	for (int i = 0; i < 8; i++)
 		vfree(p[i]);
 	vm_unmap_aliases();
+	for (unsigned int i = 0; i < nr_held; i++)
+		if (held[i])
+			__free_pages(held[i], 4);
+	free(held);
 	drain_all_pages(&contig_zone);
-	ok(page_alloc_check(&r, msg, sizeof(msg)) != 0,
-	   "contig-misaligned mutant: vfree's misaligned chunks are caught (%s)", msg);
+	ret = page_alloc_check(&r, msg, sizeof(msg));
+	return ret;
+}
+
+static void test_misaligned_runs(void)
+{
+	unsigned int misaligned;
+	int bad = vfree_misaligned_runs(&misaligned);
+
+	ok(bad == 0 && misaligned > 0,
+	   "%u areas whose run of pfns starts off its alignment are freed in aligned chunks", misaligned);
+	is_int(pages_accounted(), max_pfn, "every page back after the misaligned runs");
+}
+
+#ifdef CONFIG_FREE_CONTIG_MUTANT_IGNORE_ALIGN
+/* The contig-misaligned mutant: the misaligned run corrupts the buddy. */
+static void test_catches_misaligned_mutant(void)
+{
+	unsigned int misaligned;
+	int bad;
+
+	boot();
+	bad = vfree_misaligned_runs(&misaligned);
+	ok(bad != 0 && misaligned > 0,
+	   "contig-misaligned mutant: vfree's misaligned chunks are caught (%u runs; %s)", misaligned, msg);
 }
 #endif
 
@@ -826,6 +891,7 @@ int main(void)
 	test_exhaustion();
 	test_vm_map_ram();
 	test_random_mix();
+	test_misaligned_runs();
 	test_bad_vfree();
 	shutdown();
 
