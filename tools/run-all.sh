@@ -79,8 +79,10 @@ done
 
 # Seeds 001-004 on the machines their series ran on, in virtual time: the memory
 # hierarchy's predictions (docs/design/memory-hierarchy.md), each beside the seed's own
-# numbers where the preset carries them (seed.* lines).  free-contig runs a tenth of the
-# seed's 100000 iterations (its time a page is steady well before); vmalloc runs the
+# numbers where the preset carries them (seed.* lines).  free-contig and vmalloc are sized
+# for their machines' CPUs (--cpus: the pcp lists, vmstat thresholds, lazy_max_pages).
+# free-contig runs a tenth of the seed's 100000 iterations (its time a page is steady well
+# before) on the M2 VM's 8 vCPUs (assumed in the preset); vmalloc runs the
 # fix_size_alloc_test column of the seed's vfree table on the machine that table came from
 # (an m7g.metal: graviton3-64c, its 64 CPUs sizing the pcp lists and the lazy purge), v1
 # against its base as the seed compares them; migrate-fork's curve
@@ -90,7 +92,7 @@ done
 # Add support for FEAT_TLBIRANGE"; arm64 uses them when the CPU has them).  readseq's device
 # is a datasheet's: Intel's DC P4500 NVMe, 10 us sequential read latency and 3.2 GB/s
 # sequential read (machines/SOURCES.md, "The readseq device"); seed 002 names no device.
-st_runs=("free-contig m2-vm --iterations 10000"
+st_runs=("free-contig m2-vm --iterations 10000 --cpus 8"
 	 "vmalloc graviton3-64c --tests fix_size_alloc_test --arch arm64 --cpus 64 --variant vanilla-v1base,batched"
 	 "readseq icelake-32v --threads 32 --file-size 4M --mem 1G --io async --device-latency 10 --device-mbps 3200"
 	 "migrate-fork qemu-2node --children 1,10,100,1000 --variant vanilla,mgt-entry"
