@@ -7,6 +7,11 @@
 #   reclaim-large@yitian710-32c   seed 004, ns_per_reclaimed_page at contpte on
 #   migrate-fork@qemu-2node       seed 003, the metric's range at 1000 children (not run here:
 #                                 no row), so a run at other points has no seed table
+# and the table "Against the seed's own gains" the change series give (change_pct, over the
+# variant's own baseline or over a named one), at points of several axes:
+#   vmalloc@graviton3-64c         seed 001, batched over vanilla-v1base at test/pages/huge
+#   readseq@icelake-32v           seed 002, the throughput's change, and P50..P99 (other metrics)
+#   reclaim-large@xeon-8369b-2s   seed 004, ranges "at least", one over batched-referenced
 set -u
 cd "$(dirname "$0")/.."
 . tests/cli_lib.bash
@@ -23,6 +28,14 @@ mkdir -p "$d"
 "$MMLAB" run migrate-fork --machine qemu-2node --scale tiny --variant vanilla,mgt-entry \
 	--json "$d/migrate-fork@qemu-2node.json" >/dev/null 2>&1
 ok $? "four virtual-time runs on presets with seed series"
+
+"$MMLAB" run vmalloc --machine graviton3-64c --tests fix_size_alloc_test --pages 512 --loops 100 --cpus 64 \
+	--repeat 1 --variant vanilla-v1base,batched --json "$d/vmalloc@graviton3-64c.json" >/dev/null 2>&1 &&
+"$MMLAB" run readseq --machine icelake-32v --threads 32 --file-size 256K --mem 256M --repeat 1 \
+	--variant vanilla,batched --json "$d/readseq@icelake-32v.json" >/dev/null 2>&1 &&
+"$MMLAB" run reclaim-large --machine xeon-8369b-2s --scale tiny --contpte off --repeat 1 \
+	--json "$d/reclaim-large@xeon-8369b-2s.json" >/dev/null 2>&1
+ok $? "three virtual-time runs on presets with change series"
 
 "$PY" tools/report.py "$d" >"$tmp/report.out" 2>&1
 ok $? "report.py exits 0 ($(grep -m1 'no plot\|Error' "$tmp/report.out" | head -c 160))"
@@ -59,6 +72,51 @@ assert seed_rows("migrate-fork@qemu-2node") == [], "no seed point at 10 children
 PY
 ok $? "the seed tables: the metric, a counter, and none where the run has no seed point"
 
+# Change series: the model's change from the run's own medians, the seed's, the error in points.
+python3 - "$d" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+text = open(d + "/report.md").read()
+sections = re.split(r"^## ", text, flags=re.M)
+def table(name, title):
+    sec = next(s for s in sections if s.startswith(name))
+    if title not in sec:
+        return []
+    t = sec.split(title, 1)[1].split("\n### ", 1)[0]
+    return [[c.strip() for c in l.strip("|").split("|")] for l in t.splitlines()
+            if l.startswith("| ") and not l.startswith("| ---") and "variant" not in l]
+def median(run, variant, metric=None, **point):
+    r = json.load(open("%s/%s.json" % (d, run)))
+    return next(x["median"] for x in r["results"] if x["variant"] == variant and x["point"] == point
+                and (metric is None or x["metric"] == metric))
+gains = "Against the seed's own gains"
+v = table("vmalloc@graviton3-64c", gains)
+assert [r[:3] for r in v] == [["fix_size_alloc_test/512/0", "batched", "vanilla-v1base"],
+                              ["fix_size_alloc_test/512/1", "batched", "vanilla-v1base"]], v
+pt = dict(test="fix_size_alloc_test", pages=512, huge=1)
+m = (1 - median("vmalloc@graviton3-64c", "batched", **pt) /
+     median("vmalloc@graviton3-64c", "vanilla-v1base", **pt)) * 100
+assert v[1][3] == "%+.1f" % m and v[1][4] == "+81.6" and v[1][5] == "%+.1f" % (m - 81.6), (v, m)
+assert v[0][4] == "+65.1", v
+rs = table("readseq@icelake-32v", gains)
+m = (median("readseq@icelake-32v", "batched", "ops_per_sec", threads=32) /
+     median("readseq@icelake-32v", "vanilla", "ops_per_sec", threads=32) - 1) * 100
+assert rs == [["32", "batched", "vanilla", "%+.1f" % m, "+51.0", "%+.1f" % (m - 51)]], (rs, m)
+# readseq's latencies are metrics of their own: the seed's P50..P99 beside the model's, the
+# batched row's boost a reduction (lower is better), the seed's P50 -63.9%.
+rv = table("readseq@icelake-32v", "Against the seed's own table")
+assert [(r[1], r[2], r[4]) for r in rv] == [("vanilla", "lat_p50_us", "6.15"), ("batched", "lat_p50_us", "2.22"),
+        ("vanilla", "lat_p75_us", "13.38"), ("batched", "lat_p75_us", "7.75"),
+        ("vanilla", "lat_p99_us", "507.9"), ("batched", "lat_p99_us", "348.5")], rv
+p50 = median("readseq@icelake-32v", "vanilla", "lat_p50_us", threads=32)
+assert rv[0][3] == "%.4g" % p50 and rv[1][7] == "+63.9", rv
+x = table("reclaim-large@xeon-8369b-2s", gains)
+assert [r[:3] for r in x] == [["off", "batched", "batched-referenced"],
+                              ["off", "batched-referenced", "vanilla"]], x
+assert x[0][4] == "+50.0..+100.0" and x[1][4] == "+10.0..+100.0", x
+PY
+ok $? "the gains table: a three-axis point, the metric's change, another metric, a named baseline"
+
 # A range: the RFC's three runs at 1000 children; 'inside' when the model is within them.
 python3 - "$d/migrate-fork@qemu-2node.json" "$tmp/r2/.20990101-000001.partial" <<'PY'
 import json, os, sys
@@ -86,5 +144,46 @@ assert v[4] == "120000..197000" and v[5] == "inside", v
 assert m[4] == "18000..58000" and m[5] == "-44%", m      # 10000 against the range's low end
 PY
 ok $? "a seed range: inside it, or the error from its nearer end"
+
+# A change's error in points: inside a range (either end included), else from the nearer end;
+# a single value: the difference. Model 60 against 50..100, 60..70, 61..70, 40..59, and 55.
+python3 - "$d/reclaim-large@xeon-8369b-2s.json" "$tmp/r3" <<'PY'
+import json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+d = json.load(open(src))
+def set_median(variant, x):
+    for r in d["results"]:
+        if r["variant"] == variant and r["metric"] == d["results"][0]["metric"]:
+            r["samples"] = [x]
+            r["median"] = r["min"] = r["max"] = x
+set_median("vanilla", 100.0)
+set_median("batched-referenced", 40.0)     # 60% off vanilla
+set_median("batched", 40.0)                # 0% off batched-referenced
+cases = {"a": "50..100", "b": "60..70", "c": "61..70", "d": "40..59", "e": "55"}
+for k, rng in cases.items():
+    lo, hi = (float(v) for v in rng.split("..")) if ".." in rng else (float(rng),) * 2
+    d["machine"]["seed_points"] = [
+        {"variant": "batched-referenced", "counter": "change_pct", "source": "t",
+         "points": {"off": [lo, hi] if lo != hi else lo}},
+        {"variant": "batched", "counter": "change_pct_over_batched-referenced", "source": "t",
+         "points": {"off": [-1, 1]}}]
+    os.makedirs("%s/%s/.20990101-000002.partial" % (out, k))
+    json.dump(d, open("%s/%s/.20990101-000002.partial/reclaim-large@xeon-8369b-2s.json" % (out, k), "w"))
+PY
+for k in a b c d e; do
+	"$PY" tools/report.py "$tmp/r3/$k/.20990101-000002.partial" >/dev/null 2>&1 || echo "report $k failed"
+done >"$tmp/r3.out"
+python3 - "$tmp/r3" <<'PY'
+import sys
+want = {"a": "inside", "b": "inside", "c": "-1.0", "d": "+1.0", "e": "+5.0"}
+for k, err in want.items():
+    t = open("%s/%s/.20990101-000002.partial/report.md" % (sys.argv[1], k)).read()
+    t = t.split("Against the seed's own gains", 1)[1].split("\n### ", 1)[0]
+    rows = {r[1]: r for r in ([c.strip() for c in l.strip("|").split("|")] for l in t.splitlines()
+                              if l.startswith("| off"))}
+    assert rows["batched-referenced"][3] == "+60.0" and rows["batched-referenced"][5] == err, (k, rows)
+    assert rows["batched"][3] == "+0.0" and rows["batched"][5] == "inside", (k, rows)
+PY
+ok $? "a change's error: inside a range at either end, else from the nearer end ($(head -c 100 "$tmp/r3.out"))"
 
 done_testing

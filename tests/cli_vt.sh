@@ -213,10 +213,34 @@ bad_seed "POINT:LO..HI" "a seed range without its high end" "seed.refcount-scale
 bad_seed "0 <= LO" "a negative seed value" "seed.refcount-scale.vanilla 1:-1 | here"
 bad_seed "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series whose counter is empty" "seed.refcount-scale.vanilla.ops. 1:1 | here"
 bad_seed "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series name of five parts" "seed.refcount-scale.vanilla.a.b 1:1 | here"
-bad_seed "at most 23" "a seed point of 24 characters" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 24)):1 | here"
-seedline "$tmp/s7.conf" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 23)):1 | here"
+bad_seed "at most 47" "a seed point of 48 characters" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 48)):1 | here"
+seedline "$tmp/s7.conf" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 47)):1 | here"
 "$MMLAB" run refcount-scale --machine "$tmp/s7.conf" --threads 1 --repeat 1 --variant vanilla >/dev/null 2>&1
-ok $? "a seed point of 23 characters is taken"
+ok $? "a seed point of 47 characters is taken"
+# A change series (change_pct, or change_pct_over_VARIANT) gives the seed's gain in per cent:
+# signed, any finite value; a point of several axes is their values joined by '/'.
+bad_seed "COUNTER at most 47" "a seed counter of 48 characters" \
+	"seed.refcount-scale.vanilla.$(printf 'c%.0s' $(seq 48)) 1:1 | here"
+seedline "$tmp/s8.conf" "seed.refcount-scale.vanilla.$(printf 'c%.0s' $(seq 47)) 1:1 | here"
+"$MMLAB" run refcount-scale --machine "$tmp/s8.conf" --threads 1 --repeat 1 --variant vanilla >/dev/null 2>&1
+ok $? "a seed counter of 47 characters is taken"
+bad_seed "change_pct_over_VARIANT" "a change over no variant" "seed.refcount-scale.frozen-bit.change_pct_over_ 1:1 | here"
+bad_seed "0 <= LO" "a negative value of a counter that is not a change" "seed.refcount-scale.vanilla.change 1:-1 | here"
+bad_seed "a change in per cent" "a change range whose low end is above its high end" \
+	"seed.refcount-scale.frozen-bit.change_pct 1:-1..-2 | here"
+bad_seed "a change in per cent" "a change that is not a number" "seed.refcount-scale.frozen-bit.change_pct 1:x | here"
+seedline "$tmp/s9.conf" "seed.refcount-scale.frozen-bit.change_pct 1:-1.2 2:-5..-1 a/b/c:0 | here" \
+	"seed.refcount-scale.frozen-bit.change_pct_over_vanilla 1:50..100 | there"
+"$MMLAB" run refcount-scale --machine "$tmp/s9.conf" --threads 1 --repeat 1 --variant vanilla \
+	--json "$tmp/s9.json" >/dev/null 2>&1 &&
+python3 - "$tmp/s9.json" <<'PY'
+import json, sys
+sp = {s["counter"]: s for s in json.load(open(sys.argv[1]))["machine"]["seed_points"]}
+assert sp["change_pct"]["points"] == {"1": -1.2, "2": [-5, -1], "a/b/c": 0}, sp
+assert sp["change_pct_over_vanilla"]["points"] == {"1": [50, 100]}, sp
+assert all(s["variant"] == "frozen-bit" for s in sp.values()), sp
+PY
+ok $? "change series: negative values and ranges, '/' in a point, over a named variant"
 # Names and sources are never cut: a name is refused past 63 characters, a source is as long as its line.
 long=$(printf 'x%.0s' $(seq 900))
 sed "s/^lat.l3 .*/lat.l3 24 | $long/; s/^name .*/name $(printf 'n%.0s' $(seq 63))/" \

@@ -113,7 +113,11 @@ build_and_run() {
 	local bins=() pats=() t
 
 	for t in "$@"; do
-		bins+=("build/tests/$t")
+		case "$t" in
+		# A script of tests/ (sh/cli_vt.sh) runs build/mmlab, and the report's venv.
+		sh/*) [[ " ${bins[*]} " == *" build/mmlab "* ]] || bins+=(build/mmlab venv) ;;
+		*) bins+=("build/tests/$t") ;;
+		esac
 		pats+=("$t")
 	done
 	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$TREE" -j"$JOBS" "${bins[@]}" \

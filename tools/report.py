@@ -414,10 +414,15 @@ def section_checks(run):
              ""] + verdicts)
 
 
+SEED_CHANGE = "change_pct"
+SEED_CHANGE_OVER = "change_pct_over_"
+
+
 def seed_points(run):
     """The seed's own measurements on the simulated machine:
-    {(variant, counter or None): (source, {point: (lo, hi)})}; a point is the value of the
-    experiment's one point axis as text ("12", "on"), a single value has lo == hi."""
+    {(variant, counter or None): (source, {point: (lo, hi)})}; a point is the run's point as
+    point_text() names it ("12", "on", "fix_size_alloc_test/512/1"), a single value has
+    lo == hi."""
     out = {}
     for sp in run.d.get("machine", {}).get("seed_points", []):
         pts = {}
@@ -427,12 +432,46 @@ def seed_points(run):
     return out
 
 
-def boost_interval(run, variant, point):
-    """ " [lo, hi]": the 95% interval of a boost over vanilla, in per cent, where the
-    comparison has one (virtual time's repetitions are interleavings: it says how much the
-    prediction depends on them); "" otherwise."""
+def point_text(point):
+    """A point as a seed line names it: its axis' value, or its axes' values joined by '/'
+    in the experiment's order."""
+    return "/".join(str(v) for v in point.values())
+
+
+def seed_change_base(run, variant, counter):
+    """The variant a change series is over: the variant's own baseline for change_pct, the
+    named one for change_pct_over_NAME; None for a series of values."""
+    if counter == SEED_CHANGE:
+        return run.base_of(variant)
+    if counter and counter.startswith(SEED_CHANGE_OVER):
+        return counter[len(SEED_CHANGE_OVER):]
+    return None
+
+
+def is_seed_change(counter):
+    return counter == SEED_CHANGE or bool(counter and counter.startswith(SEED_CHANGE_OVER))
+
+
+def seed_model_value(run, variant, point, counter):
+    """The model's value of a seed series' quantity at @point, and whether higher is better:
+    the run's metric (counter None), another of its metrics (readseq's lat_p50_us), or a
+    counter of the metric's cell (None where the run has no such value)."""
+    if counter is None or counter in [m[0] for m in run.metrics]:
+        view = run if counter is None else run.for_metric(counter)
+        c = view.cell(variant, point)
+        return (c["median"] if c else None), view.higher
+    c = run.cell(variant, point)
+    v = c.get("counters", {}).get(counter) if c else None
+    return (v if isinstance(v, (int, float)) else None), run.higher
+
+
+def boost_interval(run, variant, point, base=None):
+    """ " [lo, hi]": the 95% interval of a boost over @base (vanilla by default), in per
+    cent, where the run compares the two (virtual time's repetitions are interleavings: it
+    says how much the prediction depends on them); "" otherwise."""
     c = run.cmp(variant, point)
-    if not c or c.get("baseline") != run.base or c.get("ci95_low") is None or c.get("ci95_high") is None:
+    if not c or c.get("baseline") != (base or run.base) or c.get("ci95_low") is None \
+            or c.get("ci95_high") is None:
         return ""
     lo, hi = (c["ci95_low"] - 1) * 100, (c["ci95_high"] - 1) * 100
     if not run.higher:
@@ -452,53 +491,92 @@ def range_error(x, lo, hi):
     return "%+.0f%%" % ((x - end) / end * 100) if end else "n/a"
 
 
-def section_seed(run):
-    """Side by side with the seed's table: the model's prediction, the seed, the error, and
-    each design's boost over vanilla in both.  The seed's number may be a range (the runs it
-    reports) and may be one of the experiment's counters rather than its metric."""
-    seed = seed_points(run)
-    axes = {k for p in run.points for k in p}
-    if not seed or run.multi() or len(axes) != 1:
-        return []
-    axis = axes.pop()
-    m = run.d["machine"]
+def change_error(x, lo, hi):
+    """A predicted change against the seed's, in percentage points: inside its range, or
+    from its nearer end."""
+    if lo <= x <= hi and lo != hi:
+        return "inside"
+    return "%+.1f" % (x - (lo if x < lo else hi))
+
+
+def seed_value_rows(run, seed):
     rows = []
+    order = sorted(seed.items(), key=lambda kv: (kv[0][1] or "", kv[0][0] != run.base))
     for p in run.points:
-        x = str(p[axis])
-        for (v, counter), (_, pts) in sorted(seed.items(), key=lambda kv: (kv[0][1] or "", kv[0][0] != run.base)):
-            c = run.cell(v, p)
-            if not c or x not in pts:
+        x = point_text(p)
+        for (v, counter), (_, pts) in order:
+            if is_seed_change(counter) or x not in pts:
                 continue
-            model = c["median"] if counter is None else c.get("counters", {}).get(counter)
-            if not isinstance(model, (int, float)):
+            model, higher = seed_model_value(run, v, p, counter)
+            if model is None:
                 continue
             lo, hi = pts[x]
             row = [x, v, counter or run.metric, fmt_value(model), fmt_range(lo, hi), range_error(model, lo, hi)]
-            b = run.cell(run.base, p) if run.base else None
             bseed = seed.get((run.base, counter))
-            bmodel = None
-            if b:
-                bmodel = b["median"] if counter is None else b.get("counters", {}).get(counter)
-            if v != run.base and isinstance(bmodel, (int, float)) and bseed and x in bseed[1]:
-                mb = change_pct(bmodel, model, run.higher)
-                sb = change_pct(sum(bseed[1][x]) / 2, (lo + hi) / 2, run.higher)
+            bmodel = seed_model_value(run, run.base, p, counter)[0] if run.base else None
+            if v != run.base and bmodel is not None and bseed and x in bseed[1]:
+                mb = change_pct(bmodel, model, higher)
+                sb = change_pct(sum(bseed[1][x]) / 2, (lo + hi) / 2, higher)
                 row += ["%+.1f%s" % (mb, boost_interval(run, v, p) if counter is None else ""),
                         "%+.1f" % sb, "%+.1f" % (mb - sb)]
             else:
                 row += ["", "", ""]
             rows.append(row)
-    if not rows:
+    return rows
+
+
+def seed_change_rows(run, seed):
+    rows = []
+    for p in run.points:
+        x = point_text(p)
+        for (v, counter), (_, pts) in sorted(seed.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+            base = seed_change_base(run, v, counter)
+            if not base or x not in pts:
+                continue
+            c, b = run.cell(v, p), run.cell(base, p)
+            if not c or not b:
+                continue
+            model = change_pct(b["median"], c["median"], run.higher)
+            lo, hi = pts[x]
+            seed_txt = "%+.1f" % lo if lo == hi else "%+.1f..%+.1f" % (lo, hi)
+            rows.append([x, v, base, "%+.1f%s" % (model, boost_interval(run, v, p, base)), seed_txt,
+                         change_error(model, lo, hi)])
+    return rows
+
+
+def section_seed(run):
+    """Side by side with the seed's table: the model's prediction, the seed, the error, and
+    each design's boost over vanilla in both.  The seed's number may be a range (the runs it
+    reports), may be one of the experiment's counters or other metrics rather than its
+    metric, and may be a change over a baseline where the seed gives only ratios."""
+    seed = seed_points(run)
+    if not seed or not run.points:
         return []
-    srcs = sorted({src for src, _ in seed.values()})
-    return (["### Against the seed's own table (%s, virtual time)" % m.get("name", "?"), "",
-             "The model's medians are predictions; the seed's numbers were measured on that "
-             "machine (%s). A range is the runs the seed reports (error: inside it, or from its "
-             "nearer end). Boosts are over %s, in percentage points of each column (a range's "
-             "midpoint for the seed); the model's with its 95%% interval over the repetitions "
-             "(in virtual time, interleavings)." %
-             ("; ".join(srcs), run.base or "the baseline"), ""] +
-            md_table([axis, "variant", "quantity", "model", "seed", "error", "model boost",
-                      "seed boost", "boost error (pp)"], rows, "rllrrrrrr"))
+    axis = "/".join(run.points[0].keys())
+    m = run.d["machine"]
+    srcs = "; ".join(sorted({src for src, _ in seed.values()}))
+    out = []
+    rows = seed_value_rows(run, seed)
+    if rows:
+        out += (["### Against the seed's own table (%s, virtual time)" % m.get("name", "?"), "",
+                 "The model's medians are predictions; the seed's numbers were measured on that "
+                 "machine (%s). A range is the runs the seed reports (error: inside it, or from its "
+                 "nearer end). Boosts are over %s, in percentage points of each column (a range's "
+                 "midpoint for the seed); the model's with its 95%% interval over the repetitions "
+                 "(in virtual time, interleavings)." % (srcs, run.base or "the baseline"), ""] +
+                md_table([axis, "variant", "quantity", "model", "seed", "error", "model boost",
+                          "seed boost", "boost error (pp)"], rows, "rllrrrrrr"))
+    rows = seed_change_rows(run, seed)
+    if rows:
+        out += ([""] if out else []) + \
+               (["### Against the seed's own gains (%s, virtual time)" % m.get("name", "?"), "",
+                 "Where the seed gives a design's change over a baseline rather than values: %s "
+                 "of each design over the variant named, in per cent, positive better, the model's "
+                 "a prediction from the medians (with its 95%% interval where the run compares the "
+                 "two), the seed's measured on that machine (%s); error in percentage points, "
+                 "inside a range the seed states." % (run.metric, srcs), ""] +
+                md_table([axis, "variant", "over", "model", "seed", "error (pp)"], rows, "rlllrr"))
+    return out
 
 
 def section_machine(run):
@@ -565,11 +643,12 @@ def plot_threads(run, ax):
             ax.plot(xs, [per_thread * t for t in xs], "k--", linewidth=1,
                     label="linear scaling of %s%s" % (BASELINE, suffix))
     # The seed's own measurements on the simulated machine, where the run has them.
-    # (Drawn where the seed gives the metric at numeric points: the plot's axis is threads.)
+    # (Drawn where the seed gives this panel's metric at numeric points: the plot's axis is
+    # threads; the run's first metric is its series without a counter.)
     for (v, counter), (src, pts) in seed_points(run).items():
-        if counter is not None or not all(t.isdigit() for t in pts):
+        if not all(t.isdigit() for t in pts):
             continue
-        if not run.multi() or run.metric == run.metrics[0][0]:
+        if counter == run.metric or (counter is None and run.metric == run.metrics[0][0]):
             xs = sorted(pts, key=int)
             mids = [sum(pts[t]) / 2 for t in xs]
             ax.plot([int(t) for t in xs], mids, linestyle=":", marker="s", fillstyle="none",

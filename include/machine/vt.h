@@ -101,23 +101,35 @@ extern const char *const vt_order_names[VT_NR_ORDER];
 /*
  * A seed's own measurements on the machine the file describes, for reports
  * to draw beside the model's predictions (never used by the model):
- * `seed.EXPERIMENT.VARIANT  THREADS:VALUE ... | SOURCE`.
+ * `seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE ... | SOURCE`.
  */
 #define VT_MAX_SEED_SERIES	8
 #define VT_MAX_SEED_POINTS	32
+#define VT_SEED_POINT_LEN	48
+#define VT_SEED_NAME_LEN	48
+
+/*
+ * The counter of a series that gives the seed's change of VARIANT's metric
+ * in per cent (positive: better), over VARIANT's own baseline, or over the
+ * variant named after VT_SEED_CHANGE_OVER: the seed gives ratios there, not
+ * values.
+ */
+#define VT_SEED_CHANGE		"change_pct"
+#define VT_SEED_CHANGE_OVER	"change_pct_over_"
 
 /*
  * A seed's measurements on this machine, for reports: at each point (the
- * value of the experiment's one point axis: threads, children, contpte...),
- * a value or a range [lo, hi] of the experiment's metric, or of one of its
- * counters.
+ * experiment's point as it names it: 12, on; the values of a point of several
+ * axes joined by '/': fix_size_alloc_test/512/1), a value or a range [lo, hi]
+ * of the experiment's metric, of one of its counters or other metrics, or of
+ * a change (VT_SEED_CHANGE).
  */
 struct vt_seed_series {
 	char experiment[32];
 	char variant[32];
-	char counter[32];		/* "": the metric */
+	char counter[VT_SEED_NAME_LEN];	/* "": the metric */
 	int nr;
-	char point[VT_MAX_SEED_POINTS][24];	/* as the experiment names it: 12, on */
+	char point[VT_MAX_SEED_POINTS][VT_SEED_POINT_LEN];
 	double lo[VT_MAX_SEED_POINTS], hi[VT_MAX_SEED_POINTS];
 	char src[VT_SRC_LEN];
 };

@@ -196,12 +196,20 @@ static int parse_window(struct vt_machine *m, char *v, const char **why)
 	return 0;
 }
 
+/* A change series (VT_SEED_CHANGE): its values are signed. */
+static bool seed_is_change(const char *counter)
+{
+	return !strcmp(counter, VT_SEED_CHANGE) || !strncmp(counter, VT_SEED_CHANGE_OVER,
+							     strlen(VT_SEED_CHANGE_OVER));
+}
+
 /* "seed.EXPERIMENT.VARIANT[.COUNTER]" and "P:V P:LO..HI ... | SOURCE" into the next series. */
 static int parse_seed(struct vt_machine *m, const char *key, char *v, const char **why)
 {
 	const char *exp = key + 5, *dot = strchr(exp, '.'), *var, *dot2;
 	struct vt_seed_series *s;
 	char *bar = strchr(v, '|'), *tok, *save;
+	bool change;
 
 	if (m->nr_seed == VT_MAX_SEED_SERIES) {
 		*why = "too many seed series (at most 8)";
@@ -215,7 +223,12 @@ static int parse_seed(struct vt_machine *m, const char *key, char *v, const char
 	    dot - exp >= (long)sizeof(s->experiment) ||
 	    (dot2 ? dot2 - var : (long)strlen(var)) >= (long)sizeof(s->variant) ||
 	    (dot2 && strlen(dot2 + 1) >= sizeof(s->counter)) || (dot2 && strchr(dot2 + 1, '.'))) {
-		*why = "a seed series is named seed.EXPERIMENT.VARIANT or seed.EXPERIMENT.VARIANT.COUNTER";
+		*why = "a seed series is named seed.EXPERIMENT.VARIANT or seed.EXPERIMENT.VARIANT.COUNTER "
+		       "(COUNTER at most 47 characters)";
+		return -1;
+	}
+	if (dot2 && !strcmp(dot2 + 1, VT_SEED_CHANGE_OVER)) {
+		*why = "a change over another variant is change_pct_over_VARIANT, VARIANT not empty";
 		return -1;
 	}
 	if (!bar || !*trim(bar + 1)) {
@@ -227,6 +240,7 @@ static int parse_seed(struct vt_machine *m, const char *key, char *v, const char
 	snprintf(s->variant, sizeof(s->variant), "%.*s", (int)(dot2 ? dot2 - var : (long)strlen(var)), var);
 	if (dot2)
 		snprintf(s->counter, sizeof(s->counter), "%s", dot2 + 1);
+	change = seed_is_change(s->counter);
 	snprintf(s->src, sizeof(s->src), "%s", trim(bar + 1));
 	for (tok = strtok_r(v, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		char *colon = strchr(tok, ':'), *range, *end;
@@ -252,9 +266,12 @@ static int parse_seed(struct vt_machine *m, const char *key, char *v, const char
 			hi = lo;
 		}
 		if (!*tok || strlen(tok) >= sizeof(s->point[0]) || !colon[1] || *end ||
-		    (range && !range[2]) || errno || !isfinite(lo) || !isfinite(hi) || lo < 0 || hi < lo) {
-			*why = "a seed point is POINT:VALUE or POINT:LO..HI, POINT the experiment's point "
-			       "(at most 23 characters), 0 <= LO <= HI";
+		    (range && !range[2]) || errno || !isfinite(lo) || !isfinite(hi) ||
+		    (lo < 0 && !change) || hi < lo) {
+			*why = change ? "a seed point is POINT:VALUE or POINT:LO..HI, POINT the experiment's "
+					"point (at most 47 characters), LO <= HI, a change in per cent"
+				      : "a seed point is POINT:VALUE or POINT:LO..HI, POINT the experiment's "
+					"point (at most 47 characters), 0 <= LO <= HI";
 			return -1;
 		}
 		snprintf(s->point[s->nr], sizeof(s->point[0]), "%s", tok);
