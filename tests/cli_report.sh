@@ -61,6 +61,12 @@ r = seed_rows("refcount-scale@e5-2690v3-2s")
 assert [(x[0], x[1], x[2]) for x in r] == [("1", "vanilla", "ops_per_sec"), ("1", "frozen-bit", "ops_per_sec"),
         ("2", "vanilla", "ops_per_sec"), ("2", "frozen-bit", "ops_per_sec")], r
 assert r[0][4] == "1343381" and r[3][4] == "2455837", r       # the seed's column
+# The 1-thread vanilla point is the one `syscall` was fitted to (its source quotes it): "fit",
+# and said under the table; frozen-bit's 1-thread point and the 2-thread ones are predictions.
+assert r[0][5] == "fit" and all(x[5] != "fit" for x in r[1:]), r
+sec = next(s for s in sections if s.startswith("refcount-scale@e5-2690v3-2s"))
+assert "Fitted, not predicted" in sec and "`syscall` 682" in sec, sec[-800:]
+assert "Fitted, not predicted" not in next(s for s in sections if s.startswith("free-contig@m2-vm"))
 f = seed_rows("free-contig@m2-vm")
 assert [(x[0], x[1], x[2], x[4]) for x in f] == [("9", "vanilla", "ns_per_page", "32.9"),
                                                  ("9", "batched", "ns_per_page", "2.66")], f
@@ -185,5 +191,29 @@ for k, err in want.items():
     assert rows["batched"][3] == "+0.0" and rows["batched"][5] == "inside", (k, rows)
 PY
 ok $? "a change's error: inside a range at either end, else from the nearer end ($(head -c 100 "$tmp/r3.out"))"
+
+# A fit is the fitted setting's number whole: 134338 and 13433810 are not 1343381 (at 2 threads
+# here), 1343381 is (at 1 thread).
+python3 - "$d/refcount-scale@e5-2690v3-2s.json" "$tmp/r4/.20990101-000003.partial" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for sp in d["machine"]["seed_points"]:
+    if sp["variant"] == "vanilla":
+        sp["points"] = {"1": 1343381, "2": 134338}
+    else:
+        sp["points"] = {"1": 13433810, "2": 2455837}
+os.makedirs(sys.argv[2])
+json.dump(d, open(sys.argv[2] + "/refcount-scale@e5-2690v3-2s.json", "w"))
+PY
+"$PY" tools/report.py "$tmp/r4/.20990101-000003.partial" >/dev/null 2>&1 &&
+python3 - "$tmp/r4/.20990101-000003.partial/report.md" <<'PY'
+import sys
+t = open(sys.argv[1]).read().split("Against the seed's own table", 1)[1].split("\n### ", 1)[0]
+rows = [[c.strip() for c in l.strip("|").split("|")] for l in t.splitlines() if l.startswith("| 1 ") or l.startswith("| 2 ")]
+fit = {(r[0], r[1]): r[5] == "fit" for r in rows}
+assert fit == {("1", "vanilla"): True, ("1", "frozen-bit"): False, ("2", "vanilla"): False,
+               ("2", "frozen-bit"): False}, rows
+PY
+ok $? "a fit is the number whole, not a part of a longer one"
 
 done_testing

@@ -16,6 +16,7 @@ metric.
 """
 import copy
 import json
+import re
 import math
 import os
 import statistics
@@ -499,8 +500,28 @@ def change_error(x, lo, hi):
     return "%+.1f" % (x - (lo if x < lo else hi))
 
 
+def fitted_settings(run):
+    """[(key, value, source)] of the machine file's settings whose source says they were
+    fitted ("fit: ..."): a seed's number they were fitted to is not a prediction."""
+    out = []
+    for line in run.d.get("machine", {}).get("machine_file", "").splitlines():
+        if "|" not in line or line.lstrip().startswith("#"):
+            continue
+        head, src = line.split("|", 1)
+        parts = head.split()
+        if len(parts) >= 2 and src.strip().lower().startswith("fit"):
+            out.append((parts[0], parts[1], src.strip()))
+    return out
+
+
+def is_fit(seed_text, fits):
+    """Whether a seed's number is one a fitted setting's source names (its digits whole)."""
+    return any(re.search(r"(?<![\d.])%s(?![\d.])" % re.escape(seed_text), src) for _, _, src in fits)
+
+
 def seed_value_rows(run, seed):
     rows = []
+    fits = fitted_settings(run)
     order = sorted(seed.items(), key=lambda kv: (kv[0][1] or "", kv[0][0] != run.base))
     for p in run.points:
         x = point_text(p)
@@ -511,7 +532,9 @@ def seed_value_rows(run, seed):
             if model is None:
                 continue
             lo, hi = pts[x]
-            row = [x, v, counter or run.metric, fmt_value(model), fmt_range(lo, hi), range_error(model, lo, hi)]
+            seed_txt = fmt_range(lo, hi)
+            err = "fit" if lo == hi and is_fit(seed_txt, fits) else range_error(model, lo, hi)
+            row = [x, v, counter or run.metric, fmt_value(model), seed_txt, err]
             bseed = seed.get((run.base, counter))
             bmodel = seed_model_value(run, run.base, p, counter)[0] if run.base else None
             if v != run.base and bmodel is not None and bseed and x in bseed[1]:
@@ -566,6 +589,12 @@ def section_seed(run):
                  "(in virtual time, interleavings)." % (srcs, run.base or "the baseline"), ""] +
                 md_table([axis, "variant", "quantity", "model", "seed", "error", "model boost",
                           "seed boost", "boost error (pp)"], rows, "rllrrrrrr"))
+        fits = [f for f in fitted_settings(run) if any(r[5] == "fit" for r in rows)]
+        if fits:
+            out += ["", "Fitted, not predicted: the row whose error reads \"fit\" is the seed's "
+                    "number the machine file's %s was fitted to (%s); the other rows are "
+                    "predictions." % (", ".join("`%s` %s" % (k, v) for k, v, _ in fits),
+                                      "; ".join(src for _, _, src in fits))]
     rows = seed_change_rows(run, seed)
     if rows:
         out += ([""] if out else []) + \
