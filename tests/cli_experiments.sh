@@ -83,20 +83,38 @@ PY
 ok $? "readseq --files: shared by default (each thread reads every file, each folio inserted once), private as an option"
 
 # readahead(2) ahead of each window: the same folios inserted, the same bytes read, fewer lock
-# holds when batched; ondemand by default.
+# holds when batched; RocksDB's iterator's readahead(2) by default.
 "$MMLAB" run readseq --scale tiny --threads 2 --readahead syscall --json "$tmp/rsys.json" >/dev/null 2>&1
 ok $? "run readseq --readahead syscall exits 0"
 python3 - "$tmp/rs.json" "$tmp/rsys.json" <<'PY'
 import json, sys
 od, sc = (json.load(open(p)) for p in sys.argv[1:3])
-assert od["params"]["readahead"] == "ondemand" and sc["params"]["readahead"] == "syscall"
+assert od["params"]["readahead"] == "rocksdb" and sc["params"]["readahead"] == "syscall"
 assert sc["checks"] == {"invariants": "passed", "data": "passed"}, sc["checks"]
 c = {r["variant"]: r["counters"] for r in sc["results"] if r["metric"] == "ops_per_sec"}
 assert c["vanilla"]["bad_records"] == 0 and c["batched"]["bad_records"] == 0
 assert c["vanilla"]["folios_inserted"] == c["batched"]["folios_inserted"], c
 assert c["batched"]["xa_lock_acquisitions"] < c["vanilla"]["xa_lock_acquisitions"], c
 PY
-ok $? "readseq --readahead: ondemand by default; syscall reads every record right, batched holds fewer locks"
+ok $? "readseq --readahead: rocksdb by default; syscall reads every record right, batched holds fewer locks"
+# RocksDB's iterator's readahead(2) (its windows: tests/lab_rocksdb_prefetch.c) against the
+# kernel's window alone: every record right, every folio inserted once in both; batched holds
+# fewer locks.
+"$MMLAB" run readseq --scale tiny --threads 2 --readahead ondemand --json "$tmp/rod.json" >/dev/null 2>&1
+ok $? "run readseq --readahead ondemand exits 0"
+python3 - "$tmp/rod.json" "$tmp/rs.json" <<'PY'
+import json, sys
+od, rd = (json.load(open(p)) for p in sys.argv[1:3])
+assert od["params"]["readahead"] == "ondemand" and od["checks"] == {"invariants": "passed", "data": "passed"}, od
+assert rd["checks"] == {"invariants": "passed", "data": "passed"}, rd
+at = lambda d: {r["variant"]: r["counters"] for r in d["results"]
+      if r["metric"] == "ops_per_sec" and r["point"]["threads"] == 2}
+c, o = at(rd), at(od)
+assert c["vanilla"]["bad_records"] == 0 and c["batched"]["bad_records"] == 0, c
+assert c["vanilla"]["folios_inserted"] == c["batched"]["folios_inserted"] == o["vanilla"]["folios_inserted"], (c, o)
+assert c["batched"]["xa_lock_acquisitions"] < c["vanilla"]["xa_lock_acquisitions"], c
+PY
+ok $? "readseq --readahead rocksdb and ondemand: every record right, each folio inserted once, batched holds fewer locks"
 usage_error "bad --readahead" run readseq --readahead fadvise
 usage_error "bad --files" run readseq --files both
 usage_error "files larger than the simulated memory" run readseq --file-size 1G --mem 256M

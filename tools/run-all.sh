@@ -92,6 +92,8 @@ done
 # Add support for FEAT_TLBIRANGE"; arm64 uses them when the CPU has them).  readseq's device
 # is a datasheet's: Intel's DC P4500 NVMe, 10 us sequential read latency and 3.2 GB/s
 # sequential read (machines/SOURCES.md, "The readseq device"); seed 002 names no device.
+# Its readers ask for readahead as db_bench's RocksDB iterator does (--readahead rocksdb,
+# the default: readahead(2) from the third sequential record, the window doubling to 256 KiB).
 st_runs=("free-contig m2-vm --iterations 10000 --cpus 8"
 	 "vmalloc graviton3-64c --tests fix_size_alloc_test --arch arm64 --cpus 64 --variant vanilla-v1base,batched"
 	 "readseq icelake-32v --threads 32 --file-size 4M --mem 1G --io async --device-latency 10 --device-mbps 3200"

@@ -101,9 +101,12 @@ static const struct exp_option rsq_options[] = {
 	  "request's data crosses one channel at this rate after its latency (a datasheet's "
 	  "sequential read rate); 0: unlimited; --io async only",
 	  { [SCALE_DEFAULT] = "0" }, 0, 1000000 },
-	{ "readahead", OPT_CHOICE, "ondemand: the kernel's window, grown by the reads; syscall: each "
-	  "reader calls readahead(2) for the next window before reading it (force_page_cache_ra)",
-	  { [SCALE_DEFAULT] = "ondemand" }, 0, 0, "ondemand,syscall" },
+	{ "readahead", OPT_CHOICE, "rocksdb: each reader calls readahead(2) as db_bench's RocksDB "
+	  "iterator does on buffered files (from the third sequential record, the record and 8 KiB "
+	  "after it, doubling to 256 KiB), and the kernel's window serves the rest; ondemand: the "
+	  "kernel's window alone, grown by the reads; syscall: each reader calls readahead(2) for "
+	  "the next window before reading it (force_page_cache_ra)",
+	  { [SCALE_DEFAULT] = "rocksdb" }, 0, 0, "ondemand,syscall,rocksdb" },
 	{ "ra-pages", OPT_INT, "maximum readahead window in pages (the kernel's default 32 = 128 KiB)",
 	  { [SCALE_DEFAULT] = "32" }, 1, 1024 },
 	{ "events", OPT_CHOICE, "run the event build once per point for the lock counters (host only: "
@@ -183,7 +186,7 @@ static int rsq_prepare(struct exp_ctx *ctx)
 	/* Where the machine counts (virtual time), its counters say why, not an event build's. */
 	rc->events = exp_event_run(ctx, exp_opt(ctx, "events")->choice == 0);
 	rc->p.shared_files = exp_opt(ctx, "files")->choice == 0;
-	rc->p.ra_syscall = exp_opt(ctx, "readahead")->choice == 1;
+	rc->p.readahead = (enum rsq_readahead)exp_opt(ctx, "readahead")->choice;
 	for (int i = 0; i < threads->nr_list; i++)
 		if (threads->list[i] > rc->max_threads)
 			rc->max_threads = (int)threads->list[i];

@@ -11,9 +11,10 @@
  * checksummed against the file.  Each thread opens each file itself: its
  * own struct file and readahead state.  Reads go to one block device with
  * a submission queue per CPU (async_io), or are done by the reader itself.
- * Readahead is the kernel's on-demand window, or (ra_syscall) the reader's
- * own readahead(2), a window at a time, kept one window ahead of its reads
- * as a prefetching reader does, timed with the read that issues it.
+ * Readahead is the kernel's on-demand window, or the reader's own
+ * readahead(2): a window at a time, kept one window ahead of its reads as a
+ * prefetching reader does (RSQ_RA_SYSCALL), or as RocksDB's iterator asks
+ * for it (RSQ_RA_ROCKSDB); either is timed with the read that issues it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <mmlab/hist.h>
 #include <mmlab/record_sum.h>
 #include <mmlab/workloads/readseq.h>
+#include <mmlab/workloads/rocksdb_prefetch.h>
 #include "workloads.h"
 
 /*
@@ -147,6 +149,34 @@ static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int 
 	t->bad_records += bad;
 }
 
+/* The same; before each record, readahead(2) where RocksDB's iterator would ask for it. */
+static void readseq_file_rocksdb(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
+{
+	struct lat_hist *hist = t->hist;
+	const size_t size = s->p.value_size;
+	const loff_t end = (loff_t)s->p.file_size;
+	unsigned long rec = 0, bad = 0;
+	struct rocksdb_prefetcher pf;
+	struct file file;
+
+	readseq_open(s, &file, f);
+	rocksdb_prefetcher_init(&pf);
+	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size) {
+		uint64_t t0 = now_ns(), ahead = rocksdb_prefetch_if_needed(&pf, (uint64_t)pos, size);
+		ssize_t n;
+
+		if (ahead)
+			ksys_readahead(&file, pos, ahead);
+		n = filemap_read(&file, pos, size, buf);
+		lat_hist_record(hist, now_ns() - t0);
+		if (unlikely(n != (ssize_t)size || record_differs(buf, size, s->p.record_sums, f, rec)))
+			bad++;
+		rec++;
+	}
+	t->ops += rec;
+	t->bad_records += bad;
+}
+
 /* The runner's copy of a reader's results lives in its heap: moved uncharged. */
 static __lab_uncharged void rsq_thread_move(struct rsq_thread *to, const struct rsq_thread *from)
 {
@@ -158,7 +188,12 @@ static void readseq_worker(void *state, void *thread, const int *stop)
 {
 	struct rsq_state *s = state;
 	struct rsq_thread *out = thread;
-	readseq_file_fn read_file = s->p.ra_syscall ? readseq_file_syscall : readseq_file;
+	static const readseq_file_fn read_files[] = {
+		[RSQ_RA_ONDEMAND] = readseq_file,
+		[RSQ_RA_SYSCALL] = readseq_file_syscall,
+		[RSQ_RA_ROCKSDB] = readseq_file_rocksdb,
+	};
+	readseq_file_fn read_file = read_files[s->p.readahead];
 	char *buf = malloc(s->p.value_size);
 	struct rsq_thread t;
 

@@ -11,6 +11,13 @@
 
 struct lat_hist;
 
+/* Who asks for readahead (--readahead). */
+enum rsq_readahead {
+	RSQ_RA_ONDEMAND,	/* the kernel's window, grown by the reads */
+	RSQ_RA_SYSCALL,		/* readahead(2) of each window, one window ahead */
+	RSQ_RA_ROCKSDB,		/* readahead(2) as RocksDB's iterator asks (rocksdb_prefetch.h) */
+};
+
 struct rsq_params {
 	int nr_threads;
 	unsigned long long file_size;	/* per thread */
@@ -21,7 +28,7 @@ struct rsq_params {
 	unsigned long long device_bytes_per_sec;	/* the device's channel (async_io); 0: unlimited */
 	unsigned long latency_loops;	/* the same in __delay() loops (synchronous reads) */
 	bool shared_files;		/* every thread reads every file, in the same order */
-	bool ra_syscall;		/* readahead(2) of each window before reading it */
+	enum rsq_readahead readahead;
 	const int *fds;			/* the backing file of each thread */
 	/* Expected Fletcher-style sums of each record of each thread's file. */
 	const uint64_t *const *record_sums;
