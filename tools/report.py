@@ -497,7 +497,7 @@ def change_error(x, lo, hi):
     from its nearer end."""
     if lo <= x <= hi and lo != hi:
         return "inside"
-    return "%+.1f" % (x - (lo if x < lo else hi))
+    return "%+.1f" % (round(x - (lo if x < lo else hi), 1) + 0.0)   # + 0.0: no "-0.0"
 
 
 def fitted_settings(run):

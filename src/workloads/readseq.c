@@ -96,25 +96,32 @@ static void readseq_open(struct rsq_state *s, struct file *file, int f)
 	file->f_ra.ra_pages = s->p.ra_pages;
 }
 
+/*
+ * The record at @pos, its time started at @t0 (before any readahead(2) the
+ * reader asked for first): read, timed and checked; 1 if it came back short
+ * or wrong.
+ */
+static inline unsigned long readseq_record(struct rsq_state *s, struct rsq_thread *t, struct file *file,
+					   loff_t pos, uint64_t t0, char *buf, int f, unsigned long rec)
+{
+	const size_t size = s->p.value_size;
+	ssize_t n = filemap_read(file, pos, size, buf);
+
+	lat_hist_record(t->hist, now_ns() - t0);
+	return unlikely(n != (ssize_t)size || record_differs(buf, size, s->p.record_sums, f, rec));
+}
+
 /* Read file @f from start to end, every record timed and checked. */
 static void readseq_file(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
 {
-	struct lat_hist *hist = t->hist;
 	const size_t size = s->p.value_size;
 	const loff_t end = (loff_t)s->p.file_size;
 	unsigned long rec = 0, bad = 0;
 	struct file file;
 
 	readseq_open(s, &file, f);
-	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size) {
-		uint64_t t0 = now_ns();
-		ssize_t n = filemap_read(&file, pos, size, buf);
-
-		lat_hist_record(hist, now_ns() - t0);
-		if (unlikely(n != (ssize_t)size || record_differs(buf, size, s->p.record_sums, f, rec)))
-			bad++;
-		rec++;
-	}
+	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size, rec++)
+		bad += readseq_record(s, t, &file, pos, now_ns(), buf, f, rec);
 	t->ops += rec;
 	t->bad_records += bad;
 }
@@ -122,7 +129,6 @@ static void readseq_file(struct rsq_state *s, struct rsq_thread *t, int f, char 
 /* The same; a read that reaches the last window asked for asks for the one after it. */
 static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
 {
-	struct lat_hist *hist = t->hist;
 	const size_t size = s->p.value_size;
 	const size_t window = max((size_t)s->p.ra_pages << PAGE_SHIFT, size);
 	const loff_t end = (loff_t)s->p.file_size;
@@ -131,19 +137,14 @@ static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int 
 	struct file file;
 
 	readseq_open(s, &file, f);
-	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size) {
+	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size, rec++) {
 		uint64_t t0 = now_ns();
-		ssize_t n;
 
 		while (pos + (loff_t)size > ahead - (loff_t)window) {
 			ksys_readahead(&file, ahead, window);
 			ahead += (loff_t)window;
 		}
-		n = filemap_read(&file, pos, size, buf);
-		lat_hist_record(hist, now_ns() - t0);
-		if (unlikely(n != (ssize_t)size || record_differs(buf, size, s->p.record_sums, f, rec)))
-			bad++;
-		rec++;
+		bad += readseq_record(s, t, &file, pos, t0, buf, f, rec);
 	}
 	t->ops += rec;
 	t->bad_records += bad;
@@ -152,7 +153,6 @@ static void readseq_file_syscall(struct rsq_state *s, struct rsq_thread *t, int 
 /* The same; before each record, readahead(2) where RocksDB's iterator would ask for it. */
 static void readseq_file_rocksdb(struct rsq_state *s, struct rsq_thread *t, int f, char *buf)
 {
-	struct lat_hist *hist = t->hist;
 	const size_t size = s->p.value_size;
 	const loff_t end = (loff_t)s->p.file_size;
 	unsigned long rec = 0, bad = 0;
@@ -161,17 +161,12 @@ static void readseq_file_rocksdb(struct rsq_state *s, struct rsq_thread *t, int 
 
 	readseq_open(s, &file, f);
 	rocksdb_prefetcher_init(&pf);
-	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size) {
+	for (loff_t pos = 0; pos + (loff_t)size <= end; pos += (loff_t)size, rec++) {
 		uint64_t t0 = now_ns(), ahead = rocksdb_prefetch_if_needed(&pf, (uint64_t)pos, size);
-		ssize_t n;
 
 		if (ahead)
 			ksys_readahead(&file, pos, ahead);
-		n = filemap_read(&file, pos, size, buf);
-		lat_hist_record(hist, now_ns() - t0);
-		if (unlikely(n != (ssize_t)size || record_differs(buf, size, s->p.record_sums, f, rec)))
-			bad++;
-		rec++;
+		bad += readseq_record(s, t, &file, pos, t0, buf, f, rec);
 	}
 	t->ops += rec;
 	t->bad_records += bad;
