@@ -148,8 +148,13 @@ v = next(r for r in rows if r[1] == "vanilla")
 m = next(r for r in rows if r[1] == "mgt-entry")
 assert v[4] == "120000..197000" and v[5] == "inside", v
 assert m[4] == "18000..58000" and m[5] == "-44%", m      # 10000 against the range's low end
+# The RFC's shares (a counter in per cent): the seed's range, and no boost of a share.
+sh = {r[1]: r for r in rows if r[2] == "restore_pct"}
+assert sh["vanilla"][4] == "86.1..88.4" and sh["mgt-entry"][4] == "61.1..67.2", sh
+assert sh["mgt-entry"][6] == sh["mgt-entry"][7] == "", sh
+assert m[6] != "", m                                     # the metric's boost is there
 PY
-ok $? "a seed range: inside it, or the error from its nearer end"
+ok $? "a seed range: inside it, or the error from its nearer end; no boost of a share"
 
 # A change's error in points: inside a range (either end included), else from the nearer end;
 # a single value: the difference. Model 60 against 50..100, 60..70, 61..70, 40..59, and 55.

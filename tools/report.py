@@ -537,7 +537,9 @@ def seed_value_rows(run, seed):
             row = [x, v, counter or run.metric, fmt_value(model), seed_txt, err]
             bseed = seed.get((run.base, counter))
             bmodel = seed_model_value(run, run.base, p, counter)[0] if run.base else None
-            if v != run.base and bmodel is not None and bseed and x in bseed[1]:
+            # A boost of a share (restore_pct) says nothing: none for counters in per cent.
+            if v != run.base and bmodel is not None and bseed and x in bseed[1] and \
+                    not (counter or "").endswith("_pct"):
                 mb = change_pct(bmodel, model, higher)
                 sb = change_pct(sum(bseed[1][x]) / 2, (lo + hi) / 2, higher)
                 row += ["%+.1f%s" % (mb, boost_interval(run, v, p) if counter is None else ""),
