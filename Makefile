@@ -199,7 +199,7 @@ VT_KERNELS := $(KERNELS) $(BASES)
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
 WORKLOADS := $(basename $(notdir $(sort $(wildcard src/workloads/*.c))))
 MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt_sched.c src/machine/vt_coherence.c src/machine/vt_sync.c src/machine/vt_run.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c src/machine/vt_iface.c \
-	    src/machine/vt_calibrate_mem.c src/machine/arena.c
+	    src/machine/vt_calibrate_mem.c src/machine/arena.c src/machine/vt_blockprof.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c src/lab/designs.c,$(LABSRCS))

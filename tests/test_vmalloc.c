@@ -265,7 +265,18 @@ static void test_huge(void)
 	}
 	ok(ok_pages, "arm64: vmalloc_huge(256 KiB) maps order-4 blocks with 64 contiguous PTEs");
 	ok(vcheck(), "checker passes with a contiguous-PTE area");
-	vfree(p);
+	ok(vm && vmalloc_mmu_page(p) == vm->pages[0] && vmalloc_mmu_page((char *)p + 63 * PAGE_SIZE) == vm->pages[63],
+	   "the MMU's walk reaches the first and last page through the contiguous entries");
+	{
+		/* vfree clears each block as a whole (huge_ptep_get_and_clear()): all 64 entries. */
+		pte_t *first = vm ? walk_pte((unsigned long)p) : NULL;
+		bool cleared = first != NULL;
+
+		vfree(p);
+		for (unsigned int i = 0; cleared && i < 64; i++)
+			cleared = pte_none(__ptep_get(first + i));
+		ok(cleared, "vfree of the contiguous-PTE area leaves all 64 entries none");
+	}
 	vmap_cont_pte_supported = false;
 	is_int(pages_accounted(), max_pfn, "every page back after the contiguous-PTE vfree");
 }

@@ -99,10 +99,16 @@ static inline bool is_vmalloc_addr(const void *x)
 	return addr >= VMALLOC_START && addr < VMALLOC_END;
 }
 
-/* The direct-map alias of the byte at a vmalloc address (NULL if unmapped). */
+/*
+ * The page the MMU reaches at a vmalloc address: vmalloc_to_page()'s walk
+ * with each entry read as the hardware reads it (no contpte_ptep_get()).
+ */
+struct page *vmalloc_mmu_page(const void *addr);
+
+/* The direct-map alias of the byte at a vmalloc address, as a load or store reaches it (NULL if unmapped). */
 static inline void *vmalloc_access(const void *addr)
 {
-	struct page *page = vmalloc_to_page(addr);
+	struct page *page = vmalloc_mmu_page(addr);
 
 	return page ? (char *)page_address(page) + offset_in_page(addr) : NULL;
 }

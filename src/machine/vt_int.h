@@ -396,4 +396,12 @@ static inline void vt_sched(struct vt_cpu *c)
 	vt_check_stop(c);
 }
 
+/* MMLAB_VT_BLOCKPROF (vt_blockprof.c): blocks counted by call site; NULL when off. */
+struct vt_prof_slot {
+	uintptr_t pc;
+	unsigned long n;
+};
+extern struct vt_prof_slot *vt_prof;
+void vt_prof_hit(uintptr_t pc);
+
 #endif

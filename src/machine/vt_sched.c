@@ -132,8 +132,11 @@ void __sanitizer_cov_trace_pc(void)
 {
 	struct vt_cpu *c = vt.cur;
 
-	if (c)
+	if (c) {
 		c->blocks++;
+		if (__builtin_expect(vt_prof != NULL, 0))
+			vt_prof_hit((uintptr_t)__builtin_return_address(0));
+	}
 }
 
 /* The running CPU gives way to the next one, or to vt_run() when none is left. */

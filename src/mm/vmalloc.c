@@ -861,15 +861,50 @@ static void free_vmap_area_noflush(struct vmap_area *va)
 
 /* --- page tables: map and unmap ------------------------------------------------------ */
 
+/*
+ * arm64's arch_vmap_pte_range_unmap_size(): a valid contiguous entry goes
+ * with its whole block, which costs arm64 a look at every entry it unmaps;
+ * x86's generic one is PAGE_SIZE, no look.
+ */
+static unsigned long arch_vmap_pte_range_unmap_size(unsigned long addr, pte_t *ptep)
+{
+	pte_t pte;
+
+	(void)addr;
+	if (!vmap_cont_pte_supported)
+		return PAGE_SIZE;
+	pte = __ptep_get(ptep);
+	return pte_present(pte) && pte_cont(pte) ? CONT_PTE_SIZE : PAGE_SIZE;
+}
+
+/* arm64's huge_ptep_get_and_clear() of a kernel contiguous block: each entry cleared. */
+static pte_t huge_ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				     unsigned long sz)
+{
+	pte_t orig = __ptep_get_and_clear(mm, addr, ptep);
+
+	for (unsigned long i = 1; i < sz >> PAGE_SHIFT; i++)
+		__ptep_get_and_clear(mm, addr + i * PAGE_SIZE, ptep + i);
+	return orig;
+}
+
 static void vunmap_pte_range(pmd_t *pmd, unsigned long addr, unsigned long end)
 {
 	pte_t *pte = pte_offset_kernel(pmd, addr);
+	unsigned long size;
 
 	do {
-		pte_t ptent = ptep_get_and_clear(&init_mm, addr, pte);
+		pte_t ptent;
 
+		size = arch_vmap_pte_range_unmap_size(addr, pte);
+		if (size != PAGE_SIZE) {
+			VM_WARN_ON(!IS_ALIGNED(addr, size) || end - addr < size);
+			ptent = huge_ptep_get_and_clear(&init_mm, addr, pte, size);
+		} else {
+			ptent = ptep_get_and_clear(&init_mm, addr, pte);
+		}
 		VM_WARN_ON(!pte_none(ptent) && !pte_present(ptent));
-	} while (pte++, addr += PAGE_SIZE, addr != end);
+	} while (pte += size >> PAGE_SHIFT, addr += size, addr != end);
 }
 
 static void vunmap_pmd_range(pud_t *pud, unsigned long addr, unsigned long end)
@@ -920,24 +955,59 @@ static void vunmap_range_noflush(unsigned long start, unsigned long end)
 	} while (pgd++, addr = next, addr != end);
 }
 
-/* Map [addr, end) to consecutive pfns from @pfn, contiguous PTEs if allowed. */
+/*
+ * arm64's arch_vmap_pte_range_map_size(): a contiguous block where the
+ * mapping allows it (vmalloc_huge() under a PMD) and the block is whole and
+ * aligned in both address spaces; PAGE_SIZE otherwise, and always on x86,
+ * whose huge mappings are PMDs only.
+ */
+static unsigned long arch_vmap_pte_range_map_size(unsigned long addr, unsigned long end,
+						  unsigned long pfn, unsigned int max_page_shift)
+{
+	if (max_page_shift < CONT_PTE_SHIFT || end - addr < CONT_PTE_SIZE ||
+	    !IS_ALIGNED(addr, CONT_PTE_SIZE) || !IS_ALIGNED(pfn, CONT_PTES))
+		return PAGE_SIZE;
+	return CONT_PTE_SIZE;
+}
+
+/*
+ * arm64's set_huge_pte_at() of a fresh kernel contiguous block: break
+ * before make only if the first entry was valid (never, for a new vmalloc
+ * mapping), then the block's entries in one loop (__set_ptes_anysz()).
+ */
+static void set_huge_pte_at(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte,
+			    unsigned long sz)
+{
+	VM_WARN_ON(pte_present(__ptep_get(ptep)));
+	for (unsigned long i = 0; i < sz >> PAGE_SHIFT; i++) {
+		set_pte(ptep + i, pte);
+		pte = pte_advance_pfn(pte, 1);
+	}
+	(void)mm;
+	(void)addr;
+}
+
+/* Map [addr, end) to consecutive pfns from @pfn: contiguous blocks where allowed. */
 static int vmap_pte_range(pmd_t *pmd, unsigned long addr, unsigned long end,
 			  unsigned long pfn, pgprot_t prot, unsigned int max_page_shift)
 {
 	pte_t *pte = pte_alloc_kernel(pmd, addr);
-	bool cont = max_page_shift >= CONT_PTE_SHIFT && IS_ALIGNED(addr, CONT_PTE_SIZE) &&
-		    IS_ALIGNED(pfn, CONT_PTES) && IS_ALIGNED(end, CONT_PTE_SIZE);
+	unsigned long size;
 
 	if (!pte)
 		return -ENOMEM;
 	do {
-		pte_t entry = pfn_pte(pfn, prot);
-
 		if (VM_WARN_ON(!pte_none(ptep_get(pte))))
 			return -EBUSY;
-		set_pte_at(&init_mm, addr, pte, cont ? pte_mkcont(entry) : entry);
+		size = arch_vmap_pte_range_map_size(addr, end, pfn, max_page_shift);
+		if (size != PAGE_SIZE) {
+			set_huge_pte_at(&init_mm, addr, pte, pte_mkcont(pfn_pte(pfn, prot)), size);
+			pfn += size >> PAGE_SHIFT;
+			continue;
+		}
+		set_pte_at(&init_mm, addr, pte, pfn_pte(pfn, prot));
 		pfn++;
-	} while (pte++, addr += PAGE_SIZE, addr != end);
+	} while (pte += size >> PAGE_SHIFT, addr += size, addr != end);
 	return 0;
 }
 
@@ -1477,13 +1547,18 @@ void vm_unmap_ram(const void *mem, unsigned int count)
 
 /* --- the walk -------------------------------------------------------------------------- */
 
-struct page *vmalloc_to_page(const void *vmalloc_addr)
+/*
+ * The walk of vmalloc_to_page(); @mmu reads the last entry as the hardware
+ * walker does, without arm64's software fold of a contiguous block's access
+ * and dirty bits (ptep_get() -> contpte_ptep_get()).
+ */
+static __always_inline struct page *vmalloc_walk(const void *vmalloc_addr, bool mmu)
 {
 	unsigned long addr = (unsigned long)vmalloc_addr;
 	pgd_t *pgd = pgd_offset_k(addr);
 	pud_t *pud;
 	pmd_t *pmd, e;
-	pte_t pte;
+	pte_t pte, *ptep;
 
 	if (!is_vmalloc_addr(vmalloc_addr) || !init_mm.pgd || pgd_none(pgdp_get(pgd)))
 		return NULL;
@@ -1496,8 +1571,19 @@ struct page *vmalloc_to_page(const void *vmalloc_addr)
 		return NULL;
 	if (pmd_leaf(e))
 		return pmd_page(e) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
-	pte = ptep_get(pte_offset_kernel(pmd, addr));
+	ptep = pte_offset_kernel(pmd, addr);
+	pte = mmu ? __ptep_get(ptep) : ptep_get(ptep);
 	return pte_present(pte) ? pte_page(pte) : NULL;
+}
+
+struct page *vmalloc_to_page(const void *vmalloc_addr)
+{
+	return vmalloc_walk(vmalloc_addr, false);
+}
+
+struct page *vmalloc_mmu_page(const void *vmalloc_addr)
+{
+	return vmalloc_walk(vmalloc_addr, true);
 }
 
 unsigned long vmalloc_to_pfn(const void *addr)

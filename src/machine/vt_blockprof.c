@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where the blocks go: MMLAB_VT_BLOCKPROF=FILE counts every basic block a
+ * CPU of a run enters by its call site (the trace-pc hook's return
+ * address, so one count per instrumented block of the kernel model), and
+ * at exit writes FILE: "OFFSET COUNT" lines, OFFSET the site's address less
+ * the binary's load address, most counted first.  tools/blockprof.sh names
+ * them (addr2line) and sums them by function.  The host pays a lookup per
+ * block; virtual time, which counts blocks, is the same with and without.
+ * memcpy()'s bytes charged as blocks (vt_cache.c) have no call site and are
+ * not in it.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vt_int.h"
+
+#define VT_PROF_BITS	20
+#define VT_PROF_SLOTS	(1UL << VT_PROF_BITS)
+
+struct vt_prof_slot *vt_prof;
+static const char *vt_prof_path;
+static unsigned long vt_prof_lost;	/* sites past a full table */
+static unsigned long vt_prof_used;
+
+void vt_prof_hit(uintptr_t pc)
+{
+	unsigned long i = (unsigned long)((pc * 0x9E3779B97F4A7C15ull) >> (64 - VT_PROF_BITS));
+
+	while (vt_prof[i].pc != pc) {
+		if (!vt_prof[i].pc) {
+			if (vt_prof_used + 1 >= VT_PROF_SLOTS / 2) {
+				vt_prof_lost++;
+				return;
+			}
+			vt_prof_used++;
+			vt_prof[i].pc = pc;
+			break;
+		}
+		i = (i + 1) & (VT_PROF_SLOTS - 1);
+	}
+	vt_prof[i].n++;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct vt_prof_slot *x = a, *y = b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+static void vt_prof_write(void)
+{
+	uintptr_t base = 0;
+	unsigned long n = 0;
+	Dl_info info;
+	FILE *f;
+
+	if (dladdr((void *)vt_prof_write, &info) && info.dli_fbase)
+		base = (uintptr_t)info.dli_fbase;
+	for (unsigned long i = 0; i < VT_PROF_SLOTS; i++)
+		if (vt_prof[i].pc)
+			vt_prof[n++] = vt_prof[i];
+	qsort(vt_prof, n, sizeof(*vt_prof), by_count);
+	f = fopen(vt_prof_path, "w");
+	if (!f) {
+		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: cannot write %s\n", vt_prof_path);
+		return;
+	}
+	for (unsigned long i = 0; i < n; i++)
+		fprintf(f, "%#lx %lu\n", (unsigned long)(vt_prof[i].pc - base), vt_prof[i].n);
+	if (vt_prof_lost)
+		fprintf(f, "# lost %lu blocks: more call sites than the table holds\n", vt_prof_lost);
+	fclose(f);
+}
+
+__attribute__((constructor)) static void vt_prof_init(void)
+{
+	vt_prof_path = getenv("MMLAB_VT_BLOCKPROF");
+	if (!vt_prof_path || !*vt_prof_path)
+		return;
+	vt_prof = calloc(VT_PROF_SLOTS, sizeof(*vt_prof));
+	if (!vt_prof) {
+		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: no memory for the table\n");
+		return;
+	}
+	atexit(vt_prof_write);
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tools/blockprof.sh (MMLAB_VT_BLOCKPROF, src/machine/vt_blockprof.c) on free-contig in virtual
+# time, and on vmalloc's arm64 huge mappings (TAP): the blocks by function, the design's own functions where it has them, the total
+# at least the run's own count of blocks in its timed loop and not double it, and the errors.
+set -u
+cd "$(dirname "$0")/.."
+. tests/cli_lib.bash
+
+run=(run free-contig --machine m2-vm --scale tiny --repeat 1)
+bash tools/blockprof.sh -n 40 -o "$tmp/b.raw" -- "$MMLAB" "${run[@]}" --variant batched >"$tmp/b.txt" 2>&1
+ok $? "blockprof of free-contig batched exits 0 ($(tail -n 1 "$tmp/b.txt"))"
+"$MMLAB" "${run[@]}" --variant batched --json "$tmp/b.json" >/dev/null 2>&1
+bash tools/blockprof.sh -n 40 -- "$MMLAB" "${run[@]}" --variant vanilla >"$tmp/v.txt" 2>&1
+ok $? "blockprof of free-contig vanilla exits 0"
+python3 - "$tmp/b.txt" "$tmp/v.txt" "$tmp/b.json" "$tmp/b.raw" <<'PY'
+import json, sys
+def load(p):
+    rows, total = {}, None
+    for l in open(p):
+        f = l.split()
+        if len(f) >= 3 and f[1].endswith("%") and f[0].isdigit():
+            if f[2] == "all":
+                total = int(f[0])
+            else:
+                rows[f[2]] = int(f[0])
+    return rows, total
+b, bt = load(sys.argv[1])
+v, vt = load(sys.argv[2])
+# v1's page loop (contig_run_next, contig_page_prepare) in batched only; both free through
+# free_pages_prepare(), one block a page at least: 500 iterations of 512 pages.
+assert "contig_run_next" in b and "contig_page_prepare" in b, sorted(b)[:20]
+assert "contig_run_next" not in v and "free_frozen_page_commit" in v, sorted(v)[:20]
+assert b["free_pages_prepare"] >= 500 * 512 and v["free_pages_prepare"] >= 500 * 512, (b, v)
+assert sum(b.values()) <= bt and sum(v.values()) <= vt
+# Every block of the timed loop is counted once: the run's blocks_per_op x iterations, plus
+# set-up, but not twice.
+d = json.load(open(sys.argv[3]))
+r = d["results"][0]
+timed = r["counters"]["blocks_per_op"] * d["params"]["iterations"]
+assert timed <= bt < 1.5 * timed, (timed, bt)
+# The raw file: OFFSET COUNT, most counted first, summing to the total.
+raw = [l.split() for l in open(sys.argv[4]) if not l.startswith("#")]
+counts = [int(c) for _, c in raw]
+assert counts == sorted(counts, reverse=True) and sum(counts) == bt, (counts[:5], bt)
+assert all(o.startswith("0x") for o, _ in raw)
+PY
+ok $? "batched's page loop is its own, each block counted once, the raw counts sorted and summing to the total"
+
+# vmalloc_huge(64 KiB) on arm64 (graviton3-64c, h:1): contiguous blocks (their entries are
+# tests/test_vmalloc.c's), and the test's write reaches its page as the MMU does, without the
+# kernel's software fold of a block (contpte_ptep_get()).
+bash tools/blockprof.sh -n 400 -- "$MMLAB" run vmalloc --machine graviton3-64c --tests fix_size_alloc_test \
+	--pages 16 --loops 50 --repeat 1 --variant batched --shard 1/2 >"$tmp/vm.txt" 2>&1
+ok $? "blockprof of vmalloc p:16 h:1 exits 0"
+grep -q " arch_vmap_pte_range_map_size$" "$tmp/vm.txt" && grep -q " vmalloc_mmu_page$" "$tmp/vm.txt" &&
+	! grep -q " contpte_ptep_get$" "$tmp/vm.txt"
+ok $? "p:16 h:1: contiguous blocks mapped, the MMU's walk without contpte_ptep_get()"
+
+bash tools/blockprof.sh -n 3 -- "$MMLAB" run free-contig --scale tiny --variant vanilla --repeat 1 >"$tmp/h.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "no block was counted" "$tmp/h.txt"
+ok $? "a host run counts no block: exit 1 saying so (exit $rc)"
+bash tools/blockprof.sh -n 0 -- "$MMLAB" "${run[@]}" >"$tmp/e.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "1 or more" "$tmp/e.txt"
+ok $? "-n 0: exit 2 naming the valid range (exit $rc)"
+bash tools/blockprof.sh -n 3 >"$tmp/e.txt" 2>&1
+[ $? -eq 2 ] && grep -q "usage" "$tmp/e.txt"
+ok $? "no command: exit 2 with the usage"
+bash tools/blockprof.sh -- "$MMLAB" run free-contig --machine m2-vm --iterations 0 >"$tmp/e.txt" 2>&1
+[ $? -eq 2 ] && grep -q "iterations" "$tmp/e.txt"
+ok $? "the command's own error comes through with its exit status"
+
+done_testing

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Where a virtual-time run's basic blocks go, by function of the kernel model:
+#
+#   tools/blockprof.sh [-n N] [-o FILE] -- build/mmlab run EXPERIMENT --machine PRESET ...
+#
+# Runs the command with MMLAB_VT_BLOCKPROF (src/machine/vt_blockprof.c), which
+# counts every block a simulated CPU enters by its call site, names the sites
+# with addr2line (the command's first word is the binary), and prints the N
+# functions (default 25) with the most blocks: count, share of all blocks
+# counted, name.  Blocks of every sample and variant of the command are in it:
+# run one variant and one point to see one design.  -o keeps the raw counts.
+set -uo pipefail
+
+top=25
+raw=
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	case "$1" in
+	-n) top=${2:-}; shift 2 ;;
+	-o) raw=${2:-}; shift 2 ;;
+	*) echo "usage: $0 [-n N] [-o FILE] -- BINARY ARGS..." >&2; exit 2 ;;
+	esac
+done
+[ "${1:-}" = -- ] && [ $# -ge 2 ] || { echo "usage: $0 [-n N] [-o FILE] -- BINARY ARGS..." >&2; exit 2; }
+shift
+case "$top" in
+'' | *[!0-9]*) echo "$0: -n takes a count of functions, 1 or more (got '$top')" >&2; exit 2 ;;
+esac
+[ "$top" -ge 1 ] || { echo "$0: -n takes a count of functions, 1 or more (got '$top')" >&2; exit 2; }
+bin=$1
+[ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
+command -v addr2line >/dev/null || { echo "$0: needs addr2line (binutils)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+MMLAB_VT_BLOCKPROF=$tmp/raw "$@" >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	cat "$tmp/out" >&2
+	echo "$0: the command exited $rc" >&2
+	exit $rc
+fi
+[ -s "$tmp/raw" ] || { echo "$0: no block was counted (not a virtual-time run?)" >&2; exit 1; }
+[ -z "$raw" ] || cp "$tmp/raw" "$raw"
+grep -v '^#' "$tmp/raw" | awk '{ print $1 }' | addr2line -f -e "$bin" | awk 'NR % 2' >"$tmp/names"
+python3 - "$tmp/raw" "$tmp/names" "$top" <<'PY'
+import collections, sys
+counts = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
+names = [l.strip() for l in open(sys.argv[2])]
+assert len(counts) == len(names), (len(counts), len(names))
+by = collections.Counter()
+for (_, n), name in zip(counts, names):
+    by[name] += int(n)
+total = sum(by.values())
+print("%12s %6s  %s" % ("blocks", "share", "function"))
+for name, n in by.most_common(int(sys.argv[3])):
+    print("%12d %5.1f%%  %s" % (n, 100.0 * n / total, name))
+print("%12d %5.1f%%  all %d functions (%d call sites)" % (total, 100.0, len(by), len(names)))
+for l in open(sys.argv[1]):
+    if l.startswith("#"):
+        print(l.strip())
+PY
