@@ -7,8 +7,11 @@
 # counts every block a simulated CPU enters by its call site, names the sites
 # with addr2line (the command's first word is the binary), and prints the N
 # functions (default 25) with the most blocks: count, share of all blocks
-# counted, name.  Blocks of every sample and variant of the command are in it:
-# run one variant and one point to see one design.  -o keeps the raw counts.
+# counted, name.  Where the run times windows (the single-threaded experiments'
+# measured calls) only the blocks inside them are counted, else all of the
+# run's (set-up and checks included).  Blocks of every sample and variant of
+# the command are in it: run one variant and one point to see one design.  -o
+# keeps the raw counts (OFFSET COUNT WINDOWED).
 set -uo pipefail
 
 top=25
@@ -47,10 +50,14 @@ import collections, sys
 counts = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
 names = [l.strip() for l in open(sys.argv[2])]
 assert len(counts) == len(names), (len(counts), len(names))
+windowed = any(int(w) for _, _, w in counts)
 by = collections.Counter()
-for (_, n), name in zip(counts, names):
-    by[name] += int(n)
+for (_, n, w), name in zip(counts, names):
+    by[name] += int(w if windowed else n)
+by = collections.Counter({k: v for k, v in by.items() if v})
 total = sum(by.values())
+print("# %s" % ("blocks inside the run's timed windows" if windowed else
+                "every block of the run (it times no window)"))
 print("%12s %6s  %s" % ("blocks", "share", "function"))
 for name, n in by.most_common(int(sys.argv[3])):
     print("%12d %5.1f%%  %s" % (n, 100.0 * n / total, name))

@@ -3,8 +3,10 @@
  * Where the blocks go: MMLAB_VT_BLOCKPROF=FILE counts every basic block a
  * CPU of a run enters by its call site (the trace-pc hook's return
  * address, so one count per instrumented block of the kernel model), and
- * at exit writes FILE: "OFFSET COUNT" lines, OFFSET the site's address less
- * the binary's load address, most counted first.  tools/blockprof.sh names
+ * apart those inside a timed window (vt_window_begin() .. _end(), the
+ * single-threaded experiments' measured calls); at exit it writes FILE:
+ * "OFFSET COUNT WINDOWED" lines, OFFSET the site's address less the
+ * binary's load address, most counted first.  tools/blockprof.sh names
  * them (addr2line) and sums them by function.  The host pays a lookup per
  * block; virtual time, which counts blocks, is the same with and without.
  * memcpy()'s bytes charged as blocks (vt_cache.c) have no call site and are
@@ -26,7 +28,7 @@ static const char *vt_prof_path;
 static unsigned long vt_prof_lost;	/* sites past a full table */
 static unsigned long vt_prof_used;
 
-void vt_prof_hit(uintptr_t pc)
+void vt_prof_hit(uintptr_t pc, bool windowed)
 {
 	unsigned long i = (unsigned long)((pc * 0x9E3779B97F4A7C15ull) >> (64 - VT_PROF_BITS));
 
@@ -43,6 +45,7 @@ void vt_prof_hit(uintptr_t pc)
 		i = (i + 1) & (VT_PROF_SLOTS - 1);
 	}
 	vt_prof[i].n++;
+	vt_prof[i].windowed += windowed;
 }
 
 static int by_count(const void *a, const void *b)
@@ -71,7 +74,8 @@ static void vt_prof_write(void)
 		return;
 	}
 	for (unsigned long i = 0; i < n; i++)
-		fprintf(f, "%#lx %lu\n", (unsigned long)(vt_prof[i].pc - base), vt_prof[i].n);
+		fprintf(f, "%#lx %lu %lu\n", (unsigned long)(vt_prof[i].pc - base), vt_prof[i].n,
+			vt_prof[i].windowed);
 	if (vt_prof_lost)
 		fprintf(f, "# lost %lu blocks: more call sites than the table holds\n", vt_prof_lost);
 	fclose(f);

@@ -399,9 +399,9 @@ static inline void vt_sched(struct vt_cpu *c)
 /* MMLAB_VT_BLOCKPROF (vt_blockprof.c): blocks counted by call site; NULL when off. */
 struct vt_prof_slot {
 	uintptr_t pc;
-	unsigned long n;
+	unsigned long n, windowed;
 };
 extern struct vt_prof_slot *vt_prof;
-void vt_prof_hit(uintptr_t pc);
+void vt_prof_hit(uintptr_t pc, bool windowed);
 
 #endif
