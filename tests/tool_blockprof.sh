@@ -30,6 +30,8 @@ v, vt = load(sys.argv[2])
 # free_pages_prepare(), one block a page at least: 500 iterations of 512 pages.
 assert "contig_run_next" in b and "contig_page_prepare" in b, sorted(b)[:20]
 assert "contig_run_next" not in v and "free_frozen_page_commit" in v, sorted(v)[:20]
+# Page poisoning and the free-time page checks are the kernel's static keys, off: no block.
+assert "is_check_pages_enabled" not in b and "is_check_pages_enabled" not in v, (b, v)
 assert b["free_pages_prepare"] >= 500 * 512 and v["free_pages_prepare"] >= 500 * 512, (b, v)
 assert sum(b.values()) <= bt and sum(v.values()) <= vt
 # free-contig times windows: the profile is their blocks, each counted once, the run's own
@@ -46,7 +48,7 @@ inside = [int(w) for _, _, w in raw]
 assert counts == sorted(counts, reverse=True) and sum(inside) == bt < sum(counts) < 1.5 * bt, (counts[:5], bt)
 assert all(w <= c for c, w in zip(counts, inside)) and all(o.startswith("0x") for o, _, _ in raw)
 PY
-ok $? "batched's page loop is its own, the timed windows' blocks each counted once, the raw counts sorted"
+ok $? "batched's page loop is its own, no block for an off static key, the windows' blocks each counted once, the raw counts sorted"
 
 # vmalloc_huge(64 KiB) on arm64 (graviton3-64c, h:1): contiguous blocks (their entries are
 # tests/test_vmalloc.c's), and the test's write reaches its page as the MMU does, without the

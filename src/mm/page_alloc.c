@@ -29,7 +29,7 @@
 struct pglist_data node_data[MAX_NUMNODES];
 int nr_online_nodes = 1;
 unsigned char cpu_node_map[NR_CPUS];
-bool page_poisoning;
+bool page_poisoning_on;
 
 /* --- pageblocks ----------------------------------------------------------- */
 
