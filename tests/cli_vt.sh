@@ -193,10 +193,14 @@ seedline() {	# seedline FILE LINE...: e5's machine file without its seed series,
 	grep -v '^seed\.' machines/e5-2690v3-2s.conf >"$f"
 	printf '%s\n' "$@" >>"$f"
 }
-seedline "$tmp/seedok.conf" "seed.refcount-scale.vanilla 1:100..200 2:300 | here" \
-	"seed.refcount-scale.frozen-bit.ops 1:5 | there"
-"$MMLAB" run refcount-scale --machine "$tmp/seedok.conf" --threads 1 --repeat 1 --variant vanilla \
-	--json "$tmp/seedok.json" >/dev/null 2>&1 &&
+seed_run() {	# seed_run NAME LINE...: a short run on e5 with LINEs as its seed series, JSON in $tmp/NAME.json
+	local name=$1; shift
+	seedline "$tmp/$name.conf" "$@"
+	"$MMLAB" run refcount-scale --machine "$tmp/$name.conf" --threads 1 --repeat 1 --variant vanilla \
+		--json "$tmp/$name.json" >/dev/null 2>&1
+}
+seed_run seedok "seed.refcount-scale.vanilla 1:100..200 2:300 | here" \
+	"seed.refcount-scale.frozen-bit.ops 1:5 | there" &&
 python3 - "$tmp/seedok.json" <<'PY'
 import json, sys
 sp = {s["variant"]: s for s in json.load(open(sys.argv[1]))["machine"]["seed_points"]}
@@ -214,25 +218,21 @@ bad_seed "0 <= LO" "a negative seed value" "seed.refcount-scale.vanilla 1:-1 | h
 bad_seed "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series whose counter is empty" "seed.refcount-scale.vanilla.ops. 1:1 | here"
 bad_seed "seed.EXPERIMENT.VARIANT.COUNTER" "a seed series name of five parts" "seed.refcount-scale.vanilla.a.b 1:1 | here"
 bad_seed "at most 47" "a seed point of 48 characters" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 48)):1 | here"
-seedline "$tmp/s7.conf" "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 47)):1 | here"
-"$MMLAB" run refcount-scale --machine "$tmp/s7.conf" --threads 1 --repeat 1 --variant vanilla >/dev/null 2>&1
+seed_run s7 "seed.refcount-scale.vanilla $(printf 'p%.0s' $(seq 47)):1 | here"
 ok $? "a seed point of 47 characters is taken"
 # A change series (change_pct, or change_pct_over_VARIANT) gives the seed's gain in per cent:
 # signed, any finite value; a point of several axes is their values joined by '/'.
 bad_seed "COUNTER at most 47" "a seed counter of 48 characters" \
 	"seed.refcount-scale.vanilla.$(printf 'c%.0s' $(seq 48)) 1:1 | here"
-seedline "$tmp/s8.conf" "seed.refcount-scale.vanilla.$(printf 'c%.0s' $(seq 47)) 1:1 | here"
-"$MMLAB" run refcount-scale --machine "$tmp/s8.conf" --threads 1 --repeat 1 --variant vanilla >/dev/null 2>&1
+seed_run s8 "seed.refcount-scale.vanilla.$(printf 'c%.0s' $(seq 47)) 1:1 | here"
 ok $? "a seed counter of 47 characters is taken"
 bad_seed "change_pct_over_VARIANT" "a change over no variant" "seed.refcount-scale.frozen-bit.change_pct_over_ 1:1 | here"
 bad_seed "0 <= LO" "a negative value of a counter that is not a change" "seed.refcount-scale.vanilla.change 1:-1 | here"
 bad_seed "a change in per cent" "a change range whose low end is above its high end" \
 	"seed.refcount-scale.frozen-bit.change_pct 1:-1..-2 | here"
 bad_seed "a change in per cent" "a change that is not a number" "seed.refcount-scale.frozen-bit.change_pct 1:x | here"
-seedline "$tmp/s9.conf" "seed.refcount-scale.frozen-bit.change_pct 1:-1.2 2:-5..-1 a/b/c:0 | here" \
-	"seed.refcount-scale.frozen-bit.change_pct_over_vanilla 1:50..100 | there"
-"$MMLAB" run refcount-scale --machine "$tmp/s9.conf" --threads 1 --repeat 1 --variant vanilla \
-	--json "$tmp/s9.json" >/dev/null 2>&1 &&
+seed_run s9 "seed.refcount-scale.frozen-bit.change_pct 1:-1.2 2:-5..-1 a/b/c:0 | here" \
+	"seed.refcount-scale.frozen-bit.change_pct_over_vanilla 1:50..100 | there" &&
 python3 - "$tmp/s9.json" <<'PY'
 import json, sys
 sp = {s["counter"]: s for s in json.load(open(sys.argv[1]))["machine"]["seed_points"]}
