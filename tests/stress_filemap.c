@@ -145,7 +145,7 @@ int main(void)
 	plan_no_plan();
 	machine_init();
 	ok(mem_init(16ULL << 20) == 0, "boot 16 MiB of simulated memory");
-	page_poisoning = true;
+	page_poisoning_on = true;
 	for (size_t i = 0; i < sizeof(contents); i++)
 		contents[i] = file_byte(i);
 	address_space_init(&mapping);

@@ -539,7 +539,7 @@ int main(void)
 	plan_no_plan();
 	machine_init();
 	ok(mem_init(MEM) == 0, "boot %llu MiB", MEM >> 20);
-	page_poisoning = true;
+	page_poisoning_on = true;
 	for (int i = 0; i < NR_STRESS_CPUS; i++)
 		spin_lock_init(&queues[i].lock);
 

@@ -45,7 +45,7 @@ static int child(bool grace_period)
 	machine_init();
 	if (mem_init(8ULL << 20))
 		return 3;
-	page_poisoning = true;
+	page_poisoning_on = true;
 	victim = alloc_pages(GFP_KERNEL, 0);
 	memset(page_address(victim), 1, PAGE_SIZE);
 	t = machine_threads_start(1, reader, args);

@@ -122,7 +122,7 @@ int main(void)
 	/* Booted for its CPUs: one vmap node each, with pools the CPUs share by purging. */
 	nr_cpu_ids = NR_CPUS_USED;
 	ok(mem_init(64ULL << 20) == 0 && vmalloc_init() == 0, "boot 64 MiB and vmalloc");
-	page_poisoning = true;
+	page_poisoning_on = true;
 	vmap_cont_pte_supported = true;
 	for (int i = 0; i < NR_CPUS_USED; i++) {
 		workers[i] = (struct worker){ .id = i, .seed = 1234u + (unsigned int)i };
@@ -147,7 +147,7 @@ int main(void)
 	drain_all_pages(&contig_zone);
 	ok(page_alloc_check(&r, msg, sizeof(msg)) == 0 && r.allocated == 0 && r.free == max_pfn,
 	   "every page is back in the buddy");
-	page_poisoning = false;
+	page_poisoning_on = false;
 	mem_exit();
 	return done_testing();
 }

@@ -775,7 +775,7 @@ static void reset(uint64_t seed)
 	fail_msg[0] = 0;
 	bulk_no_progress = alloc_failed = contig_busy = contig_inval = pages_not_freed = 0;
 	memset(stats, 0, sizeof(stats));
-	page_poisoning = true;
+	page_poisoning_on = true;
 }
 
 /* Runs one seed; true if it ran to the end with nothing wrong. */

@@ -230,9 +230,9 @@ static void test_fault_maps_zeroed_page(void)
 	is_int(fault(mm, BASE + PG(1), false), 0, "fault: read fault on page 1");
 	junk = alloc_page(GFP_HIGHUSER_MOVABLE);	/* the pcp list anonymous faults use */
 	memset(page_address(junk), 0xa5, PAGE_SIZE);
-	page_poisoning = true;
+	page_poisoning_on = true;
 	__free_page(junk);		/* this CPU's pcp list hands it out next */
-	page_poisoning = false;
+	page_poisoning_on = false;
 	is_int(fault(mm, BASE, false), 0, "fault: read fault on page 0");
 	pte = pte_at(mm, BASE);
 	ok(pte_present(pte) && pte_write(pte) && pte_dirty(pte),

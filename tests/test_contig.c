@@ -54,7 +54,7 @@ static void boot(unsigned long long bytes)
 	}
 	free(map);
 	map = malloc(max_pfn);
-	page_poisoning = false;
+	page_poisoning_on = false;
 }
 
 static uint64_t tag_of(unsigned long pfn)
@@ -306,7 +306,7 @@ static void test_referenced_pages(void)
 
 	SKIP_IN_MISALIGNED_MUTANT("referenced pages");
 	boot(MEM_8M);
-	page_poisoning = true;
+	page_poisoning_on = true;
 	pfn = split_block(GFP_KERNEL | __GFP_MOVABLE, 6);
 	for (size_t k = 0; k < nh; k++)
 		for (unsigned int e = 0; e < held[k].extra; e++)
@@ -371,7 +371,7 @@ static void test_referenced_pages(void)
 	   "free_contig_range frees 15 of 16 pages and leaves the held one intact");
 	put_page(pfn_to_page(pfn + 5));
 	expect_all_free("free_contig_range with a held page", 0);
-	page_poisoning = false;
+	page_poisoning_on = false;
 }
 
 /* --- bad pages are leaked, their neighbours freed ------------------------------ */
@@ -405,7 +405,7 @@ static void free_range_with_bad(unsigned long nr, const unsigned int *bad, size_
 	int len;
 
 	boot(MEM_8M);
-	page_poisoning = true;
+	page_poisoning_on = true;
 	len = snprintf(what, sizeof(what), "%s%s at", frozen ? "frozen range, " : "", bad_name[kind]);
 	for (size_t k = 0; k < nbad; k++)
 		len += snprintf(what + len, sizeof(what) - len, " %u", bad[k]);
@@ -464,7 +464,7 @@ static void test_bad_pages(void)
 	free_range_with_bad(512, scattered, 4, BAD_MAPPING, false);
 	free_range_with_bad(1024, scattered, 4, BAD_HWPOISON, true);
 	free_range_with_bad(1000, odd, 1, BAD_MAPPING, true);
-	page_poisoning = false;
+	page_poisoning_on = false;
 }
 
 /* --- free_pages_bulk -------------------------------------------------------- */
@@ -776,7 +776,7 @@ static void test_frozen_range(void)
 	ok(frozen, "every page of the range is frozen (refcount 0), not a buddy page, not compound");
 	ok(check(&r) == 0 && r.allocated == MAX_ORDER_NR_PAGES && r.pcp == 0,
 	   "the checker counts the range allocated");
-	page_poisoning = true;
+	page_poisoning_on = true;
 	tag_range(block, MAX_ORDER_NR_PAGES);
 	__free_contig_frozen_range(block, MAX_ORDER_NR_PAGES);
 	ok(check(&r) == 0 && r.allocated == 0, "__free_contig_frozen_range frees the whole range");
@@ -786,7 +786,7 @@ static void test_frozen_range(void)
 	is_int(mm_free_pages_from_order(&r, pageblock_order), max_pfn,
 	       "bulk: the frozen range is freed as high-order chunks, before any drain");
 #endif
-	page_poisoning = false;
+	page_poisoning_on = false;
 	expect_all_free("frozen range", 0);
 
 	/* Two blocks, freed in odd pieces. */

@@ -108,7 +108,7 @@ static void boot(void)
 		printf("Bail out! mem_init failed\n");
 		exit(1);
 	}
-	page_poisoning = false;
+	page_poisoning_on = false;
 }
 
 /* Take every page of the machine (frozen), then make this CPU's pcp keep whatever it gets. */

@@ -610,11 +610,11 @@ static void test_poisoning(void)
 	struct page *p = alloc_pages(GFP_KERNEL, 0);
 	unsigned char *data = page_address(p);
 
-	page_poisoning = true;
+	page_poisoning_on = true;
 	memset(data, 0x11, PAGE_SIZE);
 	__free_pages(p, 0);
 	ok(data[0] == PAGE_POISON && data[PAGE_SIZE - 1] == PAGE_POISON, "freed page is poisoned");
-	page_poisoning = false;
+	page_poisoning_on = false;
 }
 
 /* Put a fake free block on a buddy list, as a broken allocator might. */

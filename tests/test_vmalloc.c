@@ -334,7 +334,7 @@ static void poison_free_memory(void)
 	struct page **pages = calloc(max_pfn, sizeof(*pages));
 	unsigned long n = 0;
 
-	page_poisoning = true;
+	page_poisoning_on = true;
 	while (n < max_pfn && (pages[n] = alloc_page(GFP_KERNEL)))
 		n++;
 	while (n--)
@@ -355,7 +355,7 @@ static void test_align(void)
 	ok(p && IS_ALIGNED((unsigned long)p, 32 << 10), "5 pages at 32 KiB alignment (fix_align_alloc_test)");
 	ok(area_bytes_are(p, 5, 0), "with __GFP_ZERO every byte is zero");
 	vfree(p);
-	page_poisoning = false;
+	page_poisoning_on = false;
 
 	for (int shift = 0; shift <= 22; shift++) {
 		unsigned long align = 1UL << shift;

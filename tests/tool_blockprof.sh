@@ -31,7 +31,8 @@ v, vt = load(sys.argv[2])
 assert "contig_run_next" in b and "contig_page_prepare" in b, sorted(b)[:20]
 assert "contig_run_next" not in v and "free_frozen_page_commit" in v, sorted(v)[:20]
 # Page poisoning and the free-time page checks are the kernel's static keys, off: no block.
-assert "is_check_pages_enabled" not in b and "is_check_pages_enabled" not in v, (b, v)
+for key in ("is_check_pages_enabled", "page_poisoning_enabled"):
+    assert key not in b and key not in v, (key, b, v)
 assert b["free_pages_prepare"] >= 500 * 512 and v["free_pages_prepare"] >= 500 * 512, (b, v)
 assert sum(b.values()) <= bt and sum(v.values()) <= vt
 # free-contig times windows: the profile is their blocks, each counted once, the run's own

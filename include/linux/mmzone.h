@@ -286,18 +286,22 @@ struct page_alloc_report {
 int page_alloc_check(struct page_alloc_report *r, char *msg, size_t len);
 
 /*
- * Fill freed pages with PAGE_POISON so that use-after-free reads show (and
- * check every freed page: the kernel's page_poisoning_enabled and
- * check_pages_enabled static keys).  The tests turn it on at run time.  In
- * virtual time it is off for good: a static key that is off is a NOP in the
- * kernel, where a test of a global would be a charged block.
+ * Fill freed pages with PAGE_POISON so that use-after-free reads show, and
+ * check every freed page (the kernel's page_poisoning_enabled_static() and
+ * check_pages_enabled static keys).  The tests set page_poisoning_on at run
+ * time.  In virtual time it is off for good: a static key that is off is a
+ * NOP in the kernel, where a test of a global would be a charged block.
  */
-extern bool page_poisoning_on;		/* the switch the tests set, as page_poisoning */
+extern bool page_poisoning_on;
+
+static inline bool page_poisoning_enabled(void)
+{
 #ifdef MMLAB_VT
-#define page_poisoning	false
+	return false;
 #else
-#define page_poisoning	page_poisoning_on
+	return page_poisoning_on;
 #endif
+}
 #define PAGE_POISON	0xaa
 
 /*

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vt_int.h"
 
@@ -59,6 +60,7 @@ static void vt_prof_write(void)
 {
 	uintptr_t base = 0;
 	unsigned long n = 0;
+	char tmp[4096];
 	Dl_info info;
 	FILE *f;
 
@@ -68,9 +70,11 @@ static void vt_prof_write(void)
 		if (vt_prof[i].pc)
 			vt_prof[n++] = vt_prof[i];
 	qsort(vt_prof, n, sizeof(*vt_prof), by_count);
-	f = fopen(vt_prof_path, "w");
+	/* Whole or not at all: written under a temporary name, then renamed. */
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", vt_prof_path, (long)getpid());
+	f = fopen(tmp, "w");
 	if (!f) {
-		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: cannot write %s\n", vt_prof_path);
+		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: cannot write %s\n", tmp);
 		return;
 	}
 	for (unsigned long i = 0; i < n; i++)
@@ -78,7 +82,10 @@ static void vt_prof_write(void)
 			vt_prof[i].windowed);
 	if (vt_prof_lost)
 		fprintf(f, "# lost %lu blocks: more call sites than the table holds\n", vt_prof_lost);
-	fclose(f);
+	if (ferror(f) | fclose(f) || rename(tmp, vt_prof_path)) {
+		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: cannot write %s\n", vt_prof_path);
+		unlink(tmp);
+	}
 }
 
 __attribute__((constructor)) static void vt_prof_init(void)

@@ -1241,7 +1241,7 @@ static inline bool is_check_pages_enabled(void)
 #else
 static inline bool is_check_pages_enabled(void)
 {
-	return unlikely(page_poisoning);
+	return unlikely(page_poisoning_enabled());
 }
 #endif
 
@@ -1285,7 +1285,7 @@ bool free_pages_prepare(struct page *page, unsigned int order)
 	}
 	for (unsigned long i = 0; i < (1UL << order); i++)
 		page[i].flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
-	if (page_poisoning)
+	if (page_poisoning_enabled())
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 	return true;
 }
@@ -1308,7 +1308,7 @@ bool free_pages_prepare_contig(struct page *page, unsigned int order)
 	free_pages_check_tlb_flush(page, nr);
 	for (unsigned long i = 0; i < nr; i++)
 		page[i].flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
-	if (page_poisoning)
+	if (page_poisoning_enabled())
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 	return true;
 }

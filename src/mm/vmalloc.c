@@ -978,13 +978,13 @@ static unsigned long arch_vmap_pte_range_map_size(unsigned long addr, unsigned l
 static void set_huge_pte_at(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte,
 			    unsigned long sz)
 {
+	(void)mm;
+	(void)addr;
 	VM_WARN_ON(pte_present(__ptep_get(ptep)));
 	for (unsigned long i = 0; i < sz >> PAGE_SHIFT; i++) {
 		set_pte(ptep + i, pte);
 		pte = pte_advance_pfn(pte, 1);
 	}
-	(void)mm;
-	(void)addr;
 }
 
 /* Map [addr, end) to consecutive pfns from @pfn: contiguous blocks where allowed. */
