@@ -7,6 +7,7 @@
 
 #include <linux/mmzone.h>
 #include <linux/swap.h>
+#include <linux/sched.h>
 #include <linux/vmstat.h>
 #include <mmlab/kernel.h>
 #include "workloads/workloads.h"
@@ -61,4 +62,5 @@ const struct mm_kernel MM_KERNEL_SYM = {
 	.mem_check = kernel_mem_check,
 	.workloads = kernel_workloads,
 	.nr_online_nodes = &nr_online_nodes,
+	.preempt_model = &preempt_model,
 };

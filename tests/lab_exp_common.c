@@ -41,8 +41,11 @@ static int fake_mem_check(char *msg, size_t len)
 
 static const char *const fake_names[] = { "pgfault", "pgref_cas_retry", "pte_rmw" };
 
+static int fake_preempt = -1;
+
 static const struct mm_kernel fake = {
 	.name = "fake",
+	.preempt_model = &fake_preempt,
 	.events = true,
 	.vm_event_names = fake_names,
 	.nr_vm_events = 3,
@@ -53,10 +56,13 @@ static const struct mm_kernel fake = {
 
 static void test_boot_check_exit(void)
 {
-	struct exp_ctx ctx = { .mem_bytes = 64 << 20, .machine = &machine_host };
+	struct exp_ctx ctx = { .mem_bytes = 64 << 20, .machine = &machine_host,
+			       .preempt = PREEMPT_MODEL_FULL };
 	struct sample s = { 0 };
 
 	ok(exp_mem_boot(&ctx, &fake, 1) == 0 && booted == 1, "exp_mem_boot boots the build");
+	ok(fake_preempt == PREEMPT_MODEL_FULL, "exp_mem_boot gives the build --preempt's model "
+	   "before mem_init (got %d)", fake_preempt);
 	exp_mem_check_exit(&fake, "fake", &s);
 	ok(exited == 1 && !s.invariants_failed && !s.data_failed,
 	   "a sound machine: shut down, nothing recorded");

@@ -47,6 +47,12 @@ void __vm_bug(const char *cond, const char *file, int line, const struct page *p
 #define VM_BUG_ON_PAGE(cond, page)		do { (void)sizeof(cond); } while (0)
 #endif
 
+/* BUG_ON() is compiled in whatever CONFIG_DEBUG_VM says, as CONFIG_BUG is by default. */
+#define BUG_ON(cond) do {						\
+	if (unlikely(cond))						\
+		__vm_bug(#cond, __FILE__, __LINE__, NULL);		\
+} while (0)
+
 #define VM_WARN_ON(cond)		VM_WARN_ON_PAGE(cond, NULL)
 #define VM_WARN_ON_ONCE(cond)		VM_WARN_ON_ONCE_PAGE(cond, NULL)
 #define VM_BUG_ON(cond)			VM_BUG_ON_PAGE(cond, NULL)

@@ -11,7 +11,7 @@
  *                   until another thread has run.
  *
  * The kernel model calls these only through the kernel-named wrappers
- * (atomic.h, cpu_relax(), cond_resched()).
+ * (atomic.h, cpu_relax(), schedule()).
  */
 #ifndef MACHINE_YIELD_H
 #define MACHINE_YIELD_H

@@ -207,6 +207,7 @@ struct exp_ctx {
 	struct exp_point points[MAX_POINTS];
 	int nr_points;
 	unsigned long long mem_bytes;	/* global --mem, or the experiment's default_mem */
+	int preempt;			/* global --preempt: the kernel's enum preempt_model */
 	void *priv;			/* the experiment's own state */
 	/*
 	 * The machine the samples run on (machine/machine.h): the host, or the

@@ -40,6 +40,20 @@ struct mm_workload {
 	size_t params_size, result_size;
 };
 
+/*
+ * The kernel's preemption models (the preempt= boot parameter of a
+ * PREEMPT_DYNAMIC kernel).  Under none and voluntary, cond_resched() calls
+ * __cond_resched(); under full (and lazy) the scheduler preempts at
+ * preempt_enable() and cond_resched() is a call that returns 0 at once (x86's
+ * static call to __static_call_return0, arm64's static key).
+ */
+enum preempt_model {
+	PREEMPT_MODEL_NONE,
+	PREEMPT_MODEL_VOLUNTARY,
+	PREEMPT_MODEL_FULL,
+	NR_PREEMPT_MODELS
+};
+
 struct mm_kernel {
 	const char *name;	/* the build: "vanilla", "refcount-frozen-bit", ... */
 	bool events;		/* built with CONFIG_DEBUG_VM_EVENTS: the event build */
@@ -79,6 +93,11 @@ struct mm_kernel {
 	 * an experiment asks for more, and back to 1 after its mem_exit().
 	 */
 	int *nr_online_nodes;
+	/*
+	 * The kernel's preemption model (linux/sched.h's enum preempt_model,
+	 * the preempt= boot parameter): set before every mem_init().
+	 */
+	int *preempt_model;
 };
 
 #define DECLARE_KERNEL(design) \

@@ -12,7 +12,7 @@
 struct host_facts;
 
 enum global_opt { G_VARIANT, G_SCALE, G_REPEAT, G_SEED, G_JSON, G_MEM, G_CI_TARGET, G_SHARD,
-		  G_MACHINE, NR_GLOBALS };
+		  G_MACHINE, G_PREEMPT, NR_GLOBALS };
 
 struct global_desc {
 	const char *name, *metavar, *help;
@@ -20,6 +20,9 @@ struct global_desc {
 
 extern const struct global_desc lab_globals[NR_GLOBALS];
 extern const char *const lab_scale_names[NR_SCALES];
+/* --preempt's words, by the kernel's enum preempt_model (linux/sched.h). */
+extern const char *const lab_preempt_names[];
+const char *lab_preempt_name(int model);
 
 /* What global option @g accepts, for errors and help. */
 void opt_describe_global(int g, const struct experiment *exp,

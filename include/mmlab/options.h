@@ -43,6 +43,7 @@ struct lab_config {
 	int shard_index, shard_count;	/* --shard I/N; 0/0 when not sharded */
 	uint64_t seed;
 	unsigned long long mem_bytes;
+	int preempt;			/* --preempt: the kernel's enum preempt_model */
 	const char *json_path;		/* NULL: no JSON */
 	bool help;			/* --help was given: nothing else parsed */
 	bool quiet;			/* no progress lines (tests) */

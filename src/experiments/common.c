@@ -21,6 +21,7 @@ int exp_mem_boot(struct exp_ctx *ctx, const struct mm_kernel *k, int nr_cpus)
 			nr_cpus, ctx->machine->max_nr_cpu_ids);
 		return -1;
 	}
+	*k->preempt_model = ctx->preempt;
 	err = k->mem_init(ctx->mem_bytes);
 	if (err) {
 		fprintf(stderr, "mmlab: cannot boot %llu bytes of simulated memory: %s\n",

@@ -11,6 +11,7 @@
 #include <machine/vt.h>
 #include <mmlab/lab.h>
 #include <mmlab/noise.h>
+#include <mmlab/opt_global.h>
 #include <mmlab/options.h>
 #include <mmlab/output.h>
 #include <mmlab/result.h>
@@ -341,6 +342,7 @@ static void write_params(struct jw *w, const struct lab_results *r)
 	}
 	jw_unsigned(w, "seed", cfg->seed);
 	jw_unsigned(w, "mem", cfg->mem_bytes);
+	jw_string(w, "preempt", lab_preempt_name(cfg->preempt));
 	jw_string(w, "machine", cfg->vt ? cfg->vt->name : "host");
 	jw_open(w, "variant", '[', true);
 	for (i = 0; i < cfg->nr_variants; i++)

@@ -36,11 +36,24 @@ const struct global_desc lab_globals[NR_GLOBALS] = {
 			"with mmlab merge)" },
 	[G_MACHINE] = { "machine", "NAME|FILE", "host (real threads on this machine's cores) or a simulated "
 			"machine run in virtual time: a preset of `mmlab machines` or a machine file" },
+	[G_PREEMPT] = { "preempt", "MODEL", "the simulated kernel's preemption model (its preempt= boot "
+			"parameter): none and voluntary run cond_resched()'s checks at every preemption "
+			"point, full makes it a call that returns at once" },
 };
 
 const char *const lab_scale_names[NR_SCALES] = {
 	[SCALE_TINY] = "tiny", [SCALE_DEFAULT] = "default", [SCALE_FULL] = "full",
 };
+
+const char *const lab_preempt_names[] = {
+	[PREEMPT_MODEL_NONE] = "none", [PREEMPT_MODEL_VOLUNTARY] = "voluntary",
+	[PREEMPT_MODEL_FULL] = "full",
+};
+
+const char *lab_preempt_name(int model)
+{
+	return model >= 0 && model < NR_PREEMPT_MODELS ? lab_preempt_names[model] : "?";
+}
 
 const char *lab_scale_name(enum scale s)
 {
@@ -109,6 +122,9 @@ void opt_describe_global(int g, const struct experiment *exp,
 		break;
 	case G_MACHINE:
 		lab_vt_describe_valid(buf, len);
+		break;
+	case G_PREEMPT:
+		snprintf(buf, len, "none, voluntary or full");
 		break;
 	case G_MEM:
 		if (m->mem_bytes) {
@@ -412,6 +428,24 @@ static int resolve_mem(struct lab_config *cfg, const struct given *g,
 	return 0;
 }
 
+/* --preempt: voluntary (the distributions' default) unless given. */
+static int resolve_preempt(struct lab_config *cfg, const struct given *g,
+			   const struct host_facts *m, char *err, size_t len)
+{
+	const char *text = g->global[G_PREEMPT];
+
+	cfg->preempt = PREEMPT_MODEL_VOLUNTARY;
+	if (!text)
+		return 0;
+	for (int i = 0; i < NR_PREEMPT_MODELS; i++) {
+		if (!strcmp(text, lab_preempt_names[i])) {
+			cfg->preempt = i;
+			return 0;
+		}
+	}
+	return global_error(err, len, G_PREEMPT, text, "not a preemption model", cfg->exp, m);
+}
+
 /*
  * --machine: host (NULL), or a simulated machine, which only experiments
  * that run in virtual time accept.  Virtual time is deterministic, so
@@ -494,6 +528,7 @@ int lab_parse_args(struct lab_config *cfg, const struct experiment *exp,
 	    resolve_variants(cfg, &g, m, err, len) ||
 	    resolve_numbers(cfg, &g, m, err, len) ||
 	    resolve_mem(cfg, &g, m, err, len) ||
+	    resolve_preempt(cfg, &g, m, err, len) ||
 	    resolve_machine(cfg, &g, m, err, len) ||
 	    resolve_options(cfg, &g, m, err, len))
 		goto out;

@@ -79,6 +79,7 @@ static void print_globals(FILE *f, const struct experiment *exp, const struct ho
 		case G_SEED:	snprintf(def, sizeof(def), "1"); break;
 		case G_JSON:	snprintf(def, sizeof(def), "none"); break;
 		case G_MACHINE:	snprintf(def, sizeof(def), "host"); break;
+		case G_PREEMPT:	snprintf(def, sizeof(def), "voluntary"); break;
 		case G_CI_TARGET: snprintf(def, sizeof(def), "%g", LAB_CI_TARGET_PCT); break;
 		case G_SHARD:	snprintf(def, sizeof(def), "none (every point)"); break;
 		case G_MEM:

@@ -496,6 +496,7 @@ static void init_ctx(struct exp_ctx *ctx, const struct lab_config *cfg)
 	ctx->seed = cfg->seed;
 	ctx->values = cfg->values;
 	ctx->mem_bytes = cfg->mem_bytes;
+	ctx->preempt = cfg->preempt;
 	/* The one place the machine is chosen: the host, or --machine's. */
 	ctx->machine = cfg->vt ? machine_vt(cfg->vt) : &machine_host;
 	/* In virtual time the host's first touches of the arena cost nothing: keep it. */

@@ -13,7 +13,7 @@ static void spin_wait(unsigned int *spins)
 	if (++*spins < SPIN_BEFORE_YIELD)
 		cpu_relax();
 	else
-		cond_resched();
+		schedule();
 }
 
 void spin_lock_slowpath(spinlock_t *lock)

@@ -15,7 +15,7 @@
 /* --- waits ------------------------------------------------------------------------- */
 
 /*
- * A poll that found nothing to do (cpu_relax(), cond_resched()).  What a
+ * A poll that found nothing to do (cpu_relax(), schedule()).  What a
  * polling loop waits for is a write to the line it just looked at: the
  * waiter sits on its cached copy, making no traffic, until another CPU
  * writes that line (as MONITOR/MWAIT, or a sleeper woken by the writer),
@@ -58,7 +58,7 @@ void vt_wait(void)
 }
 
 /*
- * A sleeping wait (cond_resched(): folio_lock()'s io_schedule()): no
+ * A sleeping wait (schedule(): folio_lock()'s io_schedule()): no
  * polling at all; woken by the next release write of its line, the oldest
  * sleeper first, or after VT_SLEEP_MAX_PS.
  */

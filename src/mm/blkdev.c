@@ -52,7 +52,7 @@ static void blk_wait_until(uint64_t due_ns)
 static void blk_wait_until(uint64_t due_ns)
 {
 	while (ktime_get_ns() < due_ns)
-		cond_resched();
+		schedule();
 }
 #endif
 
@@ -150,7 +150,7 @@ void blk_submit_read(struct backing_file *bf, struct folio **folios, unsigned in
 	VM_WARN_ON_ONCE(!nr || nr > BLK_MAX_FOLIOS);
 	/* A full queue: wait for a free tag, as blk-mq does. */
 	while (tail - __atomic_load_n(&q->head, __ATOMIC_ACQUIRE) == BLK_QUEUE_DEPTH)
-		cond_resched();
+		io_schedule();
 	rq = &q->rq[tail % BLK_QUEUE_DEPTH];
 	rq->bf = bf;
 	rq->nr = nr;

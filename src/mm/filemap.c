@@ -49,7 +49,7 @@ unsigned long copy_user_loops;
  * queue is a singly linked FIFO, so a zeroed table is ready to use; the
  * waker unlinks an entry before it publishes WQ_FLAG_WOKEN, so a woken
  * waiter never needs the queue's lock again; the sleep itself is
- * cond_resched() until WQ_FLAG_WOKEN shows (in virtual time a sleep that
+ * io_schedule() until WQ_FLAG_WOKEN shows (in virtual time a sleep that
  * the waker's release store ends).
  */
 #define PAGE_WAIT_TABLE_BITS	8
@@ -239,7 +239,7 @@ repeat:
 	for (;;) {
 		flags = atomic_read_acquire(&wait.flags);
 		if (!(flags & WQ_FLAG_WOKEN)) {
-			cond_resched();		/* io_schedule() */
+			io_schedule();
 			continue;
 		}
 		if (behavior != EXCLUSIVE || (flags & WQ_FLAG_DONE))
@@ -1077,6 +1077,7 @@ ssize_t filemap_read(struct file *file, loff_t pos, size_t count, char *buf)
 		pgoff_t index = (pgoff_t)(pos >> PAGE_SHIFT);
 		pgoff_t last = (pgoff_t)((pos + (loff_t)count - 1) >> PAGE_SHIFT);
 
+		cond_resched();
 		folio_batch_init(&fbatch);
 		filemap_get_pages(file, index, last, &fbatch);
 		if (!fbatch.nr)

@@ -342,6 +342,7 @@ static int migrate_pages_batch(struct list_head *from, new_folio_t get_new_folio
 		list_for_each_entry_safe(folio, folio2, from, lru) {
 			int nr_pages = (int)folio_nr_pages(folio);
 
+			cond_resched();
 			rc = migrate_folio_unmap(get_new_folio, put_new_folio, private, folio, &dst,
 						 mode, reason, ret_folios);
 			switch (rc) {
@@ -388,6 +389,7 @@ move:
 		list_for_each_entry_safe(folio, folio2, &unmap_folios, lru) {
 			int nr_pages = (int)folio_nr_pages(folio);
 
+			cond_resched();
 			rc = migrate_folio_move(put_new_folio, private, folio, dst, mode, reason,
 						ret_folios);
 			switch (rc) {
@@ -640,7 +642,7 @@ void migration_entry_wait(struct mm_struct *mm, pmd_t *pmd, unsigned long addres
 	 */
 	spin_unlock(ptl);
 	while (pte_same(ptep_get(ptep), pte))
-		cond_resched();
+		io_schedule();
 	pte_unmap(ptep);
 	return;
 out:

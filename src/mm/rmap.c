@@ -27,6 +27,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/mmzone.h>
 #include <linux/rmap.h>
+#include <linux/sched.h>
 #include <linux/swap.h>
 #include <linux/swapops.h>
 
@@ -301,6 +302,7 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc, b
 
 		VM_WARN_ON_ONCE(address == (unsigned long)-EFAULT);
 		count_debug_vm_event(RMAP_VMAS);
+		cond_resched();
 		if (rwc->invalid_vma && rwc->invalid_vma(vma, rwc->arg))
 			continue;
 		if (!rwc->rmap_one(folio, vma, address, rwc->arg))
@@ -424,7 +426,7 @@ static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc, b
 
 		VM_WARN_ON_ONCE(address == (unsigned long)-EFAULT);
 		count_debug_vm_event(RMAP_VMAS);
-		/* The kernel's cond_resched() here is left out: the model's always yields. */
+		cond_resched();
 		if (rwc->invalid_vma && rwc->invalid_vma(vma, rwc->arg))
 			continue;
 		if (!rwc->rmap_one(folio, vma, address, rwc->arg))

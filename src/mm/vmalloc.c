@@ -48,6 +48,7 @@
 
 #include <linux/mmzone.h>
 #include <linux/rbtree_augmented.h>
+#include <linux/sched.h>
 #include <linux/vmalloc.h>
 
 #if defined(CONFIG_CONTIG_BATCHED) && !defined(CONFIG_VMALLOC_ATOMIC_NR_PAGES)
@@ -1267,7 +1268,10 @@ struct vm_struct *find_vm_area(const void *addr)
 /* --- freeing the pages: the design under study ------------------------------------- */
 
 #if defined(CONFIG_CONTIG_BULK)
-/* v4: statistics first, then one call that batches contiguous runs. */
+/*
+ * v4: statistics first, then one call that batches contiguous runs (with
+ * no preemption point: the posting's free_pages_bulk() was not read here).
+ */
 static void vm_free_pages(struct vm_struct *vm)
 {
 	for (unsigned int i = 0; i < vm->nr_pages; i++)
@@ -1293,6 +1297,7 @@ static void vm_free_pages(struct vm_struct *vm)
 			__free_contig_range(start_pfn, nr);
 			start_pfn = pfn;
 			nr = 1;
+			cond_resched();
 		}
 		__free_contig_range(start_pfn, nr);
 	}
@@ -1305,8 +1310,13 @@ static void vm_free_pages(struct vm_struct *vm)
 	for (unsigned int i = 0; i < vm->nr_pages; i++) {
 		struct page *page = vm->pages[i];
 
-		VM_BUG_ON(!page);
+		BUG_ON(!page);
+		/*
+		 * High-order allocations for huge vmallocs are split, so
+		 * they are freed as an array of order-0 pages.
+		 */
 		__free_page(page);
+		cond_resched();
 	}
 	atomic_long_sub(vm->nr_pages, &nr_vmalloc_pages);
 }
@@ -1317,9 +1327,10 @@ static void vm_free_pages(struct vm_struct *vm)
 	for (unsigned int i = 0; i < vm->nr_pages; i++) {
 		struct page *page = vm->pages[i];
 
-		VM_BUG_ON(!page);
+		BUG_ON(!page);
 		mod_vmalloc_page_state(page, -1);
 		__free_page(page);
+		cond_resched();
 	}
 }
 #endif

@@ -18,6 +18,7 @@
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/migrate.h>
+#include <linux/sched.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
 
@@ -89,6 +90,7 @@ static unsigned long shrink_folio_list(struct list_head *folio_list, struct list
 		struct address_space *mapping;
 		bool removed;
 
+		cond_resched();
 		list_del(&folio->lru);
 		if (!folio_trylock(folio))
 			goto keep;
