@@ -5,7 +5,7 @@
  * The kernel model sees the machine only through kernel-named headers:
  * linux/smp.h and linux/cpumask.h (CPU ids, nr_cpu_ids), linux/ktime.h
  * (the clock), linux/delay.h (busy waits), asm/processor.h (cpu_relax),
- * linux/sched.h (cond_resched) and linux/rcupdate.h (RCU), all built on
+ * linux/sched.h (schedule) and linux/rcupdate.h (RCU), all built on
  * machine/yield.h.  This header is the other side: what a runner or a test
  * does to the machine (size it, start CPUs, read the wall clock).
  *
@@ -123,7 +123,7 @@ struct machine_stats {
 	unsigned long long lock_acquires;	/* spin_lock() and successful trylocks */
 	unsigned long long lock_handoffs;	/* unlocks that handed the lock to a waiter */
 	double lock_wait_ns;		/* time queued on spinlocks */
-	double poll_ns;			/* time in polling waits (cpu_relax, cond_resched) */
+	double poll_ns;			/* time in polling waits (cpu_relax, schedule) */
 	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
 	double code_ns;			/* time charged for plain code: its basic blocks */
 	double rmw_ns;			/* time in the coherence model's own instructions: locked RMWs, hits */

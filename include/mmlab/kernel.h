@@ -94,8 +94,8 @@ struct mm_kernel {
 	 */
 	int *nr_online_nodes;
 	/*
-	 * The kernel's preemption model (linux/sched.h's enum preempt_model,
-	 * the preempt= boot parameter): set before every mem_init().
+	 * The kernel's preemption model (enum preempt_model above, the
+	 * preempt= boot parameter): set before every mem_init().
 	 */
 	int *preempt_model;
 };

@@ -20,8 +20,7 @@ struct global_desc {
 
 extern const struct global_desc lab_globals[NR_GLOBALS];
 extern const char *const lab_scale_names[NR_SCALES];
-/* --preempt's words, by the kernel's enum preempt_model (linux/sched.h). */
-extern const char *const lab_preempt_names[];
+/* --preempt's word for an enum preempt_model (mmlab/kernel.h). */
 const char *lab_preempt_name(int model);
 
 /* What global option @g accepts, for errors and help. */

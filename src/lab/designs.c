@@ -20,7 +20,7 @@
 
 #include <mmlab/kernel.h>
 
-/* What migrate-fork sets before it boots a build. */
+/* What migrate-fork and every boot set before they boot a build. */
 static int stand_in_nodes __attribute__((unused)) = 1;
 static int stand_in_preempt __attribute__((unused));
 
@@ -39,14 +39,16 @@ static __attribute__((unused)) int not_built(const char *design)
 		return not_built(design);						\
 	}										\
 	const struct mm_kernel mm_kernel_##sym##_run = {				\
-		.name = design, .mem_init = sym##_mem_init, .nr_online_nodes = &stand_in_nodes, .preempt_model = &stand_in_preempt, \
+		.name = design, .mem_init = sym##_mem_init, .nr_online_nodes = &stand_in_nodes, \
+		.preempt_model = &stand_in_preempt,					\
 	};										\
 	const struct mm_kernel mm_kernel_##sym##_ev = {					\
 		.name = design, .events = true, .mem_init = sym##_mem_init,		\
-		.nr_online_nodes = &stand_in_nodes, .preempt_model = &stand_in_preempt,					\
+		.nr_online_nodes = &stand_in_nodes, .preempt_model = &stand_in_preempt,	\
 	};										\
 	const struct mm_kernel mm_kernel_##sym##_vt = {					\
-		.name = design, .mem_init = sym##_mem_init, .nr_online_nodes = &stand_in_nodes, .preempt_model = &stand_in_preempt, \
+		.name = design, .mem_init = sym##_mem_init, .nr_online_nodes = &stand_in_nodes, \
+		.preempt_model = &stand_in_preempt,					\
 	};
 #include "designs.h"
 #undef NOT_BUILT

@@ -45,7 +45,7 @@ const char *const lab_scale_names[NR_SCALES] = {
 	[SCALE_TINY] = "tiny", [SCALE_DEFAULT] = "default", [SCALE_FULL] = "full",
 };
 
-const char *const lab_preempt_names[] = {
+static const char *const lab_preempt_names[NR_PREEMPT_MODELS] = {
 	[PREEMPT_MODEL_NONE] = "none", [PREEMPT_MODEL_VOLUNTARY] = "voluntary",
 	[PREEMPT_MODEL_FULL] = "full",
 };
