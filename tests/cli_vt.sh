@@ -383,6 +383,17 @@ hset l1d.ways 0
 usage_error_says 'l1d\.ways.*integer in 1\.\.64' "l1d.ways 0, one below its range" run free-contig --machine "$tmp/h.conf"
 hset l1d.ways 2.5
 usage_error_says 'l1d\.ways.*integer' "l1d.ways 2.5, not an integer" run free-contig --machine "$tmp/h.conf"
+hset pf.degree 257
+usage_error_says 'pf\.degree.*integer in 0\.\.256' "pf.degree 257, one above its range" run free-contig --machine "$tmp/h.conf"
+hset pf.degree 256
+"$MMLAB" run free-contig --machine "$tmp/h.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "pf.degree 256, the most (lines in flight a stream may keep), is taken"
+hset pf.degree -1
+usage_error_says 'pf\.degree.*integer in 0\.\.256' "pf.degree -1, one below its range" run free-contig --machine "$tmp/h.conf"
+hset pf.degree abc
+usage_error_says 'pf\.degree.*integer in 0\.\.256' "pf.degree abc, not a number: the key's own range" run free-contig --machine "$tmp/h.conf"
+hset l3.size 1048577
+usage_error_says 'l3\.size.*integer in 64\.\.1048576' "l3.size 1048577, one above its range (past other settings' 1000000)" run free-contig --machine "$tmp/h.conf"
 hset smt.share 1.01
 usage_error_says 'smt\.share.*0\.05\.\.1' "smt.share above 1" run free-contig --machine "$tmp/h.conf"
 hset l2.ways 7
@@ -441,6 +452,19 @@ if [ "$(nproc)" -ge 2 ]; then
 		grep -qE '^(pf.stride +(256|512|1024|2048|4096|8192) \| measured now: a dependent chase through|# pf.stride not given: measured now: )' "$tmp/host.conf"
 		ok $? "calibrate measures which strides the prefetchers follow ($(grep 'pf.stride' "$tmp/host.conf" | head -c 30))"
 	fi
+	# pf.degree and core.l2mshr from a stream by Little's law: the lines in flight it
+	# prints are GB/s x memory's ns / 64, pf.degree their rounding, core.l2mshr at least them and 32
+	awk '$1 == "pf.degree" { deg = $2; if (match($0, /measured now: one load a line through [0-9]+ KiB in address order, [0-9.]+ GB\/s, times memory.s [0-9.]+ ns over 64 bytes: [0-9.]+ lines in flight/)) {
+		split(substr($0, RSTART, RLENGTH), w, " "); gbs = w[13]; mem = w[17]; n = w[22] } }
+	$1 == "core.l2mshr" { q = $2 }
+	END {
+		if (n == "") exit 1
+		if ((gbs * mem / 64 - n) > 0.07 || (n - gbs * mem / 64) > 0.07) exit 1
+		# n is printed to a tenth: the rounding may go either way at a half
+		if ((deg < int(n - 0.05 + 0.5) || deg > int(n + 0.05 + 0.5)) && !(n > 256 && deg == 256)) exit 1
+		exit !(q >= 32 && q >= n - 0.05 && q <= 256)
+	}' "$tmp/host.conf"
+	ok $? "calibrate measures the lines a stream keeps in flight: pf.degree and core.l2mshr by Little's law ($(grep -E '^(pf.degree|core.l2mshr)' "$tmp/host.conf" | cut -c1-200 | tr '\n' ' '))"
 	grep -qE '^sched.wake +[0-9][0-9.e+]* \| measured now: a thread asleep in FUTEX_WAIT on host CPU 1' "$tmp/host.conf" &&
 		awk '$1 == "sched.wake" { exit !($2 > 0 && $2 <= 1000000) }' "$tmp/host.conf"
 	ok $? "calibrate measures a wake-up's latency, above 0 and within the key's range ($(grep '^sched.wake' "$tmp/host.conf" | head -c 24))"
@@ -448,16 +472,17 @@ if [ "$(nproc)" -ge 2 ]; then
 	ok $? "calibrate times its cycle with register adds ($(grep '^cost.hit' "$tmp/host.conf" | head -c 22))"
 	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
 	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"
-	# ... and whether misses run on across locked RMWs: yes needs both, so a yes
-	# carries a locked-add load time under half the chase's (unless it had no memory)
-	awk '$1 == "rmw.overlap" {
-		if (index($0, "misses across locked RMWs not measured")) exit 0
+	# ... and, apart, whether misses run on across locked RMWs: rmw.drain no carries a
+	# locked-add load time under half the chase's, yes one at or above it (unless it had no memory)
+	awk '$1 == "rmw.drain" {
+		seen = 1
 		if (!match($0, /locked add [0-9.]+ ns each, alone [0-9.]+, a dependent chase over them [0-9.]+ /)) exit 1
 		split(substr($0, RSTART, RLENGTH), w, " ")
 		locked = w[3]; chase = w[13]
-		exit ($2 == "yes" && !(locked < chase / 2))
-	}' "$tmp/host.conf"
-	ok $? "calibrate's rmw.overlap also measures misses across locked RMWs, and says yes only if they run on"
+		exit !(($2 == "no" && locked < chase / 2) || ($2 == "yes" && !(locked < chase / 2)))
+	}
+	END { if (!seen) exit 1 }' "$tmp/host.conf"
+	ok $? "calibrate measures whether misses run on across locked RMWs (rmw.drain), apart from rmw.overlap"
 	"$MMLAB" run refcount-scale --machine host-model --threads 2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
 	ok $? "--machine host-model measures this host and runs"
 fi
@@ -562,6 +587,31 @@ ok $? "rmw.overlap yes shortens batched's free, a locked decrement a page ($ov_y
 ovkey "rmw.overlap maybe | a test"; usage_error_says "valid: yes, no" "rmw.overlap maybe" run free-contig --machine "$tmp/ov.conf"
 ovkey "rmw.overlap yes |"; usage_error_says 'source' "rmw.overlap with an empty source" run free-contig --machine "$tmp/ov.conf"
 sourced_key ovkey "$tmp/ov.conf" rmw.overlap yes 1
+
+# rmw.drain (yes|no | SOURCE), optional, default the opposite of rmw.overlap: whether a locked
+# RMW waits for the misses in flight.  migrate-fork's vanilla rmap walk takes a PTE lock a VMA
+# between its misses, so it is slower when the lock drains them, whatever rmw.overlap says.
+drkey() { preset_with "$tmp/dr.conf" qemu-2node rmw "$@"; }
+mf_vanilla() { "$MMLAB" run migrate-fork --machine "$tmp/dr.conf" --scale tiny --children 20 --repeat 1 \
+	--variant vanilla --json "$tmp/dr.json" >/dev/null 2>&1 &&
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/dr.json"; }
+drkey "rmw.overlap no | a test"; dr_no=$(mf_vanilla)
+drkey "rmw.overlap no | a test" "rmw.drain yes | a test"; dr_no_yes=$(mf_vanilla)
+[ -n "$dr_no" ] && [ "$dr_no" = "$dr_no_yes" ]
+ok $? "without rmw.drain, rmw.overlap no drains the misses: as rmw.drain yes ($dr_no us)"
+drkey "rmw.overlap no | a test" "rmw.drain no | a test"; dr_no_no=$(mf_vanilla)
+[ -n "$dr_no_no" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 0.95 * float(sys.argv[2]))' "$dr_no_no" "$dr_no"
+ok $? "rmw.drain no lets the walk's misses run on across its PTE locks ($dr_no_no against $dr_no us)"
+drkey "rmw.overlap yes | a test"; dr_yes=$(mf_vanilla)
+drkey "rmw.overlap yes | a test" "rmw.drain no | a test"; dr_yes_no=$(mf_vanilla)
+[ -n "$dr_yes" ] && [ "$dr_yes" = "$dr_yes_no" ]
+ok $? "without rmw.drain, rmw.overlap yes does not drain: as rmw.drain no ($dr_yes us)"
+drkey "rmw.overlap yes | a test" "rmw.drain yes | a test"; dr_yes_yes=$(mf_vanilla)
+[ -n "$dr_yes_yes" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 1.05 * float(sys.argv[2]))' "$dr_yes_yes" "$dr_yes"
+ok $? "rmw.drain yes drains them beside rmw.overlap yes ($dr_yes_yes against $dr_yes us)"
+drkey "rmw.drain maybe | a test"; usage_error_says "valid: yes, no" "rmw.drain maybe" run free-contig --machine "$tmp/dr.conf"
+drkey "rmw.drain no |"; usage_error_says 'source' "rmw.drain with an empty source" run free-contig --machine "$tmp/dr.conf"
+sourced_key drkey "$tmp/dr.conf" rmw.drain no 0
 
 # core.sb N | SOURCE (optional, with the hierarchy): an integer in 1..1024, at and beyond
 # each bound; what it does to migrate-fork, whose page copies store to cold lines.

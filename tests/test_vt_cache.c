@@ -64,6 +64,7 @@ static void small_machine(struct vt_machine *m, double degree, double share)
 	memcpy(m->hier_val, v, sizeof(v));
 	m->hier_val[VT_H_PF_DEGREE] = degree;
 	m->hier_val[VT_H_SMT_SHARE] = share;
+	m->rmw_drain = true;		/* a file without rmw.overlap or rmw.drain */
 }
 
 static char *arena;		/* 4 MiB, 4 KiB aligned: every scenario's memory */
@@ -289,6 +290,47 @@ static void test_prefetch_span(void)
 	ok(m8 >= 16 && m8 <= 27 && m8 < m4, "pf.span 8: on every other page, %llu (%.1f ns a line)", m8, n8);
 	ok(m2m <= 3, "pf.span 2048: once, %llu (%.1f ns a line)", m2m, n2m);
 	ok(n2m < n8 && n8 < n4, "... and the chase runs faster as the span grows");
+}
+
+/*
+ * pf.degree past a page: independent loads through 4096 consecutive lines
+ * (64 pages), pf.span 2048, core.l2mshr 256, a tenth of a nanosecond of
+ * code a line, memory 100 ns away.  The streamer keeps pf.degree lines in
+ * flight, so a line costs about memory's latency over pf.degree (Little's
+ * law): 1.56 ns at 64, 0.78 at 128, a stream running two pages ahead.  At
+ * 256 the L1's ten fill buffers bound it instead: each line still misses the
+ * L1 and waits 5 ns for the L2, ten at a time, so no faster than 0.5 ns.
+ */
+static double degree_ns(int degree, struct vt_stats *st)
+{
+	small_machine(&mach, degree, 1);
+	mach.pf_span_kib = 2048;
+	mach.hier_val[VT_H_L2MSHR] = 256;
+	mach.cost_ns[VT_C_BLOCK] = 0.1;
+	walk_stride = 64;
+	walk_n = 4096;
+	walk_dependent = false;
+	if (run_on(0, walk, st) < 0)
+		return -1;
+	return lap_ns;
+}
+
+static void test_prefetch_degree(void)
+{
+	struct vt_stats st;
+	double ns128 = 0, ns;
+
+	for (int d = 64; d <= 128; d *= 2) {
+		double want = LAT_MEM / d;
+
+		ns = degree_ns(d, &st);
+		ok(ns > 0.9 * want && ns < 1.15 * want, "pf.degree %d: %.2f ns a line streamed, memory's "
+		   "latency over %d (%.2f); %llu prefetches", d, ns, d, want, st.prefetches);
+		ns128 = ns;
+	}
+	ns = degree_ns(256, &st);
+	ok(ns >= LAT_L2 / 10 && ns < 0.9 * ns128, "pf.degree 256: %.2f ns a line, faster than at 128 and "
+	   "bound by the L1's fill buffers (%.2f)", ns, LAT_L2 / 10);
 }
 
 /*
@@ -1351,8 +1393,9 @@ static void dep_then_independent(void *arg)
 
 /*
  * A locked RMW between two independent misses, its line already the CPU's:
- * with rmw.overlap yes the second miss still starts in the first's shadow
- * (about 100 ns); with no, the RMW drains what is in flight (about 200 ns).
+ * with rmw.drain no the second miss still starts in the first's shadow
+ * (about 100 ns); with yes, the RMW drains what is in flight (about 200 ns).
+ * rmw.overlap (the code after the RMW) does not decide it.
  */
 static char *ro_line;
 static double ro_ns;
@@ -1373,12 +1416,13 @@ static void miss_rmw_miss(void *arg)
 	ro_ns = vt_clock_ns() - t0;
 }
 
-static double ro_case(bool overlap)
+static double ro_case(bool overlap, bool drain)
 {
 	struct vt_stats st;
 
 	small_machine(&mach, 0, 1);
 	mach.rmw_overlap = overlap;
+	mach.rmw_drain = drain;
 	ro_ns = -1;
 	if (run_on(0, miss_rmw_miss, &st) < 0)
 		return -1;
@@ -1438,12 +1482,17 @@ static void test_entries_and_intervals(void)
 	}
 
 	ro_line = arena + 2 * 4096;
-	t = ro_case(true);
-	ok(t > LAT_MEM && t < LAT_MEM + 5, "rmw.overlap yes: a miss after a locked RMW overlaps the "
-	   "one before it, %.1f ns (want 102)", t);
-	t = ro_case(false);
-	ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5, "rmw.overlap no: the RMW drains it, %.1f ns "
-	   "(want 202)", t);
+	for (int k = 0; k < 4; k++) {
+		bool overlap = k & 1, drain = k & 2;
+
+		t = ro_case(overlap, drain);
+		if (drain)
+			ok(t > 2 * LAT_MEM && t < 2 * LAT_MEM + 5, "rmw.drain yes (rmw.overlap %s): the RMW "
+			   "drains the miss before it, %.1f ns (want 202)", overlap ? "yes" : "no", t);
+		else
+			ok(t > LAT_MEM && t < LAT_MEM + 5, "rmw.drain no (rmw.overlap %s): a miss after a "
+			   "locked RMW overlaps the one before it, %.1f ns (want 102)", overlap ? "yes" : "no", t);
+	}
 }
 
 int main(void)
@@ -1454,6 +1503,7 @@ int main(void)
 	test_levels();
 	test_prefetch();
 	test_prefetch_span();
+	test_prefetch_degree();
 	test_prefetch_stride();
 	test_l1_latency();
 	test_hit_then_miss();

@@ -15,6 +15,7 @@
  *   a transfer between two cores of a socket: 20 ns; across sockets: 60 ns;
  *   a line no cache holds, from memory: 80 ns; hits, RMWs, code: 0
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -708,11 +709,11 @@ static void test_async(void)
 }
 
 /*
- * calibrate's two verdicts behind rmw.overlap, at their boundaries:
+ * calibrate's two verdicts, rmw.overlap and rmw.drain, at their boundaries:
  *   the code beside it: chained 2 ns, the heavy work 3 ns alone; with the
  *     decrement 3.99 (adds under 1 ns, half the chain): yes; 4.0, 4.01: no
- *   the misses across it: a 200 ns chase; with the adds 99.9 ns a load: yes;
- *     100, 100.1: no; no chase measured: no
+ *   the misses across it: a 200 ns chase; with the adds 99.9 ns a load: they
+ *     run on (rmw.drain no); 100, 100.1: drained; no chase measured: drained
  */
 static void test_overlap_verdicts(void)
 {
@@ -736,6 +737,47 @@ static void test_overlap_verdicts(void)
 	ok(!vt_probe_rmw_misses_overlap(&mp), "no chase measured: not taken as overlapping");
 }
 
+/*
+ * pf.degree and core.l2mshr from a measured stream (vt_stream_settings()):
+ * with memory 64 ns away, a stream of G GB/s keeps G lines in flight.
+ *   lines:    0.49  0.5 | 31.99  32  32.01 | 86.4  86.5 | 255.6  256  256.01  300
+ *   degree:    -     1  |  32    32   32   |  86    87  |  256   256   256    256
+ *   l2mshr:    -    32  |  32    32   33   |  87    87  |  256   256   256    256
+ */
+static void stream_case(double gbs, int want_deg, int want_q)
+{
+	double lines;
+	int deg = -1, q = -1, r = vt_stream_settings(gbs, 64, &lines, &deg, &q);
+
+	if (want_deg < 0)
+		ok(r == -1, "%.2f GB/s against 64 ns: %.2f lines in flight, under half a line: not measured",
+		   gbs, lines);
+	else
+		ok(r == 0 && deg == want_deg && q == want_q && fabs(lines - gbs) < 1e-9,
+		   "%.2f GB/s against 64 ns: %.2f lines in flight, pf.degree %d (want %d), core.l2mshr %d "
+		   "(want %d)", gbs, lines, deg, want_deg, q, want_q);
+}
+
+static void test_stream_settings(void)
+{
+	double lines;
+	int deg, q;
+
+	stream_case(0.49, -1, -1);
+	stream_case(0.5, 1, 32);
+	stream_case(31.99, 32, 32);
+	stream_case(32, 32, 32);
+	stream_case(32.01, 32, 33);
+	stream_case(86.4, 86, 87);
+	stream_case(86.5, 87, 87);
+	stream_case(255.6, 256, 256);
+	stream_case(256, 256, 256);
+	stream_case(256.01, 256, 256);
+	stream_case(300, 256, 256);
+	ok(vt_stream_settings(-1, 64, &lines, &deg, &q) == -1, "no stream measured (-1 GB/s): not measured");
+	ok(vt_stream_settings(10, 0, &lines, &deg, &q) == -1, "no memory latency: not measured");
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -753,6 +795,7 @@ int main(void)
 	test_wake_latency();
 	test_rmw_overlap();
 	test_overlap_verdicts();
+	test_stream_settings();
 	test_async();
 	return done_testing();
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a locked RMW costs this host inside a loop of other work, against
- * what it costs back to back: the measurement behind host-model's
- * rmw.overlap (vt_probe_rmw(), src/machine/vt_calibrate.c, and
+ * what it costs back to back: the measurements behind host-model's
+ * rmw.overlap and rmw.drain (vt_probe_rmw(), src/machine/vt_calibrate.c, and
  * vt_probe_rmw_misses(), src/machine/vt_calibrate_mem.c;
  * docs/VALIDATION.md, "2d").
  *
@@ -15,8 +15,8 @@
  * charges without rmw.overlap (work + chained) and the larger of the two,
  * about what a core takes that runs the work beside the locked RMWs.
  *
- * Then whether misses overlap across a locked RMW (the model's rule: with
- * rmw.overlap yes a locked RMW does not drain the misses in flight;
+ * Then whether misses overlap across a locked RMW (rmw.drain: with no, a
+ * locked RMW does not wait for the misses in flight;
  * docs/design/memory-hierarchy.md): loads of random lines of 256 MiB, each
  * independent of the last, alone and with a locked add of a private count
  * after each, against a dependent chase over the same lines (one memory
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	       mp.chase_ns);
 	printf("misses across locked RMWs: %s (with the locked adds a load takes %.0f%% of the chase's time)\n",
 	       vt_probe_rmw_misses_overlap(&mp) ? "overlap" : "drained", 100 * mp.locked_ns / mp.chase_ns);
-	printf("rmw.overlap for calibrate: %s\n",
-	       overlaps && vt_probe_rmw_misses_overlap(&mp) ? "yes" : "no");
+	printf("rmw.overlap for calibrate: %s\n", overlaps ? "yes" : "no");
+	printf("rmw.drain for calibrate: %s\n", vt_probe_rmw_misses_overlap(&mp) ? "no" : "yes");
 	return 0;
 }

@@ -168,6 +168,13 @@ struct vt_machine {
 	 */
 	bool rmw_overlap;
 	/*
+	 * rmw.drain: a locked RMW waits for the CPU's misses in flight before
+	 * it (true), or they run on across it (false).  Not given: the
+	 * opposite of rmw.overlap, which said both before the two were told
+	 * apart.
+	 */
+	bool rmw_drain;
+	/*
 	 * core.sb: store-buffer entries a core has (shared out evenly among
 	 * its hardware threads): a store that misses waits there while the
 	 * core goes on, and the core stalls only when the buffer is full.
@@ -206,6 +213,7 @@ struct vt_machine {
 	char tlbi_src[VT_SRC_LEN];
 	char wake_src[VT_SRC_LEN];
 	char rmw_overlap_src[VT_SRC_LEN];	/* empty: not given */
+	char rmw_drain_src[VT_SRC_LEN];		/* empty: not given */
 	char sb_src[VT_SRC_LEN];
 	char pf_span_src[VT_SRC_LEN];
 	char pf_stride_src[VT_SRC_LEN];
@@ -250,6 +258,12 @@ struct vt_rmw_probe {
 };
 void vt_probe_rmw(struct vt_rmw_probe *p);
 /* Its verdict: the locked decrement adds under half its chained cost to the heaviest work. */
+/*
+ * pf.degree and core.l2mshr from a measured stream from memory (@gbs bytes a
+ * ns, memory's latency @mem_ns; mmlab calibrate): 0, or -1 if nothing was
+ * measured.  src/machine/vt_calibrate_mem.c.
+ */
+int vt_stream_settings(double gbs, double mem_ns, double *lines, int *degree, int *l2mshr);
 bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
 
 /*

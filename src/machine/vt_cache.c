@@ -60,7 +60,7 @@ const struct vt_hier_key vt_hier_keys[VT_NR_HIER] = {
 	[VT_H_ROB]	  = { "core.rob",    1, 4096,    true,  "instructions in flight" },
 	[VT_H_MSHR]	  = { "core.mshr",   1, 256,     true,  "L1d misses outstanding" },
 	[VT_H_L2MSHR]	  = { "core.l2mshr", 1, 256,     true,  "L2 misses outstanding, prefetches included" },
-	[VT_H_PF_DEGREE]  = { "pf.degree",   0, 64,      true,  "lines the stream prefetcher runs ahead" },
+	[VT_H_PF_DEGREE]  = { "pf.degree",   0, 256,     true,  "lines the stream prefetcher runs ahead" },
 	[VT_H_SMT_SHARE]  = { "smt.share",   0.05, 1,    false, "of a core's speed each of two busy siblings gets" },
 };
 
@@ -1044,9 +1044,12 @@ static void vt_pf_train(struct vt_cpu *c, uint64_t t)
 	s->last = off;
 	if (s->conf < 2)
 		return;
-	if (s->pages < vt.h->pf_pages) {	/* it may run on into the next page */
-		lo = -VT_PAGE_LINES;
-		hi = 2 * VT_PAGE_LINES - 1;
+	if (s->pages < vt.h->pf_pages) {	/* it may run on into the next pages */
+		int more = (vt.h->degree + VT_PAGE_LINES - 1) / VT_PAGE_LINES;
+
+		more = more < vt.h->pf_pages - s->pages ? more : vt.h->pf_pages - s->pages;
+		lo = -more * VT_PAGE_LINES;
+		hi = (more + 1) * VT_PAGE_LINES - 1;
 	}
 	end = off + s->dir * vt.h->degree;
 	end = end < lo ? lo : end > hi ? hi : end;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -130,6 +131,56 @@ static double chase_ns(size_t bytes)
 	free(buf);
 	free(order);
 	return best;
+}
+
+/*
+ * GB/s of independent loads, one a line of @bytes in address order (the
+ * best of three passes): what this core streams from memory, prefetchers
+ * and miss queues together.
+ */
+static double stream_gbs(size_t bytes)
+{
+	char *buf = aligned_alloc(2u << 20, bytes);
+	double best = -1;
+
+	if (!buf)
+		return -1;
+	madvise(buf, bytes, MADV_HUGEPAGE);
+	memset(buf, 1, bytes);
+	for (int t = 0; t < 3; t++) {
+		double t0 = mono_ns(), ns;
+		uintptr_t sum = 0;
+
+		for (size_t i = 0; i < bytes; i += 64)
+			sum += *(volatile uintptr_t *)(buf + i);
+		ns = mono_ns() - t0;
+		__asm__ volatile("" : : "r"(sum));
+		if (ns > 0 && (best < 0 || bytes / ns > best))
+			best = bytes / ns;
+	}
+	free(buf);
+	return best;
+}
+
+/*
+ * pf.degree and core.l2mshr from a stream of @gbs (bytes a ns) from memory
+ * of latency @mem_ns: by Little's law the core keeps gbs * mem_ns / 64
+ * lines in flight (*@lines); the streamer runs that many ahead (rounded,
+ * 1..256), and the L2 lets at least that many misses be outstanding
+ * (rounded up, not under the 32 assumed without it, at most 256), since
+ * the model paces prefetches at core.l2mshr a memory latency.  -1 where
+ * nothing was measured.
+ */
+int vt_stream_settings(double gbs, double mem_ns, double *lines, int *degree, int *l2mshr)
+{
+	double n = gbs > 0 && mem_ns > 0 ? gbs * mem_ns / 64 : 0;
+
+	*lines = n;
+	if (n < 0.5)
+		return -1;
+	*degree = n > 256 ? 256 : (int)(n + 0.5);
+	*l2mshr = n > 256 ? 256 : n <= 32 ? 32 : (int)ceil(n);
+	return 0;
 }
 
 /*
@@ -299,6 +350,33 @@ static void set_lat(struct vt_machine *m, int k, double kib, const char *what)
 }
 
 /*
+ * pf.degree and core.l2mshr measured by streaming 8 times the L3
+ * (vt_stream_settings()); where the stream cannot be measured, a common
+ * core's values, said so.
+ */
+static void stream_measure(struct vt_machine *m, size_t bytes, double mem_ns)
+{
+	double gbs = stream_gbs(bytes), n;
+	char src[VT_SRC_LEN];
+	int deg, q;
+
+	if (vt_stream_settings(gbs, mem_ns, &n, &deg, &q)) {
+		set(m, VT_H_L2MSHR, 32, "not measured: Skylake's 32-entry superqueue (Intel Optimization "
+		    "Reference Manual)");
+		set(m, VT_H_PF_DEGREE, 20, "not measured: the Intel L2 streamer's 20 lines (Intel "
+		    "Optimization Reference Manual)");
+		return;
+	}
+	snprintf(src, sizeof(src), "measured now: one load a line through %zu KiB in address order, "
+		 "%.2f GB/s, times memory's %.2f ns over 64 bytes: %.1f lines in flight (Little's law)",
+		 bytes >> 10, gbs, mem_ns, n);
+	set(m, VT_H_PF_DEGREE, deg, src);
+	snprintf(src, sizeof(src), "measured now: the %.1f lines the stream keeps in flight (pf.degree's "
+		 "measurement), and not under Skylake's 32 (Intel Optimization Reference Manual)", n);
+	set(m, VT_H_L2MSHR, q, src);
+}
+
+/*
  * The L3 this CPU gets, which on a shared or partitioned machine (a cloud
  * guest, cache allocation) can be much less than the size sysfs reports:
  * chases over 2, 4, 8, ... times the L2 up to sysfs's L3, the latency at
@@ -375,9 +453,7 @@ int vt_calibrate_mem(struct vt_machine *m)
 	set(m, VT_H_ROB, 224, "not measured: Skylake's 224 (Intel Optimization Reference Manual)");
 	set(m, VT_H_MSHR, 12, "not measured: the 12 fill buffers of Skylake to Ice Lake (Intel Optimization "
 	    "Reference Manual)");
-	set(m, VT_H_L2MSHR, 32, "not measured: Skylake's 32-entry superqueue (Intel Optimization Reference Manual)");
-	set(m, VT_H_PF_DEGREE, 20, "not measured: the Intel L2 streamer's 20 lines (Intel Optimization "
-	    "Reference Manual)");
+	stream_measure(m, (size_t)(l3 * 1024 * 8), lat);
 	set(m, VT_H_SMT_SHARE, 1, "not measured: host-model's CPUs are taken as cores, without SMT");
 	{
 		/* Eight times the L3, where every page a stream starts again on misses. */

@@ -542,7 +542,7 @@ void vt_access(const volatile void *p, int kind)
 	if ((kind & 3) == VT_RMW) {
 		vt_rmw_drain(c);	/* one locked RMW at a time */
 		vt_sb_drain(c);		/* a locked RMW drains the store buffer */
-		if (vt.h && !vt.m->rmw_overlap)
+		if (vt.h && vt.m->rmw_drain)
 			vt_hier_serialise(c);
 	}
 	vt_sched(c);

@@ -25,8 +25,9 @@
  *	sched.wake      NS | SOURCE   (optional) from a wake-up to the woken task running:
  *	                what a sleeper woken by a release write waits (default: one transfer)
  *	rmw.overlap     yes|no | SOURCE   (optional, default no) a locked RMW on a line the
- *	                CPU holds completes beside the code after it, and does not
- *	                drain the misses in flight
+ *	                CPU holds completes beside the code after it
+ *	rmw.drain       yes|no | SOURCE   (optional, default the opposite of rmw.overlap)
+ *	                a locked RMW waits for the misses in flight before it
  *	core.sb         N | SOURCE   (optional, with the hierarchy) store-buffer entries a
  *	                core has: a store that misses waits there, the core goes on
  *	pf.span         KIB | SOURCE (optional, with the hierarchy, default 4) how far a
@@ -159,8 +160,8 @@ static int parse_order(struct vt_machine *m, char *v, const char **why)
 	return 0;
 }
 
-/* "yes|no | SOURCE" into m->rmw_overlap. */
-static int parse_overlap(struct vt_machine *m, char *v, const char **why)
+/* "yes|no | SOURCE" into *@yes and @src (rmw.overlap, rmw.drain). */
+static int parse_yes_no(char *v, bool *yes, char *src, const char **why)
 {
 	char *bar = strchr(v, '|'), *word;
 
@@ -174,8 +175,8 @@ static int parse_overlap(struct vt_machine *m, char *v, const char **why)
 		*why = "valid: yes, no";
 		return -1;
 	}
-	m->rmw_overlap = !strcmp(word, "yes");
-	snprintf(m->rmw_overlap_src, VT_SRC_LEN, "%s", trim(bar + 1));
+	*yes = !strcmp(word, "yes");
+	snprintf(src, VT_SRC_LEN, "%s", trim(bar + 1));
 	return 0;
 }
 
@@ -301,9 +302,42 @@ static const char *hier_check(const struct vt_hier_key *hk, double v)
 
 	if (v >= hk->lo && v <= hk->hi && (!hk->integer || v == (long)v))
 		return NULL;
-	snprintf(why, sizeof(why), "%s (%s) is %s in %g..%g", hk->name, hk->what,
+	snprintf(why, sizeof(why), "%s (%s) is %s in %.10g..%.10g", hk->name, hk->what,
 		 hk->integer ? "an integer" : "a number", hk->lo, hk->hi);
 	return why;
+}
+
+/*
+ * "N | SOURCE" of hierarchy key @k into @m: a value that is not a number,
+ * or one out of the key's range (l3.size's reaches past the 1000000 of
+ * other settings), gets the key's own range in *@why.
+ */
+static void parse_hier(struct vt_machine *m, int k, char *v, const char **why)
+{
+	const struct vt_hier_key *hk = &vt_hier_keys[k];
+	char *bar = strchr(v, '|'), *end, *num;
+	double n;
+
+	if (!bar) {
+		*why = "needs 'N | SOURCE' (every number names its source)";
+		return;
+	}
+	*bar = '\0';
+	num = trim(v);
+	errno = 0;
+	n = strtod(num, &end);
+	if (!*num || *end || errno || !isfinite(n)) {
+		*why = hier_check(hk, NAN);
+		return;
+	}
+	if ((*why = hier_check(hk, n)))
+		return;
+	snprintf(m->hier_src[k], VT_SRC_LEN, "%s", trim(bar + 1));
+	if (!m->hier_src[k][0]) {
+		*why = "empty SOURCE";
+		return;
+	}
+	m->hier_val[k] = n;
 }
 
 bool vt_whole_sets(double kib, double ways)
@@ -514,7 +548,9 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			    (m->wake_ns < 0 || m->wake_ns > 1000000))
 				why = "NS out of range; valid: 0..1000000 (a wake-up until the woken task runs)";
 		} else if (!strcmp(key, "rmw.overlap")) {
-			parse_overlap(m, val, &why);
+			parse_yes_no(val, &m->rmw_overlap, m->rmw_overlap_src, &why);
+		} else if (!strcmp(key, "rmw.drain")) {
+			parse_yes_no(val, &m->rmw_drain, m->rmw_drain_src, &why);
 		} else if (!strcmp(key, "pf.span")) {
 			double n;
 
@@ -541,8 +577,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			else if (!parse_sourced(val, &m->lat_ns[k], m->lat_src[k], &why))
 				have_lat[k] = true;
 		} else if ((k = hier_key(key)) >= 0) {
-			if (!parse_sourced(val, &m->hier_val[k], m->hier_src[k], &why))
-				why = hier_check(&vt_hier_keys[k], m->hier_val[k]);
+			parse_hier(m, k, val, &why);
 			have_hier[k] = !why;
 		} else if (!strncmp(key, "seed.", 5)) {
 			parse_seed(m, key, val, &why);
@@ -558,7 +593,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, core.sb, pf.span, pf.stride, pf.ahead, "
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, pf.span, pf.stride, pf.ahead, "
 			      "calibrated, seed.*";
 		}
 		if (why) {
@@ -592,6 +627,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		return fail(err, len, path, 0, "pf.stride needs the memory hierarchy's settings (l1d.size and the rest)");
 	if (m->pf_ahead > 0 && !m->pf_stride)
 		return fail(err, len, path, 0, "pf.ahead needs pf.stride (the stride prefetcher it sets the distance of)");
+	if (!m->rmw_drain_src[0])	/* not given: as rmw.overlap says */
+		m->rmw_drain = !m->rmw_overlap;
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
 	if (m->nr_cpus > VT_MAX_CPUS)
 		return fail(err, len, path, 0, "%d CPUs, more than the %d a simulated machine may have",
@@ -646,6 +683,8 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "sched.wake", m->wake_ns, m->wake_src);
 	if (m->rmw_overlap_src[0])
 		n += add_fitted(buf, len, &at, "rmw.overlap", m->rmw_overlap, m->rmw_overlap_src);
+	if (m->rmw_drain_src[0])
+		n += add_fitted(buf, len, &at, "rmw.drain", m->rmw_drain, m->rmw_drain_src);
 	if (m->sb_entries > 0)
 		n += add_fitted(buf, len, &at, "core.sb", m->sb_entries, m->sb_src);
 	if (m->pf_span_kib > 0)
