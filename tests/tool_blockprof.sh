@@ -61,6 +61,29 @@ grep -q " arch_vmap_pte_range_map_size$" "$tmp/vm.txt" && grep -q " vmalloc_mmu_
 	! grep -q " contpte_ptep_get$" "$tmp/vm.txt"
 ok $? "p:16 h:1: contiguous blocks mapped, the MMU's walk without contpte_ptep_get()"
 
+# -e rmw: the locked RMWs by site.  free-contig's batched free makes one a page, the
+# refcount's decrement (put_page_testzero()): 500 iterations of 512 pages, nearly all of them.
+bash tools/blockprof.sh -e rmw -n 5 -- "$MMLAB" "${run[@]}" --variant batched >"$tmp/r.txt" 2>&1
+ok $? "blockprof -e rmw of free-contig batched exits 0 ($(tail -n 1 "$tmp/r.txt"))"
+python3 - "$tmp/r.txt" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0] == "# locked RMWs inside the run's timed windows", lines[0]
+assert lines[1].split()[:2] == ["locked", "RMWs"], lines[1]
+top = lines[2].split(None, 2)
+total = [l for l in lines if " all " in l][0].split()
+assert int(top[0]) == 500 * 512 and "atomic_sub_return" in top[2] and "page_ref" in top[2], top
+assert 500 * 512 <= int(total[0]) < 1.1 * 500 * 512, total
+PY
+ok $? "-e rmw: one refcount decrement a page, named with the functions it is inlined into"
+bash tools/blockprof.sh -e bogus -- "$MMLAB" "${run[@]}" >"$tmp/e.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "blocks or rmw" "$tmp/e.txt"
+ok $? "-e bogus: exit 2 naming the valid values (exit $rc)"
+MMLAB_VT_BLOCKPROF="$tmp/x.raw" MMLAB_VT_BLOCKPROF_EVENTS=bogus "$MMLAB" "${run[@]}" >/dev/null 2>"$tmp/e.txt"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e.txt")" -eq 1 ] && grep -q "valid: blocks, rmw" "$tmp/e.txt"
+ok $? "MMLAB_VT_BLOCKPROF_EVENTS=bogus: exit 2 with one line naming the valid values (exit $rc)"
 bash tools/blockprof.sh -n 3 -- "$MMLAB" run free-contig --scale tiny --variant vanilla --repeat 1 >"$tmp/h.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "no block was counted" "$tmp/h.txt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a virtual-time run's basic blocks go, by function of the kernel model:
 #
-#   tools/blockprof.sh [-n N] [-o FILE] -- build/mmlab run EXPERIMENT --machine PRESET ...
+#   tools/blockprof.sh [-n N] [-o FILE] [-e rmw] -- build/mmlab run EXPERIMENT --machine PRESET ...
 #
 # Runs the command with MMLAB_VT_BLOCKPROF (src/machine/vt_blockprof.c), which
 # counts every block a simulated CPU enters by its call site, names the sites
@@ -11,19 +11,28 @@
 # measured calls) only the blocks inside them are counted, else all of the
 # run's (set-up and checks included).  Blocks of every sample and variant of
 # the command are in it: run one variant and one point to see one design.  -o
-# keeps the raw counts (OFFSET COUNT WINDOWED).
+# keeps the raw counts (OFFSET COUNT WINDOWED).  -e rmw counts the locked RMWs
+# instead of the blocks (each atomic RMW of the kernel model and each spinlock
+# acquisition), each by the function that made it and the two it was inlined
+# into (addr2line's inline chain).
 set -uo pipefail
 
 top=25
 raw=
+ev=blocks
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	case "$1" in
 	-n) top=${2:-}; shift 2 ;;
 	-o) raw=${2:-}; shift 2 ;;
-	*) echo "usage: $0 [-n N] [-o FILE] -- BINARY ARGS..." >&2; exit 2 ;;
+	-e) ev=${2:-}; shift 2 ;;
+	*) echo "usage: $0 [-n N] [-o FILE] [-e rmw] -- BINARY ARGS..." >&2; exit 2 ;;
 	esac
 done
-[ "${1:-}" = -- ] && [ $# -ge 2 ] || { echo "usage: $0 [-n N] [-o FILE] -- BINARY ARGS..." >&2; exit 2; }
+case "$ev" in
+blocks | rmw) ;;
+*) echo "$0: -e takes blocks or rmw (got '$ev')" >&2; exit 2 ;;
+esac
+[ "${1:-}" = -- ] && [ $# -ge 2 ] || { echo "usage: $0 [-n N] [-o FILE] [-e rmw] -- BINARY ARGS..." >&2; exit 2; }
 shift
 case "$top" in
 '' | *[!0-9]*) echo "$0: -n takes a count of functions, 1 or more (got '$top')" >&2; exit 2 ;;
@@ -35,17 +44,32 @@ command -v addr2line >/dev/null || { echo "$0: needs addr2line (binutils)" >&2; 
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-MMLAB_VT_BLOCKPROF=$tmp/raw "$@" >"$tmp/out" 2>&1
+MMLAB_VT_BLOCKPROF=$tmp/raw MMLAB_VT_BLOCKPROF_EVENTS=$ev "$@" >"$tmp/out" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
 	cat "$tmp/out" >&2
 	echo "$0: the command exited $rc" >&2
 	exit $rc
 fi
-[ -s "$tmp/raw" ] || { echo "$0: no block was counted (not a virtual-time run?)" >&2; exit 1; }
+[ -s "$tmp/raw" ] || { echo "$0: no $( [ "$ev" = rmw ] && echo "locked RMW" || echo block) was counted (not a virtual-time run?)" >&2; exit 1; }
 [ -z "$raw" ] || cp "$tmp/raw" "$raw"
-grep -v '^#' "$tmp/raw" | awk '{ print $1 }' | addr2line -f -e "$bin" | awk 'NR % 2' >"$tmp/names"
-python3 - "$tmp/raw" "$tmp/names" "$top" <<'PY'
+if [ "$ev" = blocks ]; then
+	grep -v '^#' "$tmp/raw" | awk '{ print $1 }' | addr2line -f -e "$bin" | awk 'NR % 2' >"$tmp/names"
+else
+	# each site as "function < the one it is in < ...", three deep: the atomic and its users
+	grep -v '^#' "$tmp/raw" | awk '{ print $1 }' | addr2line -a -f -i -e "$bin" | python3 -c '
+import sys
+sites = []
+for l in sys.stdin:
+    l = l.rstrip("\n")
+    if l.startswith("0x"):
+        sites.append([])
+    else:
+        sites[-1].append(l)
+for s in sites:
+    print(" < ".join(s[0::2][:3]))' >"$tmp/names"
+fi
+python3 - "$tmp/raw" "$tmp/names" "$top" "$( [ "$ev" = rmw ] && echo "locked RMWs" || echo blocks)" <<'PY'
 import collections, sys
 counts = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
 names = [l.strip() for l in open(sys.argv[2])]
@@ -56,9 +80,10 @@ for (_, n, w), name in zip(counts, names):
     by[name] += int(w if windowed else n)
 by = collections.Counter({k: v for k, v in by.items() if v})
 total = sum(by.values())
-print("# %s" % ("blocks inside the run's timed windows" if windowed else
-                "every block of the run (it times no window)"))
-print("%12s %6s  %s" % ("blocks", "share", "function"))
+print("# %s" % ("%s inside the run's timed windows" % sys.argv[4] if windowed else
+                "every one of the run's %s (it times no window)" % sys.argv[4]))
+what = sys.argv[4]
+print("%12s %6s  %s" % (what, "share", "function"))
 for name, n in by.most_common(int(sys.argv[3])):
     print("%12d %5.1f%%  %s" % (n, 100.0 * n / total, name))
 print("%12d %5.1f%%  all %d functions (%d call sites)" % (total, 100.0, len(by), len(names)))

@@ -10,7 +10,9 @@
  * them (addr2line) and sums them by function.  The host pays a lookup per
  * block; virtual time, which counts blocks, is the same with and without.
  * memcpy()'s bytes charged as blocks (vt_cache.c) have no call site and are
- * not in it.
+ * not in it.  MMLAB_VT_BLOCKPROF_EVENTS=rmw counts the locked RMWs instead,
+ * by the site that made each (vt_access()'s caller: the kernel model's
+ * atomic, or the machine's spinlock), blocks not at all.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -25,6 +27,7 @@
 #define VT_PROF_SLOTS	(1UL << VT_PROF_BITS)
 
 struct vt_prof_slot *vt_prof;
+bool vt_prof_rmw;
 static const char *vt_prof_path;
 static unsigned long vt_prof_lost;	/* sites past a full table */
 static unsigned long vt_prof_used;
@@ -90,9 +93,16 @@ static void vt_prof_write(void)
 
 __attribute__((constructor)) static void vt_prof_init(void)
 {
+	const char *ev = getenv("MMLAB_VT_BLOCKPROF_EVENTS");
+
 	vt_prof_path = getenv("MMLAB_VT_BLOCKPROF");
 	if (!vt_prof_path || !*vt_prof_path)
 		return;
+	if (ev && *ev && strcmp(ev, "rmw") && strcmp(ev, "blocks")) {
+		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF_EVENTS=%s: valid: blocks, rmw\n", ev);
+		exit(2);
+	}
+	vt_prof_rmw = ev && !strcmp(ev, "rmw");
 	vt_prof = calloc(VT_PROF_SLOTS, sizeof(*vt_prof));
 	if (!vt_prof) {
 		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: no memory for the table\n");

@@ -540,6 +540,8 @@ void vt_access(const volatile void *p, int kind)
 	}
 	vt_charge_code(c);
 	if ((kind & 3) == VT_RMW) {
+		if (__builtin_expect(vt_prof != NULL, 0) && vt_prof_rmw)
+			vt_prof_hit((uintptr_t)__builtin_return_address(0), vt.window_open);
 		vt_rmw_drain(c);	/* one locked RMW at a time */
 		vt_sb_drain(c);		/* a locked RMW drains the store buffer */
 		if (vt.h && vt.m->rmw_drain)

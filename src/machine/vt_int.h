@@ -396,12 +396,17 @@ static inline void vt_sched(struct vt_cpu *c)
 	vt_check_stop(c);
 }
 
-/* MMLAB_VT_BLOCKPROF (vt_blockprof.c): blocks counted by call site; NULL when off. */
+/*
+ * MMLAB_VT_BLOCKPROF (vt_blockprof.c): blocks counted by call site; NULL when
+ * off.  With MMLAB_VT_BLOCKPROF_EVENTS=rmw, the locked RMWs instead
+ * (vt_prof_rmw).
+ */
 struct vt_prof_slot {
 	uintptr_t pc;
 	unsigned long n, windowed;
 };
 extern struct vt_prof_slot *vt_prof;
+extern bool vt_prof_rmw;
 void vt_prof_hit(uintptr_t pc, bool windowed);
 
 #endif

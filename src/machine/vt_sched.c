@@ -134,7 +134,7 @@ void __sanitizer_cov_trace_pc(void)
 
 	if (c) {
 		c->blocks++;
-		if (__builtin_expect(vt_prof != NULL, 0))
+		if (__builtin_expect(vt_prof != NULL, 0) && !vt_prof_rmw)
 			vt_prof_hit((uintptr_t)__builtin_return_address(0), vt.window_open);
 	}
 }
