@@ -569,6 +569,14 @@ int main(void)
 	ok(vt_distance(&epyc, 0, 192) == VT_D_SMT && vt_distance(&epyc, 0, 7) == VT_D_L3 &&
 	   vt_distance(&epyc, 0, 8) == VT_D_SOCKET && vt_distance(&epyc, 0, 96) == VT_D_REMOTE,
 	   "epyc-9654-2s: CPU 192 is CPU 0's sibling, 7 in its CCX, 8 in the next, 96 on the other socket");
+	/*
+	 * rmw.drain as the presets give it: epyc-9654-2s says no (measured);
+	 * e5-2690v3-2s leaves it out beside rmw.overlap no, so it drains.
+	 */
+	ok(!epyc.rmw_drain && epyc.rmw_overlap && epyc.rmw_drain_src[0],
+	   "epyc-9654-2s: rmw.drain no, given, beside rmw.overlap yes");
+	ok(e5.rmw_drain && !e5.rmw_overlap && !e5.rmw_drain_src[0],
+	   "e5-2690v3-2s: no rmw.drain, so the opposite of its rmw.overlap no: it drains");
 	ok(vt_machine_load(&bare, "tests/test_vt.c", err, sizeof(err)) && strstr(err, "line"),
 	   "a file that is not a machine is refused with its line: %s", err);
 
