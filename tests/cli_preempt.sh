@@ -9,6 +9,9 @@
 #                                                           5 pages: some, fewer than 5
 #   migrate-fork, a folio           one an rmap VMA visited (unmap and restore walks)
 #                                   + one each in migrate_pages_batch()'s unmap and move loops
+#   reclaim-large, one process      one a folio in shrink_folio_list() (each gets one
+#                                   folio_referenced() call) + one a VMA of each file rmap
+#                                   walk: folio_referenced() and try_to_unmap() visit the one VMA
 set -u
 cd "$(dirname "$0")/.."
 . tests/cli_lib.bash
@@ -34,6 +37,12 @@ mf=(run migrate-fork --machine qemu-2node --scale tiny --repeat 1 --variant vani
 for p in voluntary full; do
 	"$MMLAB" "${mf[@]}" --preempt $p --json "$tmp/mf-$p.json" >/dev/null 2>&1
 	ok $? "migrate-fork in virtual time with --preempt $p exits 0"
+done
+
+rl=(run reclaim-large --machine xeon-8369b-2s --scale tiny --contpte off --processes 1 --variant vanilla,batched --repeat 1)
+for p in voluntary full; do
+	"$MMLAB" "${rl[@]}" --preempt $p --json "$tmp/rl-$p.json" >/dev/null 2>&1
+	ok $? "reclaim-large in virtual time with --preempt $p exits 0"
 done
 
 python3 - "$tmp" <<'PY'
@@ -85,6 +94,19 @@ for key in mvol:
     d = c["blocks_per_op"] - mfull[key]["blocks_per_op"]
     check(c["folios_moved"] > 0 and abs(d - k * points) < 1e-6,
           f"migrate-fork {key}: {d} blocks a folio = {points} points (VMAs visited + 2)")
+
+# reclaim-large: blocks_per_op is a reclaimed folio's share (reclaimed_pages / 32 at order 5)
+rv = {r["variant"]: r for r in json.load(open(f"{tmp}/rl-voluntary.json"))["results"]}
+rf = {r["variant"]: r for r in json.load(open(f"{tmp}/rl-full.json"))["results"]}
+for v, r in rv.items():
+    c = r["counters"]
+    ops = c["reclaimed_pages"] / 32
+    d = (c["blocks_per_op"] - rf[v]["counters"]["blocks_per_op"]) * ops
+    points = 2 * c["referenced_calls"] + c["unmap_calls"]
+    check(c["referenced_calls"] > 0 and c["unmap_calls"] > 0 and abs(d - k * points) < 1e-6 * d,
+          f"reclaim-large {v}: {d:.0f} blocks = {points} points (a folio in shrink_folio_list, "
+          f"a VMA of each of {c['referenced_calls']} folio_referenced() and {c['unmap_calls']} "
+          f"try_to_unmap() walks)")
 sys.exit(1 if fails else 0)
 PY
 ok $? "cond_resched() points priced once each, where the kernel has them"
