@@ -92,3 +92,9 @@ for name in names:
             print(f"| {name} {k[1]} {k[0]} | {fmt(hv[k])} {unit} | {fmt(r['median'])} | "
                   f"{100 * (r['median'] / hv[k] - 1):+.1f}% |")
 PY
+# what calibrate found, so that tables from different hosts can be read side by side
+echo
+echo "host-model ($out/host-model.conf):"
+grep -E '^(cost\.(block|rmw|mem)|l2\.lat|l3\.(size|lat)|rmw\.(overlap|drain)|pf\.(degree|span|stride)|sched\.wake) ' \
+	"$out/host-model.conf" | awk -F'|' '{ sub(/ +$/, "", $1); print "  " $1 }'
+
