@@ -76,6 +76,61 @@ assert int(top[0]) == 500 * 512 and "atomic_sub_return" in top[2] and "page_ref"
 assert 500 * 512 <= int(total[0]) < 1.1 * 500 * 512, total
 PY
 ok $? "-e rmw: one refcount decrement a page, named with the functions it is inlined into"
+# ... and reclaim-large's unmaps: folio_remove_rmap_ptes() subtracts from _large_mapcount at
+# every PTE of a large folio, and from _nr_pages_mapped only when the page's last mapping
+# goes (the kernel's "if (last)").  One process: both at every PTE, two a PTE cleared (less
+# the few order-0 folios').  Two processes mapping the file: the first unmap of each page
+# leaves the other mapping, so 1.5 a PTE.
+for procs in 1 2; do
+	bash tools/blockprof.sh -e rmw -n 60 -o "$tmp/rl$procs.raw" -- "$MMLAB" run reclaim-large \
+		--machine xeon-8369b-2s --scale tiny --contpte off --processes $procs --variant vanilla \
+		--repeat 1 >"$tmp/rl$procs.txt" 2>&1
+done
+python3 - "$tmp/rl1.txt" "$tmp/rl2.txt" "$tmp/rl1.raw" "$tmp/rl2.raw" "$MMLAB" <<'PY'
+import subprocess, sys
+def per_pte(path):
+    sub = clear = 0
+    for l in open(path):
+        f = l.split(None, 2)
+        if len(f) == 3 and f[0].isdigit():
+            if f[2].startswith("atomic_sub < folio_remove_rmap_ptes"):
+                sub += int(f[0])
+            elif f[2].startswith("__ptep_get_and_clear < ptep_get_and_clear"):
+                clear += int(f[0])
+    assert sub and clear, (path, sub, clear)
+    return sub / clear
+def per_map(raw):
+    # the faults before the window: __folio_add_rmap()'s atomic_add()s (_nr_pages_mapped,
+    # only when a page became mapped, and _large_mapcount) against its per-page increments
+    rows = [l.split() for l in open(raw) if not l.startswith("#")]
+    out = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", sys.argv[5]] + [r[0] for r in rows],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    chains = []
+    for l in out:
+        if l.startswith("0x"):
+            chains.append([])
+        else:
+            chains[-1].append(l)
+    add = inc = 0
+    for (_, count, _), c in zip(rows, chains):
+        names = c[0::2]
+        if "__folio_add_rmap" in names:
+            if names[0] == "atomic_add":
+                add += int(count)
+            elif "atomic_inc_and_test" in names:
+                inc += int(count)
+    assert add and inc, (raw, add, inc)
+    return add / inc
+one, two = per_pte(sys.argv[1]), per_pte(sys.argv[2])
+print(f"# mapcount subtractions a PTE cleared: {one:.3f} with one process, {two:.3f} with two")
+assert 1.98 <= one <= 2.0 and 1.4 <= two <= 1.6, (one, two)
+# A fault maps a whole large folio at once: two atomic_add()s a folio and one increment a
+# page; with the second process's mappings only _large_mapcount's, so three quarters as many.
+one, two = per_map(sys.argv[3]), per_map(sys.argv[4])
+print(f"# mapcount additions a page mapped: {one:.4f} with one process, {two:.4f} with two ({two / one:.3f} as many)")
+assert 0.70 <= two / one <= 0.80, (one, two)
+PY
+ok $? "-e rmw: _nr_pages_mapped changes only when a page's first mapping comes or its last goes (one process about 2 RMWs a PTE, two 1.5)"
 bash tools/blockprof.sh -e bogus -- "$MMLAB" "${run[@]}" >"$tmp/e.txt" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q "blocks or rmw" "$tmp/e.txt"

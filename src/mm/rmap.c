@@ -54,7 +54,8 @@ static __always_inline int __folio_add_rmap(struct folio *folio, struct page *pa
 	} else {
 		for (int i = 0; i < nr; i++)
 			first += atomic_inc_and_test(&page[i]._mapcount);
-		atomic_add(first, &folio->_nr_pages_mapped);
+		if (first)	/* the kernel's RMW only when a page became mapped */
+			atomic_add(first, &folio->_nr_pages_mapped);
 		atomic_add(nr, &folio->_large_mapcount);
 	}
 	return first;
@@ -88,7 +89,8 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 		atomic_sub(nr, &folio->_large_mapcount);
 		for (int i = 0; i < nr; i++)
 			last += atomic_add_negative(-1, &page[i]._mapcount);
-		atomic_sub(last, &folio->_nr_pages_mapped);
+		if (last)	/* only when a page's last mapping went, as the kernel */
+			atomic_sub(last, &folio->_nr_pages_mapped);
 	}
 	VM_WARN_ON_ONCE_FOLIO(folio_mapcount(folio) < 0, folio);
 	__folio_mod_stat(folio, -last);
