@@ -267,13 +267,14 @@ int vt_stream_settings(double gbs, double mem_ns, double *lines, int *degree, in
 bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
 
 /*
- * Whether misses run on across locked RMWs (the other half of rmw.overlap:
- * with it, a locked RMW does not drain the misses in flight): loads of
+ * Whether misses run on across locked RMWs (rmw.drain: with no, a locked
+ * RMW does not drain the misses in flight): loads of
  * random lines of VT_PROBE_MISS_MIB MiB, each independent of the last,
  * alone (alone_ns) and each followed by a locked add of a private count
  * (locked_ns), against a dependent chase over the same lines (chase_ns, one
  * memory latency a load).  Best of three, ns a load; 0, or -1 without the
- * memory.  The verdict: with the adds a load takes under half the chase's.
+ * memory.  The verdict (rmw.drain no): with the adds a load takes under
+ * half the chase's.
  */
 #define VT_PROBE_MISS_MIB	256
 struct vt_rmw_miss_probe {

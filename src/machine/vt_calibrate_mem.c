@@ -5,17 +5,19 @@
  * pointer chase over a working set that fits it, as lmbench's lat_mem_rd
  * does: a random cyclic order of the set's lines, so the prefetchers
  * cannot follow it, each load's address the value of the one before, on
- * huge pages where the host gives them.  What the host does not say
- * (reorder buffer, fill buffers, prefetch distance, SMT share) is written
- * "not measured" with a common core's value, for the user to correct.
- * Beside them, rmw.overlap's second half: whether misses run on across a
- * locked RMW (vt_probe_rmw_misses(), on the same random orders).
+ * huge pages where the host gives them.  The prefetchers' reach is
+ * measured by streams and chases in address order (pf.degree and
+ * core.l2mshr by Little's law, pf.span, pf.stride).  What the host does not
+ * say (reorder buffer, fill buffers, SMT share) is written "not measured"
+ * with a common core's value, for the user to correct.  Beside them,
+ * rmw.drain: whether misses run on across a locked RMW
+ * (vt_probe_rmw_misses(), on the same random orders).
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -272,7 +274,7 @@ static int stride_measure(struct vt_machine *m, size_t bytes, double mem_ns)
 	return 0;
 }
 
-/* --- rmw.overlap's second half: misses across locked RMWs ---------------------------- */
+/* --- rmw.drain: misses across locked RMWs ------------------------------------------------ */
 
 #define MISS_LOADS	(1 << 20)
 
