@@ -42,6 +42,9 @@ bin=$1
 [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
 command -v addr2line >/dev/null || { echo "$0: needs addr2line (binutils)" >&2; exit 2; }
 
+what=blocks
+[ "$ev" = rmw ] && what="locked RMWs"
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 MMLAB_VT_BLOCKPROF=$tmp/raw MMLAB_VT_BLOCKPROF_EVENTS=$ev "$@" >"$tmp/out" 2>&1
@@ -51,7 +54,7 @@ if [ $rc -ne 0 ]; then
 	echo "$0: the command exited $rc" >&2
 	exit $rc
 fi
-[ -s "$tmp/raw" ] || { echo "$0: no $( [ "$ev" = rmw ] && echo "locked RMW" || echo block) was counted (not a virtual-time run?)" >&2; exit 1; }
+[ -s "$tmp/raw" ] || { echo "$0: no ${what%s} was counted (not a virtual-time run?)" >&2; exit 1; }
 [ -z "$raw" ] || cp "$tmp/raw" "$raw"
 if [ "$ev" = blocks ]; then
 	grep -v '^#' "$tmp/raw" | awk '{ print $1 }' | addr2line -f -e "$bin" | awk 'NR % 2' >"$tmp/names"
@@ -69,7 +72,7 @@ for l in sys.stdin:
 for s in sites:
     print(" < ".join(s[0::2][:3]))' >"$tmp/names"
 fi
-python3 - "$tmp/raw" "$tmp/names" "$top" "$( [ "$ev" = rmw ] && echo "locked RMWs" || echo blocks)" <<'PY'
+python3 - "$tmp/raw" "$tmp/names" "$top" "$what" <<'PY'
 import collections, sys
 counts = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
 names = [l.strip() for l in open(sys.argv[2])]
@@ -80,9 +83,9 @@ for (_, n, w), name in zip(counts, names):
     by[name] += int(w if windowed else n)
 by = collections.Counter({k: v for k, v in by.items() if v})
 total = sum(by.values())
-print("# %s" % ("%s inside the run's timed windows" % sys.argv[4] if windowed else
-                "every one of the run's %s (it times no window)" % sys.argv[4]))
 what = sys.argv[4]
+print("# %s" % ("%s inside the run's timed windows" % what if windowed else
+                "every one of the run's %s (it times no window)" % what))
 print("%12s %6s  %s" % (what, "share", "function"))
 for name, n in by.most_common(int(sys.argv[3])):
     print("%12d %5.1f%%  %s" % (n, 100.0 * n / total, name))

@@ -258,13 +258,14 @@ struct vt_rmw_probe {
 };
 void vt_probe_rmw(struct vt_rmw_probe *p);
 /* Its verdict: the locked decrement adds under half its chained cost to the heaviest work. */
+bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
+
 /*
  * pf.degree and core.l2mshr from a measured stream from memory (@gbs bytes a
  * ns, memory's latency @mem_ns; mmlab calibrate): 0, or -1 if nothing was
  * measured.  src/machine/vt_calibrate_mem.c.
  */
 int vt_stream_settings(double gbs, double mem_ns, double *lines, int *degree, int *l2mshr);
-bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
 
 /*
  * Whether misses run on across locked RMWs (rmw.drain: with no, a locked

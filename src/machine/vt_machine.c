@@ -98,8 +98,12 @@ static int parse_int(const char *v, int lo, int hi, int *out)
 	return 0;
 }
 
-/* "NS | SOURCE": the number into @ns, the source into @src. */
-static int parse_sourced(char *v, double *ns, char *src, const char **why)
+/*
+ * "NS | SOURCE": the number into @ns, the source into @src.  A value that is
+ * not a number, or is out of @lo..@hi, gets @bad in *@why.
+ */
+static int parse_sourced_in(char *v, double *ns, char *src, double lo, double hi, const char *bad,
+			    const char **why)
 {
 	char *bar = strchr(v, '|'), *end, *num;
 
@@ -111,8 +115,8 @@ static int parse_sourced(char *v, double *ns, char *src, const char **why)
 	num = trim(v);
 	errno = 0;
 	*ns = strtod(num, &end);
-	if (!*num || *end || errno || !isfinite(*ns) || *ns < 0 || *ns > 1e6) {
-		*why = "NS is not a number in 0..1000000";
+	if (!*num || *end || errno || !isfinite(*ns) || *ns < lo || *ns > hi) {
+		*why = bad;
 		return -1;
 	}
 	snprintf(src, VT_SRC_LEN, "%s", trim(bar + 1));
@@ -121,6 +125,11 @@ static int parse_sourced(char *v, double *ns, char *src, const char **why)
 		return -1;
 	}
 	return 0;
+}
+
+static int parse_sourced(char *v, double *ns, char *src, const char **why)
+{
+	return parse_sourced_in(v, ns, src, 0, 1e6, "NS is not a number in 0..1000000", why);
 }
 
 /* "N | SOURCE" with N an integer in @lo..@hi into *@out; else *@why says @range. */
@@ -315,29 +324,11 @@ static const char *hier_check(const struct vt_hier_key *hk, double v)
 static void parse_hier(struct vt_machine *m, int k, char *v, const char **why)
 {
 	const struct vt_hier_key *hk = &vt_hier_keys[k];
-	char *bar = strchr(v, '|'), *end, *num;
 	double n;
 
-	if (!bar) {
-		*why = "needs 'N | SOURCE' (every number names its source)";
-		return;
-	}
-	*bar = '\0';
-	num = trim(v);
-	errno = 0;
-	n = strtod(num, &end);
-	if (!*num || *end || errno || !isfinite(n)) {
-		*why = hier_check(hk, NAN);
-		return;
-	}
-	if ((*why = hier_check(hk, n)))
-		return;
-	snprintf(m->hier_src[k], VT_SRC_LEN, "%s", trim(bar + 1));
-	if (!m->hier_src[k][0]) {
-		*why = "empty SOURCE";
-		return;
-	}
-	m->hier_val[k] = n;
+	if (!parse_sourced_in(v, &n, m->hier_src[k], hk->lo, hk->hi, hier_check(hk, NAN), why) &&
+	    !(*why = hier_check(hk, n)))	/* the range held: is it an integer where it must be? */
+		m->hier_val[k] = n;
 }
 
 bool vt_whole_sets(double kib, double ways)
