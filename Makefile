@@ -199,7 +199,8 @@ VT_KERNELS := $(KERNELS) $(BASES)
 KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kernel.c
 WORKLOADS := $(basename $(notdir $(sort $(wildcard src/workloads/*.c))))
 MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt_sched.c src/machine/vt_coherence.c src/machine/vt_sync.c src/machine/vt_run.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c src/machine/vt_iface.c \
-	    src/machine/vt_calibrate_mem.c src/machine/arena.c src/machine/vt_blockprof.c
+	    src/machine/vt_calibrate_mem.c src/machine/arena.c src/machine/vt_blockprof.c \
+	    src/machine/vt_calibrate_code.c src/machine/vt_probe_code.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c src/lab/designs.c,$(LABSRCS))
@@ -236,7 +237,7 @@ $(BUILD)/$(1)/$(2)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call msg,CC,$(1)/$(2) $$<)
 	$$(Q)$$(CC) $$(BASE_CFLAGS) $$(FL_$(2)) -c $$< -o $$@
-$(BUILD)/$(1)/$(2)/lib$(1).a: $(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$(3))
+$(BUILD)/$(1)/$(2)/lib$(1).a: $(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$(3)) $(4)
 	$$(call msg,AR,$$@)
 	@rm -f $$@
 	$$(Q)$$(AR) rcs $$@ $$^
@@ -248,8 +249,21 @@ $(foreach k,$(KERNELS),$(foreach f,$(FLAVOURS),$(eval $(call KERNEL_BUILD,$(k),$
 $(foreach k,$(VT_KERNELS),$(eval $(call KERNEL_BUILD,$(k),vt)))
 $(foreach k,$(MUTANTS),$(foreach f,$(sort $(dir $(MTESTS_$(k)))),$(eval $(call KERNEL_BUILD,$(k),$(f:/=)))))
 $(foreach k,$(BASES),$(foreach f,run ev $(sort $(dir $(BTESTS_$(k)))),$(eval $(call KERNEL_BUILD,$(k),$(f:/=)))))
-$(foreach f,run dbg tsan,$(eval $(call LIB_BUILD,machine,$(f),$(MACHSRCS))))
-$(eval $(call LIB_BUILD,machine,chk,$(MACHSRCS) $(CHKSRCS)))
+# calibrate's code probe (src/machine/vt_probe_code.c) a second time, its
+# basic blocks counted by trace-pc as the vt flavour counts the kernel
+# model's, into a hook of its own (vt_probe_code_block()).
+define PROBE_COUNT_BUILD
+$(BUILD)/machine/$(1)/src/machine/vt_probe_code_count.o: src/machine/vt_probe_code.c
+	@mkdir -p $$(dir $$@)
+	$$(call msg,CC,machine/$(1) $$< (counted))
+	$$(Q)$$(CC) $$(BASE_CFLAGS) $$(FL_$(1)) -DVT_PROBE_COUNT -fsanitize-coverage=trace-pc -c $$< -o $$@
+	$$(Q)$$(OBJCOPY) --redefine-sym __sanitizer_cov_trace_pc=vt_probe_code_block $$@
+DEPFILES += $(BUILD)/machine/$(1)/src/machine/vt_probe_code_count.d
+endef
+$(foreach f,run dbg tsan chk,$(eval $(call PROBE_COUNT_BUILD,$(f))))
+probe_count = $(BUILD)/machine/$(1)/src/machine/vt_probe_code_count.o
+$(foreach f,run dbg tsan,$(eval $(call LIB_BUILD,machine,$(f),$(MACHSRCS),$(call probe_count,$(f)))))
+$(eval $(call LIB_BUILD,machine,chk,$(MACHSRCS) $(CHKSRCS),$(call probe_count,chk)))
 $(foreach f,run dbg,$(eval $(call LIB_BUILD,lab,$(f),$(LABLIB_SRCS))))
 DEPFILES += $(BUILD)/lab/run/src/lab/main.d $(BUILD)/lab/run/src/lab/designs.d
 

@@ -470,6 +470,23 @@ if [ "$(nproc)" -ge 2 ]; then
 	ok $? "calibrate measures a wake-up's latency, above 0 and within the key's range ($(grep '^sched.wake' "$tmp/host.conf" | head -c 24))"
 	grep -qE '^cost.hit +[0-9.]+ \| measured now: one cycle \(a chain of dependent register adds\)' "$tmp/host.conf"
 	ok $? "calibrate times its cycle with register adds ($(grep '^cost.hit' "$tmp/host.conf" | head -c 22))"
+	# cost.block: the median of the three shapes' ns a block it prints beside it
+	awk '$1 == "cost.block" {
+		seen = 1
+		if ($0 !~ /measured now: the median of three loops of mm-shaped code/) exit 1
+		k = 0; s = $0
+		while (match(s, /[0-9.]+ ns \([0-9.]+ cycles\) a block/)) {
+			split(substr(s, RSTART, RLENGTH), w, " "); v[++k] = w[1] + 0; s = substr(s, RSTART + RLENGTH)
+		}
+		if (k != 3) exit 1
+		if (v[1] > v[2]) { t = v[1]; v[1] = v[2]; v[2] = t }
+		if (v[2] > v[3]) { t = v[2]; v[2] = v[3]; v[3] = t }
+		if (v[1] > v[2]) { t = v[1]; v[1] = v[2]; v[2] = t }
+		d = $2 - v[2]; if (d < 0) d = -d
+		exit !(d <= 0.0006 && $2 > 0)
+	}
+	END { if (!seen) exit 1 }' "$tmp/host.conf"
+	ok $? "calibrate measures cost.block, the median shape's ns a block ($(grep '^cost.block' "$tmp/host.conf" | cut -c1-220))"
 	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
 	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"
 	# ... and, apart, whether misses run on across locked RMWs: rmw.drain no carries a

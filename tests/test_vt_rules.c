@@ -778,6 +778,49 @@ static void test_stream_settings(void)
 	ok(vt_stream_settings(10, 0, &lines, &deg, &q) == -1, "no memory latency: not measured");
 }
 
+/*
+ * cost.block from the code probe (vt_code_block_ns()): the median of the
+ * shapes' ns a block, of those measured (ns > 0 and blocks > 0):
+ *   ns a pass:  100  240  150   over 100 blocks each -> 1.0 2.4 1.5: median 1.5
+ *   one shape not timed (0 ns), or of no blocks: the middle of the other two
+ *   one left: its own; none: 0 (not measured)
+ */
+static void test_code_block_cost(void)
+{
+	double ns[VT_CODE_SHAPES] = { 100, 240, 150 };
+	unsigned long blocks[VT_CODE_SHAPES] = { 100, 100, 100 };
+	struct vt_code_probe p, q;
+
+	ok(fabs(vt_code_block_ns(ns, blocks, 3) - 1.5) < 1e-12, "1.0, 2.4 and 1.5 ns a block: the median, 1.5 "
+	   "(got %g)", vt_code_block_ns(ns, blocks, 3));
+	ns[2] = 0;
+	ok(fabs(vt_code_block_ns(ns, blocks, 3) - 1.7) < 1e-12, "the third not timed (0 ns): the mean of "
+	   "1.0 and 2.4 (got %g)", vt_code_block_ns(ns, blocks, 3));
+	ns[2] = 1e-9;
+	ok(fabs(vt_code_block_ns(ns, blocks, 3) - 1.0) < 1e-12, "the third timed at 1e-9 ns: counted, the "
+	   "median 1.0 (got %g)", vt_code_block_ns(ns, blocks, 3));
+	ns[2] = 150;
+	blocks[1] = 0;
+	ok(fabs(vt_code_block_ns(ns, blocks, 3) - 1.25) < 1e-12, "the second of no blocks: the mean of 1.0 "
+	   "and 1.5 (got %g)", vt_code_block_ns(ns, blocks, 3));
+	blocks[1] = 1;
+	ok(fabs(vt_code_block_ns(ns, blocks, 3) - 1.5) < 1e-12, "the second of one block (240 ns): counted, "
+	   "the median 1.5 (got %g)", vt_code_block_ns(ns, blocks, 3));
+	blocks[0] = blocks[1] = 0;
+	ok(fabs(vt_code_block_ns(ns, blocks, 3) - 1.5) < 1e-12, "one shape left: its 1.5 (got %g)",
+	   vt_code_block_ns(ns, blocks, 3));
+	blocks[2] = 0;
+	ok(vt_code_block_ns(ns, blocks, 3) == 0, "none measured: 0, not measured");
+
+	/* The counting copy: at least a block an element, the same count every time. */
+	ok(vt_probe_code_blocks(&p) == 0 && vt_probe_code_blocks(&q) == 0,
+	   "the probe's two copies of each shape compute the same");
+	for (int s = 0; s < VT_CODE_SHAPES; s++)
+		ok(p.blocks[s] >= VT_CODE_N && p.blocks[s] <= 16 * VT_CODE_N && p.blocks[s] == q.blocks[s],
+		   "shape %s: %lu blocks a pass of %d elements, as many again the second time (%lu)",
+		   vt_code_shape_names[s], p.blocks[s], VT_CODE_N, q.blocks[s]);
+}
+
 int main(void)
 {
 	plan_no_plan();
@@ -796,6 +839,7 @@ int main(void)
 	test_rmw_overlap();
 	test_overlap_verdicts();
 	test_stream_settings();
+	test_code_block_cost();
 	test_async();
 	return done_testing();
 }

@@ -261,6 +261,58 @@ void vt_probe_rmw(struct vt_rmw_probe *p);
 bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
 
 /*
+ * What a basic block of plain code costs this host (cost.block of
+ * host-model; src/machine/vt_probe_code.c has the shapes, and
+ * vt_calibrate_code.c times them): each shape's best time over its data in
+ * the L1, over the blocks trace-pc counts in a copy of the same code.
+ * VT_CODE_N elements a pass: 256 pages the size of a struct page (16 KiB)
+ * fit every L1 the presets have.
+ */
+#define VT_CODE_N		256
+#define VT_CODE_SHAPES		3
+#define VT_CODE_MAX_ORDER	4
+#define VT_CODE_FLAGS_CHECK	0xff00UL	/* flags no page being freed may have */
+#define VT_CODE_FLAGS_CLEAR	0x00ffUL	/* flags cleared at the free */
+#define VT_CODE_PTE_PRESENT	0x1UL
+#define VT_CODE_PTE_SPECIAL	0x2UL
+#define VT_CODE_PTE_YOUNG	0x4UL
+struct vt_code_page {
+	unsigned long flags;
+	void *mapping;
+	unsigned long priv;
+	void *memcg;
+	int mapcount;
+	int pad;
+	unsigned long rest[3];
+};
+struct vt_code_data {
+	struct vt_code_page pages[VT_CODE_N];
+	unsigned long ptes[VT_CODE_N];
+	unsigned char order[VT_CODE_N], free[VT_CODE_N];
+};
+struct vt_code_probe {
+	double ns[VT_CODE_SHAPES];		/* a pass, best of the tries */
+	unsigned long blocks[VT_CODE_SHAPES];	/* a pass, as trace-pc counts them */
+	double block_ns;			/* cost.block: the median shape's ns a block */
+};
+extern const char *const vt_code_shape_names[VT_CODE_SHAPES];
+/* 0, or -1 if a shape's two copies disagree or nothing could be timed. */
+int vt_probe_code(struct vt_code_probe *p);
+/* Its first half: each shape's blocks a pass, and the copies' agreement (0, or -1). */
+int vt_probe_code_blocks(struct vt_code_probe *p);
+/* The median of the shapes' ns a block that were measured (> 0); 0 if none was. */
+double vt_code_block_ns(const double *ns, const unsigned long *blocks, int n);
+/* The shapes (vt_probe_code.c): the timed copy, and the counting copy (_count). */
+unsigned long vt_shape_prepare(struct vt_code_page *p, int n);
+unsigned long vt_shape_ptes(unsigned long *pte, int n);
+unsigned long vt_shape_buddy(const unsigned char *order, const unsigned char *free, int n);
+unsigned long vt_shape_prepare_count(struct vt_code_page *p, int n);
+unsigned long vt_shape_ptes_count(unsigned long *pte, int n);
+unsigned long vt_shape_buddy_count(const unsigned char *order, const unsigned char *free, int n);
+/* The counting copy's trace-pc hook. */
+void vt_probe_code_block(void);
+
+/*
  * pf.degree and core.l2mshr from a measured stream from memory (@gbs bytes a
  * ns, memory's latency @mem_ns; mmlab calibrate): 0, or -1 if nothing was
  * measured.  src/machine/vt_calibrate_mem.c.

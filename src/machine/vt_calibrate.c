@@ -412,6 +412,33 @@ static void vt_calibrate_overlap(struct vt_machine *m)
 		 "(tools/lock_overlap)", VT_PROBE_MISS_MIB, mp.locked_ns, mp.alone_ns, mp.chase_ns);
 }
 
+/*
+ * cost.block: this core's time over a basic block of mm-shaped code
+ * (vt_probe_code()), where the presets charge one cycle; one cycle here too
+ * if the probe could not say.
+ */
+static void vt_calibrate_block(struct vt_machine *m)
+{
+	const double cycle = m->cost_ns[VT_C_HIT];
+	struct vt_code_probe p;
+	char shapes[VT_SRC_LEN / 2] = "";
+	size_t at = 0;
+
+	if (vt_probe_code(&p) || cycle <= 0) {
+		m->cost_ns[VT_C_BLOCK] = cycle;
+		snprintf(m->cost_src[VT_C_BLOCK], VT_SRC_LEN, "not measured (the code probe failed): one "
+			 "cycle a basic block, as the presets charge");
+		return;
+	}
+	for (int s = 0; s < VT_CODE_SHAPES && at < sizeof(shapes); s++)
+		at += (size_t)snprintf(shapes + at, sizeof(shapes) - at, "%s%s %.3f ns (%.2f cycles) a block of %lu",
+				       s ? ", " : "", vt_code_shape_names[s], p.ns[s] / (double)p.blocks[s],
+				       p.ns[s] / (double)p.blocks[s] / cycle, p.blocks[s]);
+	m->cost_ns[VT_C_BLOCK] = p.block_ns;
+	snprintf(m->cost_src[VT_C_BLOCK], VT_SRC_LEN, "measured now: the median of three loops of mm-shaped "
+		 "code over data in the L1, %s (src/machine/vt_probe_code.c)", shapes);
+}
+
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -449,8 +476,7 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->cost_src[VT_C_RMW], VT_SRC_LEN, "measured now: a locked fetch-add on a private line, in a loop");
 	m->cost_ns[VT_C_MEM] = 90;
 	snprintf(m->cost_src[VT_C_MEM], VT_SRC_LEN, "not measured: a typical DRAM latency");
-	m->cost_ns[VT_C_BLOCK] = m->cost_ns[VT_C_HIT];
-	snprintf(m->cost_src[VT_C_BLOCK], VT_SRC_LEN, "measured now: one cycle a basic block, as the presets charge");
+	vt_calibrate_block(m);
 	vt_calibrate_overlap(m);
 	m->cost_ns[VT_C_PAUSE] = per_op_ns(0);
 	snprintf(m->cost_src[VT_C_PAUSE], VT_SRC_LEN, "measured now: PAUSE in a loop");
@@ -485,7 +511,7 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 	for (int d = 0; d < VT_NR_DIST; d++)
 		fprintf(f, "lat.%-11s %.1f | %s\n", vt_dist_names[d], m->lat_ns[d], m->lat_src[d]);
 	for (int k = 0; k < VT_NR_COST; k++)
-		fprintf(f, "cost.%-10s %.2f | %s\n", vt_cost_names[k], m->cost_ns[k], m->cost_src[k]);
+		fprintf(f, "cost.%-10s %.4g | %s\n", vt_cost_names[k], m->cost_ns[k], m->cost_src[k]);
 	fprintf(f, "line.order      %s | %s\n", vt_order_names[m->line_order], m->line_order_src);
 	fprintf(f, "line.window     %.2f | %s\n", m->line_window, m->line_window_src);
 	for (int k = 0; m->hier && k < VT_NR_HIER; k++)
