@@ -17,8 +17,14 @@
 
 #include <machine/vt.h>
 
-#define CODE_REPS	4000
-#define CODE_TRIES	15
+/*
+ * A try is about a millisecond of a shape; the best of 300 tries of each,
+ * taken in turn, spans a third of a second or more, so that a stretch of
+ * steal time or a slow clock (one run on the Zen 5 host lost every try of
+ * 15 taken over 60 ms: 1.4-1.8 times its usual time) leaves fast tries.
+ */
+#define CODE_REPS	1000
+#define CODE_TRIES	300
 
 const char *const vt_code_shape_names[VT_CODE_SHAPES] = { "prepare", "ptes", "buddy" };
 
