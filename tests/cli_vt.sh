@@ -487,8 +487,19 @@ if [ "$(nproc)" -ge 2 ]; then
 	}
 	END { if (!seen) exit 1 }' "$tmp/host.conf"
 	ok $? "calibrate measures cost.block, the median shape's ns a block ($(grep '^cost.block' "$tmp/host.conf" | cut -c1-220))"
-	grep -qE '^rmw.overlap +(yes|no) \| measured now: a locked decrement before 4 rounds of ' "$tmp/host.conf"
-	ok $? "calibrate measures whether a locked RMW overlaps the code after it ($(grep '^rmw.overlap' "$tmp/host.conf" | head -c 22))"
+	# rmw.overlap as the share hidden: 1 - (locked - checks alone) / chained, within 0..1
+	awk '$1 == "rmw.overlap" {
+		seen = 1
+		if (!match($0, /measured now: a locked decrement before 4 rounds of free_pages_prepare\(\)'"'"'s checks took [0-9.]+ ns a line, the checks alone [0-9.]+, chained decrements [0-9.]+ /)) exit 1
+		n = split(substr($0, RSTART, RLENGTH), w, " ")
+		l = w[13]; a = w[20]; c = w[n] + 0
+		sub(/,$/, "", a)
+		h = 1 - (l - a) / c; if (h < 0) h = 0; if (h > 1) h = 1
+		d = $2 - h; if (d < 0) d = -d
+		exit !($2 >= 0 && $2 <= 1 && d < 0.01)
+	}
+	END { if (!seen) exit 1 }' "$tmp/host.conf"
+	ok $? "calibrate measures the share of a locked RMW the code after it hides ($(grep '^rmw.overlap' "$tmp/host.conf" | cut -c1-260))"
 	# ... and, apart, whether misses run on across locked RMWs: rmw.drain no carries a
 	# locked-add load time under half the chase's, yes one at or above it (unless it had no memory)
 	awk '$1 == "rmw.drain" {
@@ -604,6 +615,22 @@ ok $? "rmw.overlap yes shortens batched's free, a locked decrement a page ($ov_y
 ovkey "rmw.overlap maybe | a test"; usage_error_says "valid: yes, no" "rmw.overlap maybe" run free-contig --machine "$tmp/ov.conf"
 ovkey "rmw.overlap yes |"; usage_error_says 'source' "rmw.overlap with an empty source" run free-contig --machine "$tmp/ov.conf"
 sourced_key ovkey "$tmp/ov.conf" rmw.overlap yes 1
+# ... or the share of cost.rmw hidden, 0..1: 0 is no, 1 is yes, a half in between; beyond
+# either end, or not a number, refused with the range.
+ovkey "rmw.overlap 0 | a test"; ov_0=$(fc_batched)
+[ -n "$ov_0" ] && [ "$ov_0" = "$ov_no" ]
+ok $? "rmw.overlap 0 is no ($ov_0 us)"
+ovkey "rmw.overlap 1 | a test"; ov_1=$(fc_batched)
+[ -n "$ov_1" ] && [ "$ov_1" = "$ov_yes" ]
+ok $? "rmw.overlap 1 is yes ($ov_1 us)"
+ovkey "rmw.overlap 0.5 | a test"; ov_h=$(fc_batched)
+[ -n "$ov_h" ] && python3 -c 'import sys; y, h, n = map(float, sys.argv[1:]); sys.exit(not y < h < n)' "$ov_yes" "$ov_h" "$ov_no"
+ok $? "rmw.overlap 0.5 lies between yes and no ($ov_yes < $ov_h < $ov_no us)"
+for bad in -0.01 1.01 0.5x; do
+	ovkey "rmw.overlap $bad | a test"
+	usage_error_says "line [0-9]+: 'rmw\\.overlap': valid: yes, no, or the share of cost\\.rmw the code after it hides, 0\\.\\.1" "rmw.overlap $bad" run free-contig --machine "$tmp/ov.conf"
+done
+sourced_key ovkey "$tmp/ov.conf" rmw.overlap 0.25 0.25
 
 # rmw.drain (yes|no | SOURCE), optional, default the opposite of rmw.overlap: whether a locked
 # RMW waits for the misses in flight.  migrate-fork's vanilla rmap walk takes a PTE lock a VMA
@@ -624,6 +651,15 @@ for ov in no yes; do
 	[ -n "$moved" ] && python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2])
 sys.exit(not (a < 0.95 * b if sys.argv[3] == "no" else a > 1.05 * b))' "$moved" "$base" "$other"
 	ok $? "rmw.overlap $ov with rmw.drain $other: the walk's misses $([ $other = no ] && echo run on across its PTE locks || echo are drained at them) ($moved against $base us)"
+done
+# A share: without rmw.drain, over a half is yes's default (the misses run on), a half or
+# less no's (drained).
+for sh in 0.5 0.51; do
+	dflt=yes; [ $sh = 0.51 ] && dflt=no
+	drkey "rmw.overlap $sh | a test"; base=$(mf_vanilla)
+	drkey "rmw.overlap $sh | a test" "rmw.drain $dflt | a test"; same=$(mf_vanilla)
+	[ -n "$base" ] && [ "$base" = "$same" ]
+	ok $? "without rmw.drain, rmw.overlap $sh: as rmw.drain $dflt ($base us)"
 done
 drkey "rmw.drain maybe | a test"; usage_error_says "valid: yes, no" "rmw.drain maybe" run free-contig --machine "$tmp/dr.conf"
 drkey "rmw.drain no |"; usage_error_says 'source' "rmw.drain with an empty source" run free-contig --machine "$tmp/dr.conf"

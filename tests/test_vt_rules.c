@@ -617,6 +617,35 @@ static void overlap_case(bool overlap, int blocks, double want)
 	mach.rmw_overlap = false;
 }
 
+/*
+ * rmw.overlap as a share H of cost.rmw (20 ns): the CPU stalls for
+ * (1 - H) x 20, and the next RMW waits for the whole 20 from the last one's
+ * start: 10 x max(20 (1 - H) + BLOCKS, 20).
+ *   H 0.25:  4 blocks -> 200   5 -> 200   6 -> 210
+ *   H 0: as no (5 -> 250); H 1: as yes (5 -> 200)
+ */
+static void share_case(double hide, int blocks, double want)
+{
+	static void *args[2] = { NULL, (void *)1 };
+	struct vt_stats st;
+
+	mach.cost_ns[VT_C_RMW] = OV_RMW;
+	mach.cost_ns[VT_C_BLOCK] = 1;
+	mach.rmw_hide_given = true;
+	mach.rmw_hide = hide;
+	ov_blocks = blocks;
+	ov_loop = -1;
+	if (vt_run(&mach, 2, ov_cpu, args, NULL, 0, &st))
+		ok(0, "rmw.overlap %g, %d blocks: the run ends", hide, blocks);
+	else
+		is_int(ov_loop, want, "rmw.overlap %g: 10 RMW hits each followed by %d blocks take %.0f ns",
+		       hide, blocks, want);
+	mach.cost_ns[VT_C_RMW] = 0;
+	mach.cost_ns[VT_C_BLOCK] = 0;
+	mach.rmw_hide_given = false;
+	mach.rmw_hide = 0;
+}
+
 static void test_rmw_overlap(void)
 {
 	overlap_case(true, 19, 10 * OV_RMW);
@@ -624,6 +653,11 @@ static void test_rmw_overlap(void)
 	overlap_case(true, 21, 10 * 21);
 	overlap_case(false, 19, 10 * (19 + OV_RMW));
 	overlap_case(false, 20, 10 * (20 + OV_RMW));
+	share_case(0.25, 4, 10 * OV_RMW);
+	share_case(0.25, 5, 10 * OV_RMW);
+	share_case(0.25, 6, 10 * 21);
+	share_case(0, 5, 10 * (5 + OV_RMW));
+	share_case(1, 5, 10 * OV_RMW);
 }
 
 /* --- work handed off (vt_async_ns(): arm64's broadcast TLBIs) -------------------- */
@@ -735,6 +769,26 @@ static void test_overlap_verdicts(void)
 	mp.locked_ns = 10;
 	mp.chase_ns = 0;
 	ok(!vt_probe_rmw_misses_overlap(&mp), "no chase measured: not taken as overlapping");
+
+	/* The share hidden: 1 - (locked - work) / chain, the work 3 ns, the chain 2 ns. */
+	p.locked_ns[1] = 3.5;
+	ok(fabs(vt_probe_rmw_hide(&p) - 0.75) < 1e-12, "the decrement adds 0.5 of its 2 ns: 0.75 hidden (got %g)",
+	   vt_probe_rmw_hide(&p));
+	p.locked_ns[1] = 3.0;
+	ok(fabs(vt_probe_rmw_hide(&p) - 1) < 1e-12, "... adds nothing: all of it hidden (got %g)", vt_probe_rmw_hide(&p));
+	p.locked_ns[1] = 2.99;
+	ok(fabs(vt_probe_rmw_hide(&p) - 1) < 1e-12, "... 0.01 ns under the work alone: 1, not over (got %g)",
+	   vt_probe_rmw_hide(&p));
+	p.locked_ns[1] = 5.0;
+	ok(fabs(vt_probe_rmw_hide(&p)) < 1e-12, "... adds its whole 2 ns: none hidden (got %g)", vt_probe_rmw_hide(&p));
+	p.locked_ns[1] = 5.01;
+	ok(fabs(vt_probe_rmw_hide(&p)) < 1e-12, "... adds 2.01 ns: 0, not under (got %g)", vt_probe_rmw_hide(&p));
+	p.locked_ns[1] = 3.5;
+	p.chain_ns = 0;
+	ok(vt_probe_rmw_hide(&p) == -1, "no chain measured: -1, not measured");
+	p.chain_ns = 2.0;
+	p.work_ns[1] = 0;
+	ok(vt_probe_rmw_hide(&p) == -1, "no work measured: -1, not measured");
 }
 
 /*

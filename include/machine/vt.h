@@ -164,9 +164,14 @@ struct vt_machine {
 	 * rmw.overlap: a locked RMW on a line the CPU holds completes beside
 	 * the code after it, the next locked RMW, clock read, wait or delay
 	 * waiting for it (true); or it stalls the CPU for cost.rmw (false, the
-	 * default).
+	 * default).  Or a share of it (rmw_hide_given): the CPU stalls for
+	 * (1 - rmw_hide) x cost.rmw, and the rest runs beside the code after
+	 * it as with yes; rmw_overlap then says whether that share is over
+	 * half (what yes and no meant when one verdict was all calibrate gave).
 	 */
 	bool rmw_overlap;
+	bool rmw_hide_given;
+	double rmw_hide;
 	/*
 	 * rmw.drain: a locked RMW waits for the CPU's misses in flight before
 	 * it (true), or they run on across it (false).  Not given: the
@@ -259,6 +264,12 @@ struct vt_rmw_probe {
 void vt_probe_rmw(struct vt_rmw_probe *p);
 /* Its verdict: the locked decrement adds under half its chained cost to the heaviest work. */
 bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
+/*
+ * The share of its chained cost a locked RMW hides behind the heaviest
+ * work (rmw.overlap as a share): 1 - (locked - work) / chain, 0..1; -1 if
+ * the probe measured nothing.
+ */
+double vt_probe_rmw_hide(const struct vt_rmw_probe *p);
 
 /*
  * What a basic block of plain code costs this host (cost.block of

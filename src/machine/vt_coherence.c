@@ -575,8 +575,11 @@ void vt_access(const volatile void *p, int kind)
 			c->clock += vt.cost[VT_C_HIT];
 			vt.acc.rmw_ps += vt.cost[VT_C_HIT];	/* the coherence model's own hit */
 		}
-	} else if (r == VT_REQ_HIT && vt.m->rmw_overlap) {
+	} else if (r == VT_REQ_HIT) {
+		/* The share rmw.overlap hides runs on beside the code after it. */
 		c->rmw_free = c->clock + vt.cost[VT_C_RMW];
+		c->clock += vt.rmw_stall;
+		vt.acc.rmw_ps += vt.rmw_stall;
 	} else {
 		c->clock += vt.cost[VT_C_RMW];
 		vt.acc.rmw_ps += vt.cost[VT_C_RMW];

@@ -161,6 +161,7 @@ struct vt_state {
 	vt_ps lat[VT_NR_DIST];
 	vt_ps cost[VT_NR_COST];
 	vt_ps wake;			/* sched.wake (0: one transfer) */
+	vt_ps rmw_stall;		/* what a locked RMW that hits stalls the CPU (rmw.overlap) */
 	vt_ps window_permille;		/* line.window, in thousandths */
 	int n;
 	struct vt_cpu *cpus;

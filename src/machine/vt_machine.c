@@ -24,8 +24,9 @@
  *	                (reclaim-large's --tlbi-ns auto)
  *	sched.wake      NS | SOURCE   (optional) from a wake-up to the woken task running:
  *	                what a sleeper woken by a release write waits (default: one transfer)
- *	rmw.overlap     yes|no | SOURCE   (optional, default no) a locked RMW on a line the
- *	                CPU holds completes beside the code after it
+ *	rmw.overlap     yes|no|SHARE | SOURCE   (optional, default no) a locked RMW on a line
+ *	                the CPU holds completes beside the code after it; SHARE (0..1):
+ *	                that share of cost.rmw does, the CPU stalls for the rest
  *	rmw.drain       yes|no | SOURCE   (optional, default the opposite of rmw.overlap)
  *	                a locked RMW waits for the misses in flight before it
  *	core.sb         N | SOURCE   (optional, with the hierarchy) store-buffer entries a
@@ -169,7 +170,42 @@ static int parse_order(struct vt_machine *m, char *v, const char **why)
 	return 0;
 }
 
-/* "yes|no | SOURCE" into *@yes and @src (rmw.overlap, rmw.drain). */
+/*
+ * rmw.overlap: "yes|no | SOURCE", or "F | SOURCE", the share of cost.rmw the
+ * code after a locked RMW hides, F in 0..1.
+ */
+static int parse_overlap(char *v, struct vt_machine *m, const char **why)
+{
+	static const char range[] = "valid: yes, no, or the share of cost.rmw the code after it hides, "
+				    "0..1";
+	char *bar = strchr(v, '|'), *word, *end;
+	double f;
+
+	if (!bar || !*trim(bar + 1)) {
+		*why = "needs 'yes|no|SHARE | SOURCE' (every setting names its source)";
+		return -1;
+	}
+	*bar = '\0';
+	word = trim(v);
+	m->rmw_hide_given = false;
+	if (!strcmp(word, "yes") || !strcmp(word, "no")) {
+		m->rmw_overlap = !strcmp(word, "yes");
+	} else {
+		errno = 0;
+		f = strtod(word, &end);
+		if (end == word || *end || errno || !(f >= 0 && f <= 1)) {
+			*why = range;
+			return -1;
+		}
+		m->rmw_hide = f;
+		m->rmw_hide_given = true;
+		m->rmw_overlap = f > 0.5;
+	}
+	snprintf(m->rmw_overlap_src, VT_SRC_LEN, "%s", trim(bar + 1));
+	return 0;
+}
+
+/* "yes|no | SOURCE" into *@yes and @src (rmw.drain). */
 static int parse_yes_no(char *v, bool *yes, char *src, const char **why)
 {
 	char *bar = strchr(v, '|'), *word;
@@ -539,7 +575,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			    (m->wake_ns < 0 || m->wake_ns > 1000000))
 				why = "NS out of range; valid: 0..1000000 (a wake-up until the woken task runs)";
 		} else if (!strcmp(key, "rmw.overlap")) {
-			parse_yes_no(val, &m->rmw_overlap, m->rmw_overlap_src, &why);
+			parse_overlap(val, m, &why);
 		} else if (!strcmp(key, "rmw.drain")) {
 			parse_yes_no(val, &m->rmw_drain, m->rmw_drain_src, &why);
 		} else if (!strcmp(key, "pf.span")) {
@@ -673,7 +709,8 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 	if (m->wake_ns > 0)
 		n += add_fitted(buf, len, &at, "sched.wake", m->wake_ns, m->wake_src);
 	if (m->rmw_overlap_src[0])
-		n += add_fitted(buf, len, &at, "rmw.overlap", m->rmw_overlap, m->rmw_overlap_src);
+		n += add_fitted(buf, len, &at, "rmw.overlap", m->rmw_hide_given ? m->rmw_hide : m->rmw_overlap,
+				m->rmw_overlap_src);
 	if (m->rmw_drain_src[0])
 		n += add_fitted(buf, len, &at, "rmw.drain", m->rmw_drain, m->rmw_drain_src);
 	if (m->sb_entries > 0)
