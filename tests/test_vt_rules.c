@@ -591,17 +591,27 @@ static void ov_cpu(void *arg)
 	ov_remote = vt_clock_ns() - t0;
 }
 
-static void overlap_case(bool overlap, int blocks, double want)
+/* CPU 0's loops under mach's rmw.overlap, cost.rmw 20 ns and a block 1 ns; false if the run failed. */
+static bool ov_run(int blocks)
 {
 	static void *args[2] = { NULL, (void *)1 };
 	struct vt_stats st;
+	bool ran;
 
 	mach.cost_ns[VT_C_RMW] = OV_RMW;
 	mach.cost_ns[VT_C_BLOCK] = 1;
-	mach.rmw_overlap = overlap;
 	ov_blocks = blocks;
 	ov_loop = ov_read = ov_remote = -1;
-	if (vt_run(&mach, 2, ov_cpu, args, NULL, 0, &st))
+	ran = !vt_run(&mach, 2, ov_cpu, args, NULL, 0, &st);
+	mach.cost_ns[VT_C_RMW] = 0;
+	mach.cost_ns[VT_C_BLOCK] = 0;
+	return ran;
+}
+
+static void overlap_case(bool overlap, int blocks, double want)
+{
+	mach.rmw_overlap = overlap;
+	if (!ov_run(blocks))
 		ok(0, "rmw.overlap %s, %d blocks: the run ends", overlap ? "yes" : "no", blocks);
 	else
 		is_int(ov_loop, want, "rmw.overlap %s: 10 RMW hits each followed by %d blocks take %.0f ns",
@@ -612,8 +622,6 @@ static void overlap_case(bool overlap, int blocks, double want)
 		is_int(ov_remote, L3 + OV_RMW + 10, "rmw.overlap %s: an RMW that needs a transfer stalls for "
 		       "it and its cost.rmw before the code after it", overlap ? "yes" : "no");
 	}
-	mach.cost_ns[VT_C_RMW] = 0;
-	mach.cost_ns[VT_C_BLOCK] = 0;
 	mach.rmw_overlap = false;
 }
 
@@ -626,22 +634,13 @@ static void overlap_case(bool overlap, int blocks, double want)
  */
 static void share_case(double hide, int blocks, double want)
 {
-	static void *args[2] = { NULL, (void *)1 };
-	struct vt_stats st;
-
-	mach.cost_ns[VT_C_RMW] = OV_RMW;
-	mach.cost_ns[VT_C_BLOCK] = 1;
 	mach.rmw_hide_given = true;
 	mach.rmw_hide = hide;
-	ov_blocks = blocks;
-	ov_loop = -1;
-	if (vt_run(&mach, 2, ov_cpu, args, NULL, 0, &st))
+	if (!ov_run(blocks))
 		ok(0, "rmw.overlap %g, %d blocks: the run ends", hide, blocks);
 	else
 		is_int(ov_loop, want, "rmw.overlap %g: 10 RMW hits each followed by %d blocks take %.0f ns",
 		       hide, blocks, want);
-	mach.cost_ns[VT_C_RMW] = 0;
-	mach.cost_ns[VT_C_BLOCK] = 0;
 	mach.rmw_hide_given = false;
 	mach.rmw_hide = 0;
 }
