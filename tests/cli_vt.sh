@@ -487,19 +487,19 @@ if [ "$(nproc)" -ge 2 ]; then
 	}
 	END { if (!seen) exit 1 }' "$tmp/host.conf"
 	ok $? "calibrate measures cost.block, the median shape's ns a block ($(grep '^cost.block' "$tmp/host.conf" | cut -c1-220))"
-	# rmw.overlap as the share hidden: 1 - (locked - checks alone) / chained, within 0..1
+	# rmw.overlap as the share of the checks under the decrement: (alone + chained - locked) / alone, within 0..1
 	awk '$1 == "rmw.overlap" {
 		seen = 1
 		if (!match($0, /measured now: a locked decrement before 4 rounds of free_pages_prepare\(\)'"'"'s checks took [0-9.]+ ns a line, the checks alone [0-9.]+, chained decrements [0-9.]+ /)) exit 1
 		n = split(substr($0, RSTART, RLENGTH), w, " ")
 		l = w[13]; a = w[20]; c = w[n] + 0
 		sub(/,$/, "", a)
-		h = 1 - (l - a) / c; if (h < 0) h = 0; if (h > 1) h = 1
+		h = (a + c - l) / a; if (h < 0) h = 0; if (h > 1) h = 1
 		d = $2 - h; if (d < 0) d = -d
 		exit !($2 >= 0 && $2 <= 1 && d < 0.01)
 	}
 	END { if (!seen) exit 1 }' "$tmp/host.conf"
-	ok $? "calibrate measures the share of a locked RMW the code after it hides ($(grep '^rmw.overlap' "$tmp/host.conf" | cut -c1-260))"
+	ok $? "calibrate measures the share of the code after a locked RMW that runs under it ($(grep '^rmw.overlap' "$tmp/host.conf" | cut -c1-260))"
 	# ... and, apart, whether misses run on across locked RMWs: rmw.drain no carries a
 	# locked-add load time under half the chase's, yes one at or above it (unless it had no memory)
 	awk '$1 == "rmw.drain" {
@@ -615,20 +615,22 @@ ok $? "rmw.overlap yes shortens batched's free, a locked decrement a page ($ov_y
 ovkey "rmw.overlap maybe | a test"; usage_error_says "valid: yes, no" "rmw.overlap maybe" run free-contig --machine "$tmp/ov.conf"
 ovkey "rmw.overlap yes |"; usage_error_says 'source' "rmw.overlap with an empty source" run free-contig --machine "$tmp/ov.conf"
 sourced_key ovkey "$tmp/ov.conf" rmw.overlap yes 1
-# ... or the share of cost.rmw hidden, 0..1: 0 is no, 1 is yes, a half in between; beyond
-# either end, or not a number, refused with the range.
+# ... or the share of the code after it that runs under it, 0..1: 0 is no; 1 hides the
+# code up to the next event, less than yes (what comes after waits for the RMW, where yes
+# lets marked accesses go on); a half in between; beyond either end, or not a number,
+# refused with the range.
 ovkey "rmw.overlap 0 | a test"; ov_0=$(fc_batched)
 [ -n "$ov_0" ] && [ "$ov_0" = "$ov_no" ]
 ok $? "rmw.overlap 0 is no ($ov_0 us)"
 ovkey "rmw.overlap 1 | a test"; ov_1=$(fc_batched)
-[ -n "$ov_1" ] && [ "$ov_1" = "$ov_yes" ]
-ok $? "rmw.overlap 1 is yes ($ov_1 us)"
+[ -n "$ov_1" ] && python3 -c 'import sys; y, o, n = map(float, sys.argv[1:]); sys.exit(not y < o < n)' "$ov_yes" "$ov_1" "$ov_no"
+ok $? "rmw.overlap 1 lies between yes and no ($ov_yes < $ov_1 < $ov_no us)"
 ovkey "rmw.overlap 0.5 | a test"; ov_h=$(fc_batched)
-[ -n "$ov_h" ] && python3 -c 'import sys; y, h, n = map(float, sys.argv[1:]); sys.exit(not y < h < n)' "$ov_yes" "$ov_h" "$ov_no"
-ok $? "rmw.overlap 0.5 lies between yes and no ($ov_yes < $ov_h < $ov_no us)"
+[ -n "$ov_h" ] && python3 -c 'import sys; o, h, n = map(float, sys.argv[1:]); sys.exit(not o < h < n)' "$ov_1" "$ov_h" "$ov_no"
+ok $? "rmw.overlap 0.5 lies between 1 and no ($ov_1 < $ov_h < $ov_no us)"
 for bad in -0.01 1.01 0.5x; do
 	ovkey "rmw.overlap $bad | a test"
-	usage_error_says "line [0-9]+: 'rmw\\.overlap': valid: yes, no, or the share of cost\\.rmw the code after it hides, 0\\.\\.1" "rmw.overlap $bad" run free-contig --machine "$tmp/ov.conf"
+	usage_error_says "line [0-9]+: 'rmw\\.overlap': valid: yes, no, or the share of the code after it that runs under it, 0\\.\\.1" "rmw.overlap $bad" run free-contig --machine "$tmp/ov.conf"
 done
 sourced_key ovkey "$tmp/ov.conf" rmw.overlap 0.25 0.25
 

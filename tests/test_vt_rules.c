@@ -626,11 +626,13 @@ static void overlap_case(bool overlap, int blocks, double want)
 }
 
 /*
- * rmw.overlap as a share H of cost.rmw (20 ns): the CPU stalls for
- * (1 - H) x 20, and the next RMW waits for the whole 20 from the last one's
- * start: 10 x max(20 (1 - H) + BLOCKS, 20).
- *   H 0.25:  4 blocks -> 200   5 -> 200   6 -> 210
- *   H 0: as no (5 -> 250); H 1: as yes (5 -> 200)
+ * rmw.overlap as a share H of the code after a locked RMW (cost.rmw 20 ns,
+ * a block 1 ns): the CPU stalls for the 20, and H of the BLOCKS up to the
+ * next event ran under it, at most 20: 10 x (20 + BLOCKS - min(H BLOCKS, 20)).
+ *   H 0.5:  39 blocks -> 395   40 -> 400   41 -> 410 (the whole 20 hidden)
+ *   H 0: as no (5 -> 250); H 1: 5 -> 200, the code under the RMW
+ *   RMW, a marked read, 10 blocks: the read waits for the RMW, and the
+ *   code after the read is not under it: 30
  */
 static void share_case(double hide, int blocks, double want)
 {
@@ -641,6 +643,9 @@ static void share_case(double hide, int blocks, double want)
 	else
 		is_int(ov_loop, want, "rmw.overlap %g: 10 RMW hits each followed by %d blocks take %.0f ns",
 		       hide, blocks, want);
+	if (blocks == 40)
+		is_int(ov_read, OV_RMW + 10, "rmw.overlap %g: a marked read after the RMW waits for it, and "
+		       "the code after the read runs after it", hide);
 	mach.rmw_hide_given = false;
 	mach.rmw_hide = 0;
 }
@@ -652,9 +657,9 @@ static void test_rmw_overlap(void)
 	overlap_case(true, 21, 10 * 21);
 	overlap_case(false, 19, 10 * (19 + OV_RMW));
 	overlap_case(false, 20, 10 * (20 + OV_RMW));
-	share_case(0.25, 4, 10 * OV_RMW);
-	share_case(0.25, 5, 10 * OV_RMW);
-	share_case(0.25, 6, 10 * 21);
+	share_case(0.5, 39, 395);
+	share_case(0.5, 40, 400);
+	share_case(0.5, 41, 410);
 	share_case(0, 5, 10 * (5 + OV_RMW));
 	share_case(1, 5, 10 * OV_RMW);
 }
@@ -769,19 +774,19 @@ static void test_overlap_verdicts(void)
 	mp.chase_ns = 0;
 	ok(!vt_probe_rmw_misses_overlap(&mp), "no chase measured: not taken as overlapping");
 
-	/* The share hidden: 1 - (locked - work) / chain, the work 3 ns, the chain 2 ns. */
+	/* The share of the work under the decrement: (work + chain - locked) / work, work 3 ns, chain 2. */
 	p.locked_ns[1] = 3.5;
-	ok(fabs(vt_probe_rmw_hide(&p) - 0.75) < 1e-12, "the decrement adds 0.5 of its 2 ns: 0.75 hidden (got %g)",
+	ok(fabs(vt_probe_rmw_hide(&p) - 0.5) < 1e-12, "3.5 ns with the decrement: 1.5 of the 3 ns of work "
+	   "under it, 0.5 (got %g)", vt_probe_rmw_hide(&p));
+	p.locked_ns[1] = 2.0;
+	ok(fabs(vt_probe_rmw_hide(&p) - 1) < 1e-12, "... 2 ns, the chain alone: all the work under it (got %g)",
 	   vt_probe_rmw_hide(&p));
-	p.locked_ns[1] = 3.0;
-	ok(fabs(vt_probe_rmw_hide(&p) - 1) < 1e-12, "... adds nothing: all of it hidden (got %g)", vt_probe_rmw_hide(&p));
-	p.locked_ns[1] = 2.99;
-	ok(fabs(vt_probe_rmw_hide(&p) - 1) < 1e-12, "... 0.01 ns under the work alone: 1, not over (got %g)",
-	   vt_probe_rmw_hide(&p));
+	p.locked_ns[1] = 1.99;
+	ok(fabs(vt_probe_rmw_hide(&p) - 1) < 1e-12, "... 1.99 ns: 1, not over (got %g)", vt_probe_rmw_hide(&p));
 	p.locked_ns[1] = 5.0;
-	ok(fabs(vt_probe_rmw_hide(&p)) < 1e-12, "... adds its whole 2 ns: none hidden (got %g)", vt_probe_rmw_hide(&p));
+	ok(fabs(vt_probe_rmw_hide(&p)) < 1e-12, "... 5 ns, the sum: none under it (got %g)", vt_probe_rmw_hide(&p));
 	p.locked_ns[1] = 5.01;
-	ok(fabs(vt_probe_rmw_hide(&p)) < 1e-12, "... adds 2.01 ns: 0, not under (got %g)", vt_probe_rmw_hide(&p));
+	ok(fabs(vt_probe_rmw_hide(&p)) < 1e-12, "... 5.01 ns: 0, not under (got %g)", vt_probe_rmw_hide(&p));
 	p.locked_ns[1] = 3.5;
 	p.chain_ns = 0;
 	ok(vt_probe_rmw_hide(&p) == -1, "no chain measured: -1, not measured");

@@ -34,17 +34,17 @@ ok $? "it prints the misses with and without locked adds, and the chase"
 grep -qE '^misses across locked RMWs: (overlap|drained) \(with the locked adds a load takes [0-9]+% of the chase' "$tmp/out"
 ok $? "it gives the verdict on the misses"
 v2=$(sed -nE 's/^misses across locked RMWs: (overlap|drained).*/\1/p' "$tmp/out")
-# calibrate's rmw.overlap: the share hidden, 1 - (locked - work) / chained on the heaviest
-# work's row, within 0..1
+# calibrate's rmw.overlap: the share of the heaviest work under the decrement,
+# (work + chained - locked) / work, within 0..1
 awk -v c="$chain" '/^x[0-9]+ / { w = $2; l = $3 }
 /^rmw.overlap for calibrate: / {
 	seen = 1
-	h = 1 - (l - w) / c; if (h < 0) h = 0; if (h > 1) h = 1
+	h = (w + c - l) / w; if (h < 0) h = 0; if (h > 1) h = 1
 	d = $4 - h; if (d < 0) d = -d
 	exit !($4 >= 0 && $4 <= 1 && d < 0.01)
 }
 END { if (!seen) exit 1 }' "$tmp/out"
-ok $? "calibrate's rmw.overlap is the share the heaviest work hides ($(grep '^rmw.overlap for' "$tmp/out" | cut -c1-40))"
+ok $? "calibrate's rmw.overlap is the share of the heaviest work under the decrement ($(grep '^rmw.overlap for' "$tmp/out" | cut -c1-40))"
 want=yes; [ "$v2" = overlap ] && want=no
 grep -qx "rmw.drain for calibrate: $want" "$tmp/out" && [ "$(tail -n 1 "$tmp/out")" = "rmw.drain for calibrate: $want" ]
 ok $? "it ends with calibrate's rmw.drain, no where the misses overlap ($want, the misses $v2)"

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	       mp.chase_ns);
 	printf("misses across locked RMWs: %s (with the locked adds a load takes %.0f%% of the chase's time)\n",
 	       vt_probe_rmw_misses_overlap(&mp) ? "overlap" : "drained", 100 * mp.locked_ns / mp.chase_ns);
-	printf("rmw.overlap for calibrate: %.3g (the share of the chained cost the heaviest work hides)\n",
+	printf("rmw.overlap for calibrate: %.3g (the share of the heaviest work that ran under the decrement)\n",
 	       vt_probe_rmw_hide(&p));
 	printf("rmw.drain for calibrate: %s\n", vt_probe_rmw_misses_overlap(&mp) ? "no" : "yes");
 	return 0;

@@ -164,10 +164,10 @@ struct vt_machine {
 	 * rmw.overlap: a locked RMW on a line the CPU holds completes beside
 	 * the code after it, the next locked RMW, clock read, wait or delay
 	 * waiting for it (true); or it stalls the CPU for cost.rmw (false, the
-	 * default).  Or a share of it (rmw_hide_given): the CPU stalls for
-	 * (1 - rmw_hide) x cost.rmw, and the rest runs beside the code after
-	 * it as with yes; rmw_overlap then says whether that share is over
-	 * half (what yes and no meant when one verdict was all calibrate gave).
+	 * default).  Or a share (rmw_hide_given): the CPU stalls for cost.rmw
+	 * and rmw_hide of the code up to its next event ran under it, hiding
+	 * at most cost.rmw; rmw_overlap then says whether that share is over
+	 * half (what calibrate's yes and no said).
 	 */
 	bool rmw_overlap;
 	bool rmw_hide_given;
@@ -265,9 +265,9 @@ void vt_probe_rmw(struct vt_rmw_probe *p);
 /* Its verdict: the locked decrement adds under half its chained cost to the heaviest work. */
 bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p);
 /*
- * The share of its chained cost a locked RMW hides behind the heaviest
- * work (rmw.overlap as a share): 1 - (locked - work) / chain, 0..1; -1 if
- * the probe measured nothing.
+ * The share of the heaviest work that runs under a locked RMW before it
+ * (rmw.overlap as a share): (work + chain - locked) / work, 0..1; -1 if the
+ * probe measured nothing.
  */
 double vt_probe_rmw_hide(const struct vt_rmw_probe *p);
 

@@ -359,10 +359,10 @@ bool vt_probe_rmw_overlaps(const struct vt_rmw_probe *p)
 }
 
 /*
- * rmw.overlap as a share: what the locked decrement adds to the heaviest
- * work, over its chained cost, is the share the CPU stalls; the rest is
- * hidden.  A share measured outside 0..1 (the added time under 0 or over
- * the chain, within the probe's noise) is the nearest end.  -1: not measured.
+ * rmw.overlap as a share: of the heaviest work after the locked decrement,
+ * the share that ran under it, (work + chained - locked) / work.  A share
+ * measured outside 0..1 (more hidden than the work, or less than nothing,
+ * within the probe's noise) is the nearest end.  -1: not measured.
  */
 double vt_probe_rmw_hide(const struct vt_rmw_probe *p)
 {
@@ -371,7 +371,7 @@ double vt_probe_rmw_hide(const struct vt_rmw_probe *p)
 
 	if (p->chain_ns <= 0 || p->work_ns[k] <= 0 || p->locked_ns[k] <= 0)
 		return -1;
-	h = 1 - (p->locked_ns[k] - p->work_ns[k]) / p->chain_ns;
+	h = (p->work_ns[k] + p->chain_ns - p->locked_ns[k]) / p->work_ns[k];
 	return h < 0 ? 0 : h > 1 ? 1 : h;
 }
 
@@ -418,9 +418,9 @@ static void vt_calibrate_overlap(struct vt_machine *m)
 	m->rmw_hide_given = m->rmw_hide >= 0;
 	snprintf(m->rmw_overlap_src, VT_SRC_LEN, "measured now: a locked decrement before %d rounds of "
 		 "free_pages_prepare()'s checks took %.2f ns a line, the checks alone %.2f, chained "
-		 "decrements %.2f each: it adds %.2f of its %.2f, the share hidden is the rest "
+		 "decrements %.2f each: %.2f of the checks' %.2f ran under it "
 		 "(tools/lock_overlap)", p.work_times[k], p.locked_ns[k], p.work_ns[k], p.chain_ns,
-		 p.locked_ns[k] - p.work_ns[k], p.chain_ns);
+		 p.work_ns[k] + p.chain_ns - p.locked_ns[k], p.work_ns[k]);
 	if (vt_probe_rmw_misses(&mp)) {
 		m->rmw_drain = !m->rmw_overlap;	/* not measured: as rmw.overlap says */
 		m->rmw_drain_src[0] = '\0';

@@ -575,14 +575,14 @@ void vt_access(const volatile void *p, int kind)
 			c->clock += vt.cost[VT_C_HIT];
 			vt.acc.rmw_ps += vt.cost[VT_C_HIT];	/* the coherence model's own hit */
 		}
-	} else if (r == VT_REQ_HIT) {
-		/* The share rmw.overlap hides runs on beside the code after it. */
+	} else if (r == VT_REQ_HIT && vt.rmw_beside) {
 		c->rmw_free = c->clock + vt.cost[VT_C_RMW];
-		c->clock += vt.rmw_stall;
-		vt.acc.rmw_ps += vt.rmw_stall;
 	} else {
 		c->clock += vt.cost[VT_C_RMW];
 		vt.acc.rmw_ps += vt.cost[VT_C_RMW];
+		/* rmw.overlap SHARE: that share of the code up to the next event ran under it. */
+		if (r == VT_REQ_HIT && vt.rmw_share > 0)
+			c->rmw_shadow = vt.cost[VT_C_RMW];
 	}
 	if (vt.h && c->pf_pending) {
 		gen = vt.lines_gen;

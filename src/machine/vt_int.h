@@ -74,6 +74,7 @@ struct vt_cpu {
 	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
 	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
 	vt_ps rmw_free;			/* rmw.overlap: when its last locked RMW completes */
+	vt_ps rmw_shadow;		/* rmw.overlap SHARE: what the code after it may hide */
 	vt_ps async_free;		/* when the work it handed off last (vt_async_ns()) completes */
 	bool agent;			/* a kthread (the device): not a CPU of the machine, never waited for */
 	struct vt_cpu *next_line_waiter;
@@ -161,7 +162,8 @@ struct vt_state {
 	vt_ps lat[VT_NR_DIST];
 	vt_ps cost[VT_NR_COST];
 	vt_ps wake;			/* sched.wake (0: one transfer) */
-	vt_ps rmw_stall;		/* what a locked RMW that hits stalls the CPU (rmw.overlap) */
+	bool rmw_beside;		/* rmw.overlap yes: a locked RMW that hits runs beside the code */
+	double rmw_share;		/* rmw.overlap SHARE: of the code after one, the share hidden */
 	vt_ps window_permille;		/* line.window, in thousandths */
 	int n;
 	struct vt_cpu *cpus;
@@ -302,7 +304,15 @@ static inline void heap_decrease(struct vt_cpu *c)
  */
 static inline vt_ps vt_code_pending_ps(const struct vt_cpu *c)
 {
-	return vt.h ? vt_hier_code_ps(c, c->blocks) : (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
+	vt_ps t = vt.h ? vt_hier_code_ps(c, c->blocks) : (vt_ps)c->blocks * vt.cost[VT_C_BLOCK];
+
+	/* Code right after a locked RMW (rmw.overlap SHARE): its share ran under the RMW. */
+	if (c->rmw_shadow) {
+		vt_ps hid = (vt_ps)((double)t * vt.rmw_share);
+
+		t -= hid < c->rmw_shadow ? hid : c->rmw_shadow;
+	}
+	return t;
 }
 
 /*
@@ -322,6 +332,7 @@ static inline void vt_charge_code(struct vt_cpu *c)
 	vt.acc.st.blocks += c->blocks;
 	c->blocks_run += c->blocks;
 	c->blocks = 0;
+	c->rmw_shadow = 0;	/* the next event: whatever follows waited for the RMW */
 	c->clock += t;
 	vt.acc.code_ps += t;
 }

@@ -25,8 +25,9 @@
  *	sched.wake      NS | SOURCE   (optional) from a wake-up to the woken task running:
  *	                what a sleeper woken by a release write waits (default: one transfer)
  *	rmw.overlap     yes|no|SHARE | SOURCE   (optional, default no) a locked RMW on a line
- *	                the CPU holds completes beside the code after it; SHARE (0..1):
- *	                that share of cost.rmw does, the CPU stalls for the rest
+ *	                the CPU holds completes beside the code after it; SHARE (0..1): it
+ *	                stalls the CPU, and that share of the code up to the next event ran
+ *	                under it (at most cost.rmw of it)
  *	rmw.drain       yes|no | SOURCE   (optional, default the opposite of rmw.overlap)
  *	                a locked RMW waits for the misses in flight before it
  *	core.sb         N | SOURCE   (optional, with the hierarchy) store-buffer entries a
@@ -171,13 +172,13 @@ static int parse_order(struct vt_machine *m, char *v, const char **why)
 }
 
 /*
- * rmw.overlap: "yes|no | SOURCE", or "F | SOURCE", the share of cost.rmw the
- * code after a locked RMW hides, F in 0..1.
+ * rmw.overlap: "yes|no | SOURCE", or "F | SOURCE", the share of the code
+ * after a locked RMW that runs under it, F in 0..1.
  */
 static int parse_overlap(char *v, struct vt_machine *m, const char **why)
 {
-	static const char range[] = "valid: yes, no, or the share of cost.rmw the code after it hides, "
-				    "0..1";
+	static const char range[] = "valid: yes, no, or the share of the code after it that runs under "
+				    "it, 0..1";
 	char *bar = strchr(v, '|'), *word, *end;
 	double f;
 

@@ -81,9 +81,8 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	for (int k = 0; k < VT_NR_COST; k++)
 		vt.cost[k] = ns_to_ps(m->cost_ns[k]);
 	vt.wake = ns_to_ps(m->wake_ns);
-	vt.rmw_stall = vt.cost[VT_C_RMW] -
-		       (vt_ps)llround((m->rmw_hide_given ? m->rmw_hide : m->rmw_overlap ? 1 : 0) *
-				      (double)vt.cost[VT_C_RMW]);
+	vt.rmw_beside = m->rmw_overlap && !m->rmw_hide_given;
+	vt.rmw_share = m->rmw_hide_given ? m->rmw_hide : 0;
 	vt.window_permille = (vt_ps)llround(m->line_window * 1000);
 	vt.n = n + vt.nr_agents;
 	vt.cpus = calloc(vt.n, sizeof(*vt.cpus));
