@@ -246,6 +246,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
  */
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len);
 
+/* calibrate's clock, ns (CLOCK_MONOTONIC); the median of the @n values at @v, which it sorts. */
+double vt_cal_now_ns(void);
+double vt_median(double *v, int n);
+
 /*
  * Whether this host's locked RMWs overlap the code after them
  * (rmw.overlap), measured over VT_PROBE_LINES lines the size of a struct

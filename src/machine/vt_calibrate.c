@@ -30,7 +30,7 @@
 #define CAL_ROUNDS	20000
 #define CAL_TRIES	5
 
-static double now_ns(void)
+double vt_cal_now_ns(void)
 {
 	struct timespec ts;
 
@@ -84,7 +84,7 @@ static double ping_pong_ns(int cpu)
 		pin(0);
 		while (!__atomic_load_n(&pp.go, __ATOMIC_ACQUIRE))
 			;
-		t0 = now_ns();
+		t0 = vt_cal_now_ns();
 		for (int i = 0; i < CAL_ROUNDS; i++) {
 			int want = 2 * i;
 
@@ -92,7 +92,7 @@ static double ping_pong_ns(int cpu)
 							    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 				want = 2 * i;
 		}
-		ns = (now_ns() - t0) / (2.0 * CAL_ROUNDS);
+		ns = (vt_cal_now_ns() - t0) / (2.0 * CAL_ROUNDS);
 		pthread_join(th, NULL);
 		if (!best || ns < best)
 			best = ns;
@@ -114,8 +114,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median of the @n values at @v, which it sorts. */
-static double median_of(double *v, int n)
+double vt_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -141,7 +140,7 @@ static bool hand_off_ns(long cpus, struct hand_off *h)
 		h->last = cpu;
 	}
 	h->partners = n;
-	h->median = median_of(lat, n);
+	h->median = vt_median(lat, n);
 	h->min = lat[0];
 	h->max = lat[n - 1];
 	return true;
@@ -160,7 +159,7 @@ static double cycle_ns(void)
 
 	for (int t = 0; t < CAL_TRIES; t++) {
 		unsigned long x = 0, one = 1;
-		double t0 = now_ns(), ns;
+		double t0 = vt_cal_now_ns(), ns;
 
 		for (int i = 0; i < 200000; i++) {
 #if defined(__x86_64__)
@@ -174,7 +173,7 @@ static double cycle_ns(void)
 			}
 #endif
 		}
-		ns = (now_ns() - t0) / (200000 * 8.0);
+		ns = (vt_cal_now_ns() - t0) / (200000 * 8.0);
 		if (x && (!best || ns < best))
 			best = ns;
 	}
@@ -206,7 +205,7 @@ static void *wake_sleeper(void *arg)
 		__atomic_store_n(&wk.asleep, 1, __ATOMIC_RELEASE);
 		while (!__atomic_load_n(&wk.word, __ATOMIC_ACQUIRE))
 			futex(&wk.word, FUTEX_WAIT_PRIVATE, 0);
-		__atomic_store_n(&wk.ran_ns, (long long)now_ns(), __ATOMIC_RELEASE);
+		__atomic_store_n(&wk.ran_ns, (long long)vt_cal_now_ns(), __ATOMIC_RELEASE);
 		__atomic_store_n(&wk.word, 0, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&wk.stop, __ATOMIC_ACQUIRE))
 			return NULL;
@@ -233,13 +232,13 @@ static double wake_ns(void)
 
 		while (!__atomic_load_n(&wk.asleep, __ATOMIC_ACQUIRE))
 			;
-		for (t0 = now_ns(); now_ns() - t0 < WAKE_SETTLE_NS;)
+		for (t0 = vt_cal_now_ns(); vt_cal_now_ns() - t0 < WAKE_SETTLE_NS;)
 			;
 		__atomic_store_n(&wk.asleep, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&wk.ran_ns, 0, __ATOMIC_RELAXED);
 		if (i == WAKE_ROUNDS - 1)
 			__atomic_store_n(&wk.stop, 1, __ATOMIC_RELEASE);
-		t0 = now_ns();
+		t0 = vt_cal_now_ns();
 		__atomic_store_n(&wk.word, 1, __ATOMIC_RELEASE);
 		futex(&wk.word, FUTEX_WAKE_PRIVATE, 1);
 		while (!__atomic_load_n(&wk.ran_ns, __ATOMIC_ACQUIRE))
@@ -247,7 +246,7 @@ static double wake_ns(void)
 		lat[i] = (double)wk.ran_ns - t0;
 	}
 	pthread_join(th, NULL);
-	mid = median_of(lat, WAKE_ROUNDS);
+	mid = vt_median(lat, WAKE_ROUNDS);
 	return mid > 0 ? mid : 0;
 }
 
@@ -303,11 +302,11 @@ static __attribute__((noinline)) unsigned long probe_chain(bool locked, int time
 /* One timed try of @pass, ns a line; @bad counts failed checks. */
 static double probe_try(unsigned long (*pass)(bool, int), bool locked, int times, unsigned long *bad)
 {
-	double t0 = now_ns();
+	double t0 = vt_cal_now_ns();
 
 	for (int r = 0; r < PROBE_REPS; r++)
 		*bad += pass(locked, times);
-	return (now_ns() - t0) / PROBE_REPS / VT_PROBE_LINES;
+	return (vt_cal_now_ns() - t0) / PROBE_REPS / VT_PROBE_LINES;
 }
 
 static void keep_best(double *best, double ns)
@@ -381,7 +380,7 @@ static double per_op_ns(int what)
 	double best = 0;
 
 	for (int t = 0; t < CAL_TRIES; t++) {
-		double t0 = now_ns(), ns;
+		double t0 = vt_cal_now_ns(), ns;
 
 		for (int i = 0; i < 200000; i++) {
 			if (what)
@@ -393,7 +392,7 @@ static double per_op_ns(int what)
 				__asm__ __volatile__("" ::: "memory");
 #endif
 		}
-		ns = (now_ns() - t0) / 200000;
+		ns = (vt_cal_now_ns() - t0) / 200000;
 		if (!best || ns < best)
 			best = ns;
 	}

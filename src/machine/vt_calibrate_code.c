@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <machine/vt.h>
 
@@ -34,14 +33,6 @@ static unsigned long code_blocks;
 void vt_probe_code_block(void)
 {
 	code_blocks++;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 /*
@@ -74,13 +65,6 @@ static unsigned long shape_run(struct vt_code_data *d, int s, bool count)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double vt_code_block_ns(const double *ns, const unsigned long *blocks, int n)
 {
 	double v[VT_CODE_SHAPES];
@@ -89,21 +73,14 @@ double vt_code_block_ns(const double *ns, const unsigned long *blocks, int n)
 	for (int i = 0; i < n && i < VT_CODE_SHAPES; i++)
 		if (ns[i] > 0 && blocks[i] > 0)
 			v[k++] = ns[i] / (double)blocks[i];
-	if (!k)
-		return 0;
-	qsort(v, (size_t)k, sizeof(v[0]), cmp_double);
-	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+	return k ? vt_median(v, k) : 0;
 }
 
-int vt_probe_code_blocks(struct vt_code_probe *p)
+/* Each shape's blocks a pass, on @d; -1 if the two copies of a shape compute differently. */
+static int code_blocks_on(struct vt_code_data *d, struct vt_code_probe *p)
 {
-	struct vt_code_data *d = aligned_alloc(64, sizeof(*d));
-	int ret = 0;
-
 	memset(p, 0, sizeof(*p));
-	if (!d)
-		return -1;
-	for (int s = 0; s < VT_CODE_SHAPES && !ret; s++) {
+	for (int s = 0; s < VT_CODE_SHAPES; s++) {
 		unsigned long want;
 
 		/* A pass of the counting copy, its blocks, and what it computed... */
@@ -114,30 +91,41 @@ int vt_probe_code_blocks(struct vt_code_probe *p)
 		/* ...which the timed copy must compute too, or they are not the same code. */
 		code_data_init(d);
 		if (shape_run(d, s, false) != want || !p->blocks[s])
-			ret = -1;
+			return -1;
 	}
+	return 0;
+}
+
+int vt_probe_code_blocks(struct vt_code_probe *p)
+{
+	struct vt_code_data *d = aligned_alloc(64, sizeof(*d));
+	int ret;
+
+	if (!d)
+		return -1;
+	ret = code_blocks_on(d, p);
 	free(d);
 	return ret;
 }
 
 int vt_probe_code(struct vt_code_probe *p)
 {
-	struct vt_code_data *d;
+	struct vt_code_data *d = aligned_alloc(64, sizeof(*d));
 
-	if (vt_probe_code_blocks(p))
-		return -1;
-	d = aligned_alloc(64, sizeof(*d));
 	if (!d)
 		return -1;
-	code_data_init(d);
+	if (code_blocks_on(d, p)) {
+		free(d);
+		return -1;
+	}
 	for (int t = 0; t < CODE_TRIES; t++) {
 		for (int s = 0; s < VT_CODE_SHAPES; s++) {
 			volatile unsigned long sink = 0;
-			double t0 = now_ns(), ns;
+			double t0 = vt_cal_now_ns(), ns;
 
 			for (int r = 0; r < CODE_REPS; r++)
 				sink += shape_run(d, s, false);
-			ns = (now_ns() - t0) / CODE_REPS;
+			ns = (vt_cal_now_ns() - t0) / CODE_REPS;
 			if (!p->ns[s] || ns < p->ns[s])
 				p->ns[s] = ns;
 			(void)sink;

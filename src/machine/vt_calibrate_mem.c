@@ -65,14 +65,6 @@ static int sysfs_cache(int level, double *kib, double *ways)
 	return 0;
 }
 
-static double mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* 0, 1, ..., @n - 1 in @a, in a random order if @shuffle (the same one every run). */
 static void order_of(size_t *a, size_t n, bool shuffle)
 {
@@ -95,11 +87,11 @@ static double walk_ns(void **p, size_t loads)
 	double best = -1;
 
 	for (int t = 0; t < 3; t++) {
-		double t0 = mono_ns(), ns;
+		double t0 = vt_cal_now_ns(), ns;
 
 		for (size_t i = 0; i < loads; i++)
 			p = *(void **)p;
-		ns = (mono_ns() - t0) / loads;
+		ns = (vt_cal_now_ns() - t0) / loads;
 		if (best < 0 || ns < best)
 			best = ns;
 	}
@@ -150,12 +142,12 @@ static double stream_gbs(size_t bytes)
 	madvise(buf, bytes, MADV_HUGEPAGE);
 	memset(buf, 1, bytes);
 	for (int t = 0; t < 3; t++) {
-		double t0 = mono_ns(), ns;
+		double t0 = vt_cal_now_ns(), ns;
 		uintptr_t sum = 0;
 
 		for (size_t i = 0; i < bytes; i += 64)
 			sum += *(volatile uintptr_t *)(buf + i);
-		ns = mono_ns() - t0;
+		ns = vt_cal_now_ns() - t0;
 		__asm__ volatile("" : : "r"(sum));
 		if (ns > 0 && (best < 0 || bytes / ns > best))
 			best = bytes / ns;
@@ -285,7 +277,7 @@ static double miss_loop(char *buf, const size_t *idx, int how)
 	double best = -1;
 
 	for (int r = 0; r < 3; r++) {
-		double t0 = mono_ns(), ns;
+		double t0 = vt_cal_now_ns(), ns;
 		uintptr_t sum = 0, p = (uintptr_t)buf;
 
 		for (int i = 0; i < MISS_LOADS; i++) {
@@ -297,7 +289,7 @@ static double miss_loop(char *buf, const size_t *idx, int how)
 			if (how == 1)
 				__atomic_fetch_add(&count, 1, __ATOMIC_SEQ_CST);
 		}
-		ns = (mono_ns() - t0) / MISS_LOADS;
+		ns = (vt_cal_now_ns() - t0) / MISS_LOADS;
 		if (best < 0 || ns < best)
 			best = ns;
 		__asm__ volatile("" : : "r"(sum), "r"(p));
