@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a virtual-time run's basic blocks go, by function of the kernel model:
 #
-#   tools/blockprof.sh [-n N] [-o FILE] [-e rmw] -- build/mmlab run EXPERIMENT --machine PRESET ...
+#   tools/blockprof.sh [-n N] [-o FILE] [-e rmw|miss|stall] -- build/mmlab run EXPERIMENT --machine PRESET ...
 #
 # Runs the command with MMLAB_VT_BLOCKPROF (src/machine/vt_blockprof.c), which
 # counts every block a simulated CPU enters by its call site, names the sites
@@ -14,7 +14,13 @@
 # keeps the raw counts (OFFSET COUNT WINDOWED).  -e rmw counts the locked RMWs
 # instead of the blocks (each atomic RMW of the kernel model and each spinlock
 # acquisition), each by the function that made it and the two it was inlined
-# into (addr2line's inline chain).
+# into (addr2line's inline chain).  -e miss counts the L1 misses (lines from
+# the L2, the L3, memory or another core) by the load, store or atomic that
+# made each, named the same way; the lines memcpy()/memset() move and the
+# prefetcher's fills are not in it.  -e stall sums the nanoseconds each
+# access stalled on the memory system (share_mem_pct's time): the access
+# that waits, which need not be the one whose miss it waits for (a locked
+# RMW waits for the stores buffered before it).
 set -uo pipefail
 
 top=25
@@ -25,14 +31,14 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	-n) top=${2:-}; shift 2 ;;
 	-o) raw=${2:-}; shift 2 ;;
 	-e) ev=${2:-}; shift 2 ;;
-	*) echo "usage: $0 [-n N] [-o FILE] [-e rmw] -- BINARY ARGS..." >&2; exit 2 ;;
+	*) echo "usage: $0 [-n N] [-o FILE] [-e rmw|miss|stall] -- BINARY ARGS..." >&2; exit 2 ;;
 	esac
 done
 case "$ev" in
-blocks | rmw) ;;
-*) echo "$0: -e takes blocks or rmw (got '$ev')" >&2; exit 2 ;;
+blocks | rmw | miss | stall) ;;
+*) echo "$0: -e takes blocks, rmw, miss or stall (got '$ev')" >&2; exit 2 ;;
 esac
-[ "${1:-}" = -- ] && [ $# -ge 2 ] || { echo "usage: $0 [-n N] [-o FILE] [-e rmw] -- BINARY ARGS..." >&2; exit 2; }
+[ "${1:-}" = -- ] && [ $# -ge 2 ] || { echo "usage: $0 [-n N] [-o FILE] [-e rmw|miss|stall] -- BINARY ARGS..." >&2; exit 2; }
 shift
 case "$top" in
 '' | *[!0-9]*) echo "$0: -n takes a count of functions, 1 or more (got '$top')" >&2; exit 2 ;;
@@ -44,6 +50,8 @@ command -v addr2line >/dev/null || { echo "$0: needs addr2line (binutils)" >&2; 
 
 what=blocks
 [ "$ev" = rmw ] && what="locked RMWs"
+[ "$ev" = miss ] && what="L1 misses"
+[ "$ev" = stall ] && what="ns stalled"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -79,8 +87,10 @@ names = [l.strip() for l in open(sys.argv[2])]
 assert len(counts) == len(names), (len(counts), len(names))
 windowed = any(int(w) for _, _, w in counts)
 by = collections.Counter()
+unit = 1000 if sys.argv[4] == "ns stalled" else 1	# the stall profile counts ps
 for (_, n, w), name in zip(counts, names):
     by[name] += int(w if windowed else n)
+by = collections.Counter({k: v // unit for k, v in by.items()})
 by = collections.Counter({k: v for k, v in by.items() if v})
 total = sum(by.values())
 what = sys.argv[4]

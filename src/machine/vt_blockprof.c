@@ -12,7 +12,15 @@
  * memcpy()'s bytes charged as blocks (vt_cache.c) have no call site and are
  * not in it.  MMLAB_VT_BLOCKPROF_EVENTS=rmw counts the locked RMWs instead,
  * by the site that made each (vt_access()'s caller: the kernel model's
- * atomic, or the machine's spinlock), blocks not at all.
+ * atomic, or the machine's spinlock), blocks not at all; =miss counts the
+ * L1 misses (a line from the L2, the L3, memory or another core) by the
+ * access that made each: a plain load or store (its instrumentation call's
+ * caller), a marked one or an atomic (vt_access()'s).  memcpy()'s and
+ * memset()'s lines and the prefetcher's fills have no site and are not in it.
+ * =stall counts the picoseconds each access stalled on the memory system
+ * (share_mem_pct's time): the access that waits, which is not always the
+ * one whose miss it waits for (a locked RMW waits for the stores buffered
+ * before it; a full window of misses stalls the access that finds it full).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,19 +35,19 @@
 #define VT_PROF_SLOTS	(1UL << VT_PROF_BITS)
 
 struct vt_prof_slot *vt_prof;
-bool vt_prof_rmw;
+enum vt_prof_event vt_prof_ev;
 static const char *vt_prof_path;
 static unsigned long vt_prof_lost;	/* sites past a full table */
 static unsigned long vt_prof_used;
 
-void vt_prof_hit(uintptr_t pc, bool windowed)
+void vt_prof_add(uintptr_t pc, unsigned long n, bool windowed)
 {
 	unsigned long i = (unsigned long)((pc * 0x9E3779B97F4A7C15ull) >> (64 - VT_PROF_BITS));
 
 	while (vt_prof[i].pc != pc) {
 		if (!vt_prof[i].pc) {
 			if (vt_prof_used + 1 >= VT_PROF_SLOTS / 2) {
-				vt_prof_lost++;
+				vt_prof_lost += n;
 				return;
 			}
 			vt_prof_used++;
@@ -48,8 +56,8 @@ void vt_prof_hit(uintptr_t pc, bool windowed)
 		}
 		i = (i + 1) & (VT_PROF_SLOTS - 1);
 	}
-	vt_prof[i].n++;
-	vt_prof[i].windowed += windowed;
+	vt_prof[i].n += n;
+	vt_prof[i].windowed += windowed ? n : 0;
 }
 
 static int by_count(const void *a, const void *b)
@@ -84,7 +92,7 @@ static void vt_prof_write(void)
 		fprintf(f, "%#lx %lu %lu\n", (unsigned long)(vt_prof[i].pc - base), vt_prof[i].n,
 			vt_prof[i].windowed);
 	if (vt_prof_lost)
-		fprintf(f, "# lost %lu blocks: more call sites than the table holds\n", vt_prof_lost);
+		fprintf(f, "# lost %lu events: more call sites than the table holds\n", vt_prof_lost);
 	if (ferror(f) | fclose(f) || rename(tmp, vt_prof_path)) {
 		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: cannot write %s\n", vt_prof_path);
 		unlink(tmp);
@@ -98,11 +106,18 @@ __attribute__((constructor)) static void vt_prof_init(void)
 	vt_prof_path = getenv("MMLAB_VT_BLOCKPROF");
 	if (!vt_prof_path || !*vt_prof_path)
 		return;
-	if (ev && *ev && strcmp(ev, "rmw") && strcmp(ev, "blocks")) {
-		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF_EVENTS=%s: valid: blocks, rmw\n", ev);
+	if (!ev || !*ev || !strcmp(ev, "blocks")) {
+		vt_prof_ev = VT_PROF_BLOCKS;
+	} else if (!strcmp(ev, "rmw")) {
+		vt_prof_ev = VT_PROF_RMW;
+	} else if (!strcmp(ev, "miss")) {
+		vt_prof_ev = VT_PROF_MISS;
+	} else if (!strcmp(ev, "stall")) {
+		vt_prof_ev = VT_PROF_STALL;
+	} else {
+		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF_EVENTS=%s: valid: blocks, rmw, miss, stall\n", ev);
 		exit(2);
 	}
-	vt_prof_rmw = ev && !strcmp(ev, "rmw");
 	vt_prof = calloc(VT_PROF_SLOTS, sizeof(*vt_prof));
 	if (!vt_prof) {
 		fprintf(stderr, "mmlab: MMLAB_VT_BLOCKPROF: no memory for the table\n");

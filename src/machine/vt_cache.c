@@ -668,7 +668,7 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 		done = c->clock + lat;
 	}
 	if (done > c->clock) {
-		vt.acc.mem_ps += done - c->clock;
+		vt_mem_stall(c, done - c->clock);
 		c->clock = done;
 	}
 	return done;
@@ -699,7 +699,7 @@ static void vt_store_miss(struct vt_cpu *c, vt_ps lat)
 		mine = n / 2;
 	full = c->sb[(c->sb_head + n - mine) % n];
 	if (full > c->clock) {
-		vt.acc.mem_ps += full - c->clock;
+		vt_mem_stall(c, full - c->clock);
 		c->clock = full;
 	}
 	start = c->clock;
@@ -867,8 +867,10 @@ static vt_ps vt_fetch(struct vt_cpu *c, uint64_t t, int home, bool count)
 	struct vt_hier *h = vt.h;
 	int i = cache_find(&core_of(c)->l2, t);
 
-	if (count)
+	if (count) {
 		vt.acc.st.l1_miss++;
+		c->l1_misses++;
+	}
 	if (i >= 0) {
 		vt_ps ready = core_of(c)->l2.ready[i];
 
@@ -907,7 +909,7 @@ void vt_hier_hit(struct vt_cpu *c, struct vt_line *l, bool write)
 		return;
 	}
 	lat = vt_fetch(c, l->tag, l->home, true);
-	vt.acc.mem_ps += lat;	/* a stall on the memory system: share_mem_pct says so */
+	vt_mem_stall(c, lat);
 	c->clock += lat;
 	core_fill(c, l->tag, write || l->owner == c->id, 0, true);
 	c->pf_pending = l->tag;
@@ -1170,7 +1172,7 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 	if (!ready || ready <= vt_now(c))
 		return;
 	vt_charge_code(c);
-	vt.acc.mem_ps += ready - c->clock;
+	vt_mem_stall(c, ready - c->clock);
 	c->clock = ready;
 }
 
@@ -1467,30 +1469,51 @@ static inline void vt_stride_note(void *ret, uintptr_t a)
 		vt_stride_train(vt.cur, (uintptr_t)ret - (uintptr_t)&vt_mem, a);
 }
 
+
 /* A plain load of @size bytes at @p by the instruction that returns to @ret. */
 static inline void vt_read(void *p, unsigned long size, void *ret)
 {
-	vt_mem(p, size, false);
+	if (vt_prof_accesses(vt.cur)) {
+		unsigned long before = vt_prof_begin(vt.cur);
+
+		vt_mem(p, size, false);
+		vt_prof_end(vt.cur, ret, before);
+	} else {
+		vt_mem(p, size, false);
+	}
 	vt_stride_note(ret, (uintptr_t)p);
+}
+
+/* A plain store of @size bytes at @p by the instruction that returns to @ret. */
+static inline void vt_write(void *p, unsigned long size, void *ret)
+{
+	if (vt_prof_accesses(vt.cur)) {
+		unsigned long before = vt_prof_begin(vt.cur);
+
+		vt_mem(p, size, true);
+		vt_prof_end(vt.cur, ret, before);
+	} else {
+		vt_mem(p, size, true);
+	}
 }
 
 void __tsan_read1(void *p) { vt_read(p, 1, __builtin_return_address(0)); }
 void __tsan_read2(void *p) { vt_read(p, 2, __builtin_return_address(0)); }
 void __tsan_read4(void *p) { vt_read(p, 4, __builtin_return_address(0)); }
 void __tsan_read16(void *p) { vt_read(p, 16, __builtin_return_address(0)); }
-void __tsan_write1(void *p) { vt_mem(p, 1, true); }
-void __tsan_write2(void *p) { vt_mem(p, 2, true); }
-void __tsan_write4(void *p) { vt_mem(p, 4, true); }
-void __tsan_write8(void *p) { vt_mem(p, 8, true); }
-void __tsan_write16(void *p) { vt_mem(p, 16, true); }
+void __tsan_write1(void *p) { vt_write(p, 1, __builtin_return_address(0)); }
+void __tsan_write2(void *p) { vt_write(p, 2, __builtin_return_address(0)); }
+void __tsan_write4(void *p) { vt_write(p, 4, __builtin_return_address(0)); }
+void __tsan_write8(void *p) { vt_write(p, 8, __builtin_return_address(0)); }
+void __tsan_write16(void *p) { vt_write(p, 16, __builtin_return_address(0)); }
 void __tsan_unaligned_read2(void *p) { vt_read(p, 2, __builtin_return_address(0)); }
 void __tsan_unaligned_read4(void *p) { vt_read(p, 4, __builtin_return_address(0)); }
 void __tsan_unaligned_read8(void *p) { vt_read(p, 8, __builtin_return_address(0)); }
 void __tsan_unaligned_read16(void *p) { vt_read(p, 16, __builtin_return_address(0)); }
-void __tsan_unaligned_write2(void *p) { vt_mem(p, 2, true); }
-void __tsan_unaligned_write4(void *p) { vt_mem(p, 4, true); }
-void __tsan_unaligned_write8(void *p) { vt_mem(p, 8, true); }
-void __tsan_unaligned_write16(void *p) { vt_mem(p, 16, true); }
+void __tsan_unaligned_write2(void *p) { vt_write(p, 2, __builtin_return_address(0)); }
+void __tsan_unaligned_write4(void *p) { vt_write(p, 4, __builtin_return_address(0)); }
+void __tsan_unaligned_write8(void *p) { vt_write(p, 8, __builtin_return_address(0)); }
+void __tsan_unaligned_write16(void *p) { vt_write(p, 16, __builtin_return_address(0)); }
 void __tsan_read_range(void *p, unsigned long n) { vt_mem(p, n, false); }
 void __tsan_write_range(void *p, unsigned long n) { vt_mem(p, n, true); }
 
@@ -1506,7 +1529,14 @@ void __tsan_read8(void *p)
 		vt_read(p, 8, __builtin_return_address(0));
 		return;
 	}
-	vt_load_word(c, a);
+	if (vt_prof_accesses(c)) {
+		unsigned long before = vt_prof_begin(c);
+
+		vt_load_word(c, a);
+		vt_prof_end(c, __builtin_return_address(0), before);
+	} else {
+		vt_load_word(c, a);
+	}
 	vt_stride_note(__builtin_return_address(0), a);
 }
 

@@ -280,6 +280,7 @@ vt_ps vt_transfer(struct vt_cpu *c, const struct vt_cpu *from, struct vt_line *l
 		vt.acc.st.remote_transfers++;
 	if (from && vt.h && from->core != c->core) {
 		vt.acc.st.l1_miss++;
+		c->l1_misses++;
 		vt.acc.st.l2_miss++;
 		if (from->l3 != c->l3) {
 			vt.acc.st.l3_miss++;
@@ -525,12 +526,12 @@ static void vt_access_ff(struct vt_cpu *c, const volatile void *p, int kind)
 	}
 }
 
+static void vt_access_one(struct vt_cpu *c, const volatile void *p, int kind);
+
 void vt_access(const volatile void *p, int kind)
 {
 	struct vt_cpu *c = vt.cur;
-	struct vt_line *l;
-	unsigned int gen;
-	enum vt_req r;
+	unsigned long before;
 
 	if (!c)
 		return;		/* outside a run: boot and set-up cost nothing */
@@ -538,10 +539,25 @@ void vt_access(const volatile void *p, int kind)
 		vt_access_ff(c, p, kind);
 		return;
 	}
+	if ((kind & 3) == VT_RMW && vt_prof_on(VT_PROF_RMW))
+		vt_prof_hit((uintptr_t)__builtin_return_address(0), vt.window_open);
+	if (!vt_prof_accesses(c)) {
+		vt_access_one(c, p, kind);
+		return;
+	}
+	before = vt_prof_begin(c);
+	vt_access_one(c, p, kind);
+	vt_prof_end(c, __builtin_return_address(0), before);
+}
+
+static void vt_access_one(struct vt_cpu *c, const volatile void *p, int kind)
+{
+	struct vt_line *l;
+	unsigned int gen;
+	enum vt_req r;
+
 	vt_charge_code(c);
 	if ((kind & 3) == VT_RMW) {
-		if (__builtin_expect(vt_prof != NULL, 0) && vt_prof_rmw)
-			vt_prof_hit((uintptr_t)__builtin_return_address(0), vt.window_open);
 		vt_rmw_drain(c);	/* one locked RMW at a time */
 		vt_sb_drain(c);		/* a locked RMW drains the store buffer */
 		if (vt.h && vt.m->rmw_drain)

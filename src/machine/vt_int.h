@@ -96,6 +96,9 @@ struct vt_cpu {
 	struct vt_cpu *sibling;		/* the other hardware thread of its core in the run */
 	/* the core model (vt_cache.c) */
 	unsigned long blocks_run;	/* basic blocks charged so far: where it is in its code */
+	unsigned long l1_misses;	/* its L1 misses so far (MMLAB_VT_BLOCKPROF_EVENTS=miss) */
+	vt_ps stalled;			/* its stalls on the memory system so far (=stall) */
+	bool prof_busy;			/* inside a profiled access: one site counts it */
 	vt_ps stuck_clock;		/* its clock, and events made since it last moved */
 	unsigned long stuck_events;
 	struct vt_mlp mlp;
@@ -365,6 +368,13 @@ static inline void vt_async_drain(struct vt_cpu *c)
 	}
 }
 
+/* @c stalls @ps on the memory system: share_mem_pct's time. */
+static inline void vt_mem_stall(struct vt_cpu *c, vt_ps ps)
+{
+	vt.acc.mem_ps += ps;
+	c->stalled += ps;
+}
+
 /*
  * core.sb: what must see this CPU's buffered stores written (a locked RMW,
  * a window's edge, the CPU's end) waits until the youngest is.
@@ -372,7 +382,7 @@ static inline void vt_async_drain(struct vt_cpu *c)
 static inline void vt_sb_drain(struct vt_cpu *c)
 {
 	if (c->sb_last > c->clock) {
-		vt.acc.mem_ps += c->sb_last - c->clock;
+		vt_mem_stall(c, c->sb_last - c->clock);
 		c->clock = c->sb_last;
 	}
 }
@@ -410,15 +420,63 @@ static inline void vt_sched(struct vt_cpu *c)
 
 /*
  * MMLAB_VT_BLOCKPROF (vt_blockprof.c): blocks counted by call site; NULL when
- * off.  With MMLAB_VT_BLOCKPROF_EVENTS=rmw, the locked RMWs instead
- * (vt_prof_rmw).
+ * off.  MMLAB_VT_BLOCKPROF_EVENTS says what is counted (vt_prof_ev): the
+ * blocks, the locked RMWs, the L1 misses of each access, or the time (ps)
+ * each access stalled on the memory system.
  */
+enum vt_prof_event { VT_PROF_BLOCKS, VT_PROF_RMW, VT_PROF_MISS, VT_PROF_STALL };
+
 struct vt_prof_slot {
 	uintptr_t pc;
 	unsigned long n, windowed;
 };
 extern struct vt_prof_slot *vt_prof;
-extern bool vt_prof_rmw;
-void vt_prof_hit(uintptr_t pc, bool windowed);
+extern enum vt_prof_event vt_prof_ev;
+void vt_prof_add(uintptr_t pc, unsigned long n, bool windowed);
+
+static inline void vt_prof_hit(uintptr_t pc, bool windowed)
+{
+	vt_prof_add(pc, 1, windowed);
+}
+
+/* Is the profile counting @ev? */
+static inline bool vt_prof_on(enum vt_prof_event ev)
+{
+	return __builtin_expect(vt_prof != NULL, 0) && vt_prof_ev == ev;
+}
+
+/*
+ * Is the profile counting something each access of @c adds to (=miss,
+ * =stall), and is @c not inside an access it counts already (the machine's
+ * own calls, such as a plain access the coherence model serves)?
+ */
+static inline bool vt_prof_accesses(const struct vt_cpu *c)
+{
+	return __builtin_expect(vt_prof != NULL, 0) && vt_prof_ev >= VT_PROF_MISS && c &&
+	       !c->prof_busy;
+}
+
+/* What the access profile counts of @c so far: its L1 misses, or its stalls in ps. */
+static inline unsigned long vt_prof_measure(const struct vt_cpu *c)
+{
+	return vt_prof_ev == VT_PROF_MISS ? c->l1_misses : (unsigned long)c->stalled;
+}
+
+/* @c starts an access the profile counts: what it has counted so far. */
+static inline unsigned long vt_prof_begin(struct vt_cpu *c)
+{
+	c->prof_busy = true;
+	return vt_prof_measure(c);
+}
+
+/* Into the profile, for the access at @ret: what @c added since vt_prof_begin() said @before. */
+static inline void vt_prof_end(struct vt_cpu *c, void *ret, unsigned long before)
+{
+	unsigned long now = vt_prof_measure(c);
+
+	c->prof_busy = false;
+	if (now != before)
+		vt_prof_add((uintptr_t)ret, now - before, vt.window_open);
+}
 
 #endif

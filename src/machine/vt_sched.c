@@ -134,7 +134,7 @@ void __sanitizer_cov_trace_pc(void)
 
 	if (c) {
 		c->blocks++;
-		if (__builtin_expect(vt_prof != NULL, 0) && !vt_prof_rmw)
+		if (vt_prof_on(VT_PROF_BLOCKS))
 			vt_prof_hit((uintptr_t)__builtin_return_address(0), vt.window_open);
 	}
 }
