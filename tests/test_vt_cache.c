@@ -386,8 +386,11 @@ static void test_prefetch_stride(void)
 /* --- l1d.lat: a chase through the L1 pays the load-to-use latency, independent hits do not -- */
 
 /*
- * Half the L1 (32 lines), warmed by two laps, then timed, one basic block
- * (1 ns) a step:
+ * Half the L1 (32 lines), warmed by eight laps, then timed over eight, one
+ * basic block (1 ns) a step.  A chase at 1.25 ns a load falls behind the
+ * code by 0.25 ns a step from the first lap of hits until it is core.rob's
+ * 40 blocks (40 ns) behind, 160 steps later, and stalls the core from then
+ * on: the timed laps see the chase's own rate.
  *
  *   chase:        p = *(p + skew): each line holds the next line's address minus @skew, so a
  *                 load lies @skew bytes past the pointer it follows; followed below 256 bytes
@@ -396,6 +399,8 @@ static void test_prefetch_stride(void)
 static bool l1_indep;
 static size_t l1_skew;
 #define L1_OTHER	(1 << 20)	/* the independent loads' region, past the chase's */
+#define L1_WARM		8
+#define L1_TIMED	8
 
 static void l1_walk(void *arg)
 {
@@ -403,8 +408,8 @@ static void l1_walk(void *arg)
 	char *p = arena - l1_skew;
 	double t0 = 0;
 
-	for (int lap = 0; lap < 3; lap++) {
-		if (lap == 2)
+	for (int lap = 0; lap < L1_WARM + L1_TIMED; lap++) {
+		if (lap == L1_WARM)
 			t0 = vt_clock_ns();
 		for (size_t i = 0; i < n; i++) {
 			__sanitizer_cov_trace_pc();
@@ -416,7 +421,7 @@ static void l1_walk(void *arg)
 			}
 		}
 	}
-	lap_ns = (vt_clock_ns() - t0) / n;
+	lap_ns = (vt_clock_ns() - t0) / n / L1_TIMED;
 }
 
 static double l1_ns(double l1_lat, bool indep, size_t skew)
@@ -451,6 +456,72 @@ static void test_l1_latency(void)
 	ok(fabs(ns - 1.25) < 1e-9, "a load 255 bytes past the pointer it follows waits for it (%.3f ns)", ns);
 	ns = l1_ns(1.25, false, 256);
 	ok(fabs(ns - 1) < 1e-9, "one 256 bytes past is not taken to follow it (%.3f ns)", ns);
+}
+
+/*
+ * The chase above, once around the 32 lines to bring them into the L1 (the
+ * last miss leaves the core caught up), then @steps steps of hits, timed,
+ * l1d.lat 1.25 ns, one block (1 ns) a step, core.rob 200 (40 blocks: 40 ns
+ * of code):
+ *
+ *   step j:  the code is at j ns, the chase's data at 1.25 j (the first hit's
+ *            address is the last miss's data, there at 0, and the hit issues
+ *            in that miss's shadow)
+ *   stall:   only once the chase is more than 40 ns behind: at step j the
+ *            load waits for step j - 1's data, 1.25 (j - 1) against j + 40,
+ *            so from step 166; then the core waits until it is 40 ns behind,
+ *            and goes at the chase's 1.25 ns a step
+ */
+static unsigned long l1_steps;
+
+static void l1_chain_walk(void *arg)
+{
+	size_t n = chase_bytes / 64;
+	char *p = arena;
+	double t0;
+
+	for (size_t i = 0; i < n; i++) {
+		__sanitizer_cov_trace_pc();
+		__tsan_read8(p);
+		p = *(char **)p;
+	}
+	t0 = vt_clock_ns();
+	for (unsigned long i = 0; i < l1_steps; i++) {
+		__sanitizer_cov_trace_pc();
+		__tsan_read8(p);
+		p = *(char **)p;
+	}
+	lap_ns = vt_clock_ns() - t0;
+}
+
+static double l1_chain_ns(unsigned long steps)
+{
+	struct vt_stats st;
+
+	small_machine(&mach, 8, 1);
+	mach.l1_lat_ns = 1.25;
+	chase_build(L1_KIB * 1024 / 2, 64);
+	l1_steps = steps;
+	run_on(0, l1_chain_walk, &st);
+	return lap_ns;
+}
+
+static void test_l1_chain_rob(void)
+{
+	static const struct { unsigned long steps; double want; const char *why; } cases[] = {
+		{ 100, 100, "100 steps, under 25 ns behind: the core goes on, its blocks alone" },
+		{ 165, 165, "165 steps, the last one's address 40 ns behind: no stall" },
+		{ 166, 166.25, "166 steps, 40.25 ns behind: the core waits 0.25 ns" },
+		{ 170, 171.25, "170 steps: from there on the chase's 1.25 ns a step" },
+		{ 400, 458.75, "400 steps: 1.25 ns a step less the 40 ns the window holds" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double ns = l1_chain_ns(cases[i].steps);
+
+		ok(fabs(ns - cases[i].want) < 1e-9, "l1d.lat behind core.rob: %s (%.3f ns, want %.2f)",
+		   cases[i].why, ns, cases[i].want);
+	}
 }
 
 /*
@@ -1506,6 +1577,7 @@ int main(void)
 	test_prefetch_degree();
 	test_prefetch_stride();
 	test_l1_latency();
+	test_l1_chain_rob();
 	test_hit_then_miss();
 	test_smt();
 	test_sharing();

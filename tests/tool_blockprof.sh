@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/blockprof.sh (MMLAB_VT_BLOCKPROF, src/machine/vt_blockprof.c) on free-contig in virtual
 # time, and on vmalloc's arm64 huge mappings (TAP): the blocks by function, the design's own
-# functions where it has them, the timed windows' total the run's own count, and the errors.
+# functions where it has them, the timed windows' total the run's own count, the locked RMWs,
+# L1 misses and memory stalls by site, and the errors.
 set -u
 cd "$(dirname "$0")/.."
 . tests/cli_lib.bash
@@ -131,13 +132,62 @@ print(f"# mapcount additions a page mapped: {one:.4f} with one process, {two:.4f
 assert 0.70 <= two / one <= 0.80, (one, two)
 PY
 ok $? "-e rmw: _nr_pages_mapped changes only when a page's first mapping comes or its last goes (one process about 2 RMWs a PTE, two 1.5)"
+# -e miss and -e stall: each access's L1 misses and memory stalls by its site, each counted
+# once, so the timed windows' totals are the run's own counters: free-contig batched (one CPU),
+# and reclaim-large (the mapping process on a second CPU: plain accesses the coherence model
+# serves, a miss counted once, at the kernel model's access).
+bash tools/blockprof.sh -e miss -n 3 -- "$MMLAB" "${run[@]}" --variant batched >"$tmp/m.txt" 2>&1
+ok $? "blockprof -e miss of free-contig batched exits 0 ($(tail -n 1 "$tmp/m.txt"))"
+bash tools/blockprof.sh -e stall -n 3 -- "$MMLAB" "${run[@]}" --variant batched >"$tmp/s.txt" 2>&1
+ok $? "blockprof -e stall of free-contig batched exits 0 ($(tail -n 1 "$tmp/s.txt"))"
+rl=(run reclaim-large --machine xeon-8369b-2s --scale tiny --contpte off --variant vanilla --repeat 1)
+bash tools/blockprof.sh -e miss -n 3 -- "$MMLAB" "${rl[@]}" >"$tmp/rm.txt" 2>&1 &&
+	bash tools/blockprof.sh -n 3 -- "$MMLAB" "${rl[@]}" >"$tmp/rb.txt" 2>&1 &&
+	"$MMLAB" "${rl[@]}" --json "$tmp/rl.json" >/dev/null 2>&1
+ok $? "blockprof -e miss and of blocks, and the run, of reclaim-large exit 0"
+python3 - "$tmp/m.txt" "$tmp/s.txt" "$tmp/b.json" "$tmp/rm.txt" "$tmp/rb.txt" "$tmp/rl.json" <<'PY'
+import json, sys
+def load(p):
+    lines = open(p).read().splitlines()
+    total = [l for l in lines if " all " in l][0].split()
+    return lines, int(total[0]), int(total[3])
+m, mt, _ = load(sys.argv[1])
+s, st, sfn = load(sys.argv[2])
+assert m[0] == "# L1 misses inside the run's timed windows" and m[1].split()[:2] == ["L1", "misses"], m[:2]
+assert s[0] == "# ns stalled inside the run's timed windows" and s[1].split()[:2] == ["ns", "stalled"], s[:2]
+d = json.load(open(sys.argv[3]))
+c, it = d["results"][0]["counters"], d["params"]["iterations"]
+# batched's refcount decrement misses on the pages the last loop left behind, one a page
+assert "page_ref_sub_and_test" in m[2] and int(m[2].split()[0]) >= 512, m[2]
+assert mt == round(c["l1_misses_per_op"] * it) > 0, (mt, c["l1_misses_per_op"] * it)
+# ps summed by function, then floored to ns: under one ns short a function
+want = c["mem_stall_ns_per_op"] * it
+assert want - sfn - 1 <= st <= want and st > 0, (st, want, sfn)
+_, rmt, _ = load(sys.argv[4])
+_, rbt, _ = load(sys.argv[5])
+r = json.load(open(sys.argv[6]))["results"][0]["counters"]
+ops = rbt / r["blocks_per_op"]
+assert abs(ops - round(ops)) < 1e-6 and abs(rmt - r["l1_misses_per_op"] * ops) < 0.5, (rmt, r["l1_misses_per_op"] * ops)
+print(f"# free-contig: {mt} misses, {st} ns stalled; reclaim-large: {rmt} misses in {round(ops)} ops")
+PY
+ok $? "-e miss and -e stall: the windows' totals are the run's l1_misses_per_op and mem_stall_ns_per_op"
+# Four readers of one page (refcount-scale): their plain loads of lines other CPUs hold are
+# served by the coherence model, and each miss is named by the kernel model's access, never
+# by the machine's own functions (only its spinlock, the kernel model's lock).
+bash tools/blockprof.sh -e miss -n 200 -- "$MMLAB" run refcount-scale --machine e5-2690v3-2s --threads 4 \
+	--variant vanilla --virtual-us 200 --repeat 1 >"$tmp/rc.txt" 2>&1
+ok $? "blockprof -e miss of refcount-scale at 4 threads exits 0 ($(tail -n 1 "$tmp/rc.txt"))"
+awk '$2 ~ /%$/ && $3 != "all" { print $3 }' "$tmp/rc.txt" >"$tmp/rc.names"
+[ -s "$tmp/rc.names" ] && ! grep -v '^vt_spin_' "$tmp/rc.names" | grep -q '^vt_'
+ok $? "-e miss at 4 threads: every miss at a kernel-model site ($(grep -c . "$tmp/rc.names") functions)"
+
 bash tools/blockprof.sh -e bogus -- "$MMLAB" "${run[@]}" >"$tmp/e.txt" 2>&1
 rc=$?
-[ $rc -eq 2 ] && grep -q "blocks or rmw" "$tmp/e.txt"
+[ $rc -eq 2 ] && grep -q "blocks, rmw, miss or stall" "$tmp/e.txt"
 ok $? "-e bogus: exit 2 naming the valid values (exit $rc)"
 MMLAB_VT_BLOCKPROF="$tmp/x.raw" MMLAB_VT_BLOCKPROF_EVENTS=bogus "$MMLAB" "${run[@]}" >/dev/null 2>"$tmp/e.txt"
 rc=$?
-[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e.txt")" -eq 1 ] && grep -q "valid: blocks, rmw" "$tmp/e.txt"
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e.txt")" -eq 1 ] && grep -q "valid: blocks, rmw, miss, stall$" "$tmp/e.txt"
 ok $? "MMLAB_VT_BLOCKPROF_EVENTS=bogus: exit 2 with one line naming the valid values (exit $rc)"
 bash tools/blockprof.sh -n 3 -- "$MMLAB" run free-contig --scale tiny --variant vanilla --repeat 1 >"$tmp/h.txt" 2>&1
 rc=$?

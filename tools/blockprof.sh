@@ -16,8 +16,8 @@
 # acquisition), each by the function that made it and the two it was inlined
 # into (addr2line's inline chain).  -e miss counts the L1 misses (lines from
 # the L2, the L3, memory or another core) by the load, store or atomic that
-# made each, named the same way; the lines memcpy()/memset() move and the
-# prefetcher's fills are not in it.  -e stall sums the nanoseconds each
+# made each, named the same way (a memcpy() or memset() by its caller, for all
+# the lines it moves).  -e stall sums the nanoseconds each
 # access stalled on the memory system (share_mem_pct's time): the access
 # that waits, which need not be the one whose miss it waits for (a locked
 # RMW waits for the stores buffered before it).
@@ -48,10 +48,12 @@ bin=$1
 [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
 command -v addr2line >/dev/null || { echo "$0: needs addr2line (binutils)" >&2; exit 2; }
 
-what=blocks
-[ "$ev" = rmw ] && what="locked RMWs"
-[ "$ev" = miss ] && what="L1 misses"
-[ "$ev" = stall ] && what="ns stalled"
+case "$ev" in
+blocks) what=blocks one=block ;;
+rmw) what="locked RMWs" one="locked RMW" ;;
+miss) what="L1 misses" one="L1 miss" ;;
+stall) what="ns stalled" one=stall ;;
+esac
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -62,7 +64,7 @@ if [ $rc -ne 0 ]; then
 	echo "$0: the command exited $rc" >&2
 	exit $rc
 fi
-[ -s "$tmp/raw" ] || { echo "$0: no ${what%s} was counted (not a virtual-time run?)" >&2; exit 1; }
+[ -s "$tmp/raw" ] || { echo "$0: no $one was counted (not a virtual-time run?)" >&2; exit 1; }
 [ -z "$raw" ] || cp "$tmp/raw" "$raw"
 if [ "$ev" = blocks ]; then
 	grep -v '^#' "$tmp/raw" | awk '{ print $1 }' | addr2line -f -e "$bin" | awk 'NR % 2' >"$tmp/names"

@@ -15,8 +15,9 @@
  * atomic, or the machine's spinlock), blocks not at all; =miss counts the
  * L1 misses (a line from the L2, the L3, memory or another core) by the
  * access that made each: a plain load or store (its instrumentation call's
- * caller), a marked one or an atomic (vt_access()'s).  memcpy()'s and
- * memset()'s lines and the prefetcher's fills have no site and are not in it.
+ * caller), a marked one or an atomic (vt_access()'s), a memcpy() or memset()
+ * (its caller) for all the lines it moves; the prefetcher's fills, which no
+ * access waits on at once, are not misses.
  * =stall counts the picoseconds each access stalled on the memory system
  * (share_mem_pct's time): the access that waits, which is not always the
  * one whose miss it waits for (a locked RMW waits for the stores buffered

@@ -1158,22 +1158,33 @@ static vt_ps vt_line_slow(struct vt_cpu *c, uintptr_t addr, bool write, bool in_
  * the L1 holds runs at one hit latency a step, as on every core, where
  * independent hits overlap and cost only their blocks.  If the load misses,
  * it issues no earlier either: it does not start in the shadow of the miss
- * that brought the line the pointer was in (vt_stall()).
+ * that brought the line the pointer was in (vt_stall()).  A hit that waits
+ * holds up only what depends on it (its own data is ready that much later,
+ * vt_note_hit_pointer()): the core dispatches the code after it meanwhile,
+ * and stalls only once its reorder buffer is full behind it, core.rob's
+ * worth of code later, as the interval model of an out-of-order core has it
+ * (Eyerman, Eeckhout, Karkhanis and Smith, "A mechanistic performance model
+ * for superscalar out-of-order processors", ACM TOCS 27(2), 2009: a latency
+ * shorter than the time to fill the window costs only through the chains
+ * it is on).
  */
 static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 {
 	struct vt_mlp *m = &c->mlp;
-	vt_ps ready = 0;
+	vt_ps ready = 0, rob;
 
 	for (int i = 0; i < VT_MLP_DEPS; i++)
 		if (addr - m->hit[i].val < m->hit[i].span && m->hit[i].ready > ready)
 			ready = m->hit[i].ready;
 	m->addr_ready = ready;
-	if (!ready || ready <= vt_now(c))
+	if (!ready)
+		return;
+	rob = vt_hier_code_ps(c, vt.h->rob_blocks);
+	if (ready <= vt_now(c) + rob)
 		return;
 	vt_charge_code(c);
-	vt_mem_stall(c, ready - c->clock);
-	c->clock = ready;
+	vt_mem_stall(c, ready - rob - c->clock);
+	c->clock = ready - rob;
 }
 
 /*
@@ -1347,6 +1358,22 @@ static void vt_mem(const volatile void *p, unsigned long size, bool write)
 		vt_line_access(c, a, write);
 }
 
+/*
+ * A plain access to @size bytes at @p by the instruction that returns to
+ * @ret (a memcpy()'s: its call), counted at that site by the profile.
+ */
+static inline void vt_mem_at(const void *p, unsigned long size, bool write, void *ret)
+{
+	if (vt_prof_accesses(vt.cur)) {
+		unsigned long before = vt_prof_begin(vt.cur);
+
+		vt_mem(p, size, write);
+		vt_prof_end(vt.cur, ret, before);
+	} else {
+		vt_mem(p, size, write);
+	}
+}
+
 /* Copying or setting @n bytes: the core's side, once the lines are in its L1. */
 static void vt_charge_copy(unsigned long n)
 {
@@ -1356,23 +1383,23 @@ static void vt_charge_copy(unsigned long n)
 
 void *vt_memcpy(void *d, const void *s, size_t n)
 {
-	vt_mem(s, n, false);
-	vt_mem(d, n, true);
+	vt_mem_at(s, n, false, __builtin_return_address(0));
+	vt_mem_at(d, n, true, __builtin_return_address(0));
 	vt_charge_copy(n);
 	return memcpy(d, s, n);
 }
 
 void *vt_memmove(void *d, const void *s, size_t n)
 {
-	vt_mem(s, n, false);
-	vt_mem(d, n, true);
+	vt_mem_at(s, n, false, __builtin_return_address(0));
+	vt_mem_at(d, n, true, __builtin_return_address(0));
 	vt_charge_copy(n);
 	return memmove(d, s, n);
 }
 
 void *vt_memset(void *d, int v, size_t n)
 {
-	vt_mem(d, n, true);
+	vt_mem_at(d, n, true, __builtin_return_address(0));
 	vt_charge_copy(n);
 	return memset(d, v, n);
 }
@@ -1473,28 +1500,14 @@ static inline void vt_stride_note(void *ret, uintptr_t a)
 /* A plain load of @size bytes at @p by the instruction that returns to @ret. */
 static inline void vt_read(void *p, unsigned long size, void *ret)
 {
-	if (vt_prof_accesses(vt.cur)) {
-		unsigned long before = vt_prof_begin(vt.cur);
-
-		vt_mem(p, size, false);
-		vt_prof_end(vt.cur, ret, before);
-	} else {
-		vt_mem(p, size, false);
-	}
+	vt_mem_at(p, size, false, ret);
 	vt_stride_note(ret, (uintptr_t)p);
 }
 
 /* A plain store of @size bytes at @p by the instruction that returns to @ret. */
 static inline void vt_write(void *p, unsigned long size, void *ret)
 {
-	if (vt_prof_accesses(vt.cur)) {
-		unsigned long before = vt_prof_begin(vt.cur);
-
-		vt_mem(p, size, true);
-		vt_prof_end(vt.cur, ret, before);
-	} else {
-		vt_mem(p, size, true);
-	}
+	vt_mem_at(p, size, true, ret);
 }
 
 void __tsan_read1(void *p) { vt_read(p, 1, __builtin_return_address(0)); }
@@ -1514,8 +1527,8 @@ void __tsan_unaligned_write2(void *p) { vt_write(p, 2, __builtin_return_address(
 void __tsan_unaligned_write4(void *p) { vt_write(p, 4, __builtin_return_address(0)); }
 void __tsan_unaligned_write8(void *p) { vt_write(p, 8, __builtin_return_address(0)); }
 void __tsan_unaligned_write16(void *p) { vt_write(p, 16, __builtin_return_address(0)); }
-void __tsan_read_range(void *p, unsigned long n) { vt_mem(p, n, false); }
-void __tsan_write_range(void *p, unsigned long n) { vt_mem(p, n, true); }
+void __tsan_read_range(void *p, unsigned long n) { vt_mem_at(p, n, false, __builtin_return_address(0)); }
+void __tsan_write_range(void *p, unsigned long n) { vt_mem_at(p, n, true, __builtin_return_address(0)); }
 
 /* An 8-byte load: what it loads may be a pointer the next miss follows. */
 void __tsan_read8(void *p)
