@@ -642,7 +642,8 @@ mf_vanilla() { "$MMLAB" run migrate-fork --machine "$tmp/dr.conf" --scale tiny -
 	--variant vanilla --json "$tmp/dr.json" >/dev/null 2>&1 &&
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/dr.json"; }
 # Each rmw.overlap: without rmw.drain as with its opposite; with rmw.drain the other way,
-# slower (yes: drained) or faster (no: the misses run on) by at least 5%.
+# slower (yes: drained) or faster (no: the misses run on) by at least 2% (deterministic: at
+# 20 children 523 -> 476 us with rmw.overlap no, 451 -> 467 with yes).
 for ov in no yes; do
 	dflt=yes; other=no; [ $ov = yes ] && dflt=no && other=yes
 	drkey "rmw.overlap $ov | a test"; base=$(mf_vanilla)
@@ -651,7 +652,7 @@ for ov in no yes; do
 	ok $? "without rmw.drain, rmw.overlap $ov: as rmw.drain $dflt ($base us)"
 	drkey "rmw.overlap $ov | a test" "rmw.drain $other | a test"; moved=$(mf_vanilla)
 	[ -n "$moved" ] && python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2])
-sys.exit(not (a < 0.95 * b if sys.argv[3] == "no" else a > 1.05 * b))' "$moved" "$base" "$other"
+sys.exit(not (a < 0.98 * b if sys.argv[3] == "no" else a > 1.02 * b))' "$moved" "$base" "$other"
 	ok $? "rmw.overlap $ov with rmw.drain $other: the walk's misses $([ $other = no ] && echo run on across its PTE locks || echo are drained at them) ($moved against $base us)"
 done
 # A share: without rmw.drain, over a half is yes's default (the misses run on), a half or
@@ -762,9 +763,10 @@ needs_hier "pf.stride 2048 | a test"
 # A page-table entry's load is a load (VT_ENTRY: pgtable_entry_load()), and the frame it
 # names waits for it (mem_init() tells the machine where frames are). vanilla's restore
 # walks every child's tables, mgt-entry stops after the parent's: on qemu-2node at 4
-# children each extra walk fetches 0.016 lines through the coherence model (it was 0.15
-# when entries were fetched there in sequence) and stalls 26.5 ns on memory; with no
-# frames announced (vt_frames() given 0 of them, tried by hand) it stalls 20.5 ns.
+# children each extra walk fetches 0.008 lines through the coherence model (it was 0.15
+# when entries were fetched there in sequence) and stalls 14.0 ns on memory; with no
+# frames announced (vt_frames() given 0 of them, tried by hand) it stalls 8.8 ns.  (26.5
+# and 20.5 ns before a hit that follows a pointer held up only its chain.)
 "$MMLAB" run migrate-fork --machine qemu-2node --scale tiny --children 4 --repeat 1 \
 	--variant vanilla,mgt-entry --json "$tmp/walk.json" >/dev/null 2>&1
 python3 -c 'import json, sys
@@ -775,7 +777,7 @@ walks = (v["restore_vmas_visited"] - m["restore_vmas_visited"]) / folios
 per_walk = (v["line_transfers_per_op"] - m["line_transfers_per_op"]) / walks
 stall = (v["mem_stall_ns_per_op"] - m["mem_stall_ns_per_op"]) / walks
 print(round(per_walk, 3), "lines in sequence,", round(stall, 1), "ns of memory stall")
-sys.exit(not (walks == 4 and per_walk < 0.05 and stall > 23.5))' "$tmp/walk.json" >"$tmp/walk.out" 2>&1
+sys.exit(not (walks == 4 and per_walk < 0.05 and stall > 11.4))' "$tmp/walk.json" >"$tmp/walk.out" 2>&1
 ok $? "each extra restore walk loads its page-table entries as loads, each level waiting for the last: $(cat "$tmp/walk.out") a walk"
 
 # reclaim-large's --tlb-flush-ns/--tlbi-ns auto take the machine's figures;
