@@ -597,6 +597,19 @@ void vt_hier_serialise(struct vt_cpu *c)
  * When the data of the latest missed load whose pointer @addr follows (lies
  * up to its span past: VT_DEP_SPAN bytes, or an entry's frame) arrives; 0 if none.
  */
+/*
+ * core.rob's blocks @c may have in flight: half while its SMT sibling runs
+ * code, as the reorder buffer is split between the two hardware threads
+ * (Intel's Hyper-Threading partitions it; AMD's Zen statically partitions
+ * its retire queue, as it does the store queue: core.sb).
+ */
+static unsigned long vt_rob_blocks(const struct vt_cpu *c)
+{
+	if (c->sibling && vt_busy(c->sibling))
+		return vt.h->rob_blocks / 2;
+	return vt.h->rob_blocks;
+}
+
 static vt_ps vt_dep(const struct vt_mlp *m, uintptr_t addr)
 {
 	vt_ps done = 0;
@@ -621,9 +634,9 @@ static vt_ps vt_addr_known(const struct vt_mlp *m, uintptr_t addr)
  * the first miss's issue, or the latest that waited for another's data if
  * only that one is within reach, plus the blocks run since.
  */
-static vt_ps vt_shadow_issue(const struct vt_mlp *m, unsigned long pos)
+static vt_ps vt_shadow_issue(const struct vt_cpu *c, const struct vt_mlp *m, unsigned long pos)
 {
-	if (pos - m->pos < vt.h->rob_blocks)
+	if (pos - m->pos < vt_rob_blocks(c))
 		return m->issue + (pos - m->pos) * vt.cost[VT_C_BLOCK];
 	return m->dep_issue + (pos - m->dep_pos) * vt.cost[VT_C_BLOCK];
 }
@@ -650,8 +663,8 @@ static vt_ps vt_stall(struct vt_cpu *c, uintptr_t addr, vt_ps lat)
 	pos = c->blocks_run;
 	dep = vt_addr_known(m, addr);
 	/* dep_pos is never before pos: within reach of the first miss is within reach of it */
-	if (m->n && m->n < vt.h->mshr && pos - m->dep_pos < vt.h->rob_blocks) {
-		vt_ps issue = vt_shadow_issue(m, pos);
+	if (m->n && m->n < vt.h->mshr && pos - m->dep_pos < vt_rob_blocks(c)) {
+		vt_ps issue = vt_shadow_issue(c, m, pos);
 
 		m->n++;
 		if (dep > issue) {
@@ -1179,7 +1192,7 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 	m->addr_ready = ready;
 	if (!ready)
 		return;
-	rob = vt_hier_code_ps(c, vt.h->rob_blocks);
+	rob = vt_hier_code_ps(c, vt_rob_blocks(c));
 	if (ready <= vt_now(c) + rob)
 		return;
 	vt_charge_code(c);
@@ -1204,8 +1217,8 @@ static vt_ps vt_hit_issue(const struct vt_cpu *c, uintptr_t addr)
 	for (int i = 0; i < VT_MLP_DEPS; i++)	/* its line is still on its way */
 		if (m->fill[i].line == addr >> VT_LINE_SHIFT && m->fill[i].done > known)
 			known = m->fill[i].done;
-	if (m->n && pos - m->dep_pos < vt.h->rob_blocks) {
-		vt_ps early = vt_shadow_issue(m, pos);
+	if (m->n && pos - m->dep_pos < vt_rob_blocks(c)) {
+		vt_ps early = vt_shadow_issue(c, m, pos);
 
 		if (early < at)
 			at = early;
