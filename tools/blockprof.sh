@@ -48,11 +48,12 @@ bin=$1
 [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
 command -v addr2line >/dev/null || { echo "$0: needs addr2line (binutils)" >&2; exit 2; }
 
+unit=1
 case "$ev" in
 blocks) what=blocks one=block ;;
 rmw) what="locked RMWs" one="locked RMW" ;;
 miss) what="L1 misses" one="L1 miss" ;;
-stall) what="ns stalled" one=stall ;;
+stall) what="ns stalled" one=stall unit=1000 ;;
 esac
 
 tmp=$(mktemp -d)
@@ -82,18 +83,17 @@ for l in sys.stdin:
 for s in sites:
     print(" < ".join(s[0::2][:3]))' >"$tmp/names"
 fi
-python3 - "$tmp/raw" "$tmp/names" "$top" "$what" <<'PY'
+python3 - "$tmp/raw" "$tmp/names" "$top" "$what" "$unit" <<'PY'
 import collections, sys
 counts = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
 names = [l.strip() for l in open(sys.argv[2])]
 assert len(counts) == len(names), (len(counts), len(names))
 windowed = any(int(w) for _, _, w in counts)
 by = collections.Counter()
-unit = 1000 if sys.argv[4] == "ns stalled" else 1	# the stall profile counts ps
+unit = int(sys.argv[5])	# the stall profile counts ps, and prints ns
 for (_, n, w), name in zip(counts, names):
     by[name] += int(w if windowed else n)
-by = collections.Counter({k: v // unit for k, v in by.items()})
-by = collections.Counter({k: v for k, v in by.items() if v})
+by = collections.Counter({k: v // unit for k, v in by.items() if v // unit})
 total = sum(by.values())
 what = sys.argv[4]
 print("# %s" % ("%s inside the run's timed windows" % what if windowed else

@@ -594,10 +594,6 @@ void vt_hier_serialise(struct vt_cpu *c)
 }
 
 /*
- * When the data of the latest missed load whose pointer @addr follows (lies
- * up to its span past: VT_DEP_SPAN bytes, or an entry's frame) arrives; 0 if none.
- */
-/*
  * core.rob's blocks @c may have in flight: half while its SMT sibling runs
  * code, as the reorder buffer is split between the two hardware threads
  * (Intel's Hyper-Threading partitions it; AMD's Zen statically partitions
@@ -610,6 +606,10 @@ static unsigned long vt_rob_blocks(const struct vt_cpu *c)
 	return vt.h->rob_blocks;
 }
 
+/*
+ * When the data of the latest missed load whose pointer @addr follows (lies
+ * up to its span past: VT_DEP_SPAN bytes, or an entry's frame) arrives; 0 if none.
+ */
 static vt_ps vt_dep(const struct vt_mlp *m, uintptr_t addr)
 {
 	vt_ps done = 0;
@@ -1508,7 +1508,6 @@ static inline void vt_stride_note(void *ret, uintptr_t a)
 	if (vt.h && vt.h->stride_max && vt.cur)
 		vt_stride_train(vt.cur, (uintptr_t)ret - (uintptr_t)&vt_mem, a);
 }
-
 
 /* A plain load of @size bytes at @p by the instruction that returns to @ret. */
 static inline void vt_read(void *p, unsigned long size, void *ret)
