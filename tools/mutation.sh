@@ -2,6 +2,7 @@
 # Mutation testing: does some test fail when one rule of the code is broken?
 #
 #   tools/mutation.sh [ID...]        (make mutation: every mutant)
+#   tools/mutation.sh --check        does every mutant still apply? (make check)
 #
 # Each line of tools/mutants.txt (tab-separated; # starts a comment) is one
 # plausible slip in the kernel model or the runner:
@@ -29,12 +30,15 @@
 # is also written to build/mutation/report.txt.  Environment:
 # MMLAB_MUTATION_SUITE=0 skips stage 3; MMLAB_TEST_TIMEOUT (default 120 here)
 # bounds each test program, so a mutant that makes a test hang is caught by
-# its timeout.
+# its timeout; MMLAB_MUTANTS names another list.  --check builds and runs
+# nothing: it applies stage 1's rule to the tracked files themselves, without
+# writing them, names each mutant that no longer applies, and exits 1 if any
+# does (a change that moved a mutant's FIND must move the mutant too).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
-LIST=tools/mutants.txt
+LIST=${MMLAB_MUTANTS:-tools/mutants.txt}
 WORK=build/mutation
 TREE=$WORK/tree
 REPORT=$WORK/report.txt
@@ -60,24 +64,53 @@ sync_tree() {
 		done
 }
 
-# Apply one mutant to the scratch copy: the k-th of exactly n occurrences of FIND.
-apply() {
-	python3 - "$TREE/$1" "$2" "$3" "$4" <<'EOF'
-import sys
-path, nth, find, repl = sys.argv[1:5]
+# The rule of stage 1: the k-th of exactly n occurrences of FIND in FILE.
+# "PATH NTH FIND REPL" applies one mutant to PATH; "--check LIST" only says,
+# for every mutant of LIST, whether its tracked file would take it.
+APPLY_PY=$(cat <<'EOF'
+import re, sys
 unesc = lambda s: s.replace('\\n', '\n').replace('\\t', '\t')
+
+def where(path, nth, find):
+    k, n = (int(x) for x in nth.split('/'))
+    if not find:
+        raise ValueError(f"{path}: an empty FIND")
+    text = open(path).read()
+    at, pos = [], text.find(find)
+    while pos >= 0:
+        at.append(pos)
+        pos = text.find(find, pos + len(find))
+    if len(at) != n or not 1 <= k <= n:
+        raise ValueError(f"{path}: '{find}' occurs {len(at)} times, the list says {n}")
+    return text, at[k - 1]
+
+if sys.argv[1] == "--check":
+    total = stale = 0
+    for line in open(sys.argv[2]):
+        f = re.split("\t+", line.rstrip("\n").strip("\t"))	# as bash's read splits it
+        if not f[0] or f[0].startswith("#"):
+            continue
+        total += 1
+        try:
+            where(f[1], f[2], unesc(f[3]))
+        except (OSError, ValueError, IndexError) as e:
+            print(f"stale: {f[0]}: {e}")
+            stale += 1
+    print(f"mutants: {total} in {sys.argv[2]}, {stale} no longer apply")
+    sys.exit(1 if stale else 0)
+path, nth, find, repl = sys.argv[1:5]
 find, repl = unesc(find), unesc(repl)
-k, n = (int(x) for x in nth.split('/'))
-text = open(path).read()
-at, pos = [], text.find(find)
-while pos >= 0:
-    at.append(pos)
-    pos = text.find(find, pos + len(find))
-if len(at) != n or not 1 <= k <= n:
-    sys.exit(f"{path}: '{find}' occurs {len(at)} times, the list says {n}")
-p = at[k - 1]
+try:
+    text, p = where(path, nth, find)
+except ValueError as e:
+    sys.exit(str(e))
 open(path, 'w').write(text[:p] + repl + text[p + len(find):])
 EOF
+)
+
+# Apply one mutant to the scratch copy.
+apply() {
+	python3 -c "$APPLY_PY" "$TREE/$1" "$2" "$3" "$4"
 }
 
 restore() {
@@ -124,6 +157,11 @@ build_and_run() {
 		>"$WORK/build.log" 2>&1 || return 2
 	(cd "$TREE" && bash tools/run-tests.sh "${pats[@]}") >"$WORK/run.log" 2>&1
 }
+
+if [ "${1:-}" = --check ]; then
+	python3 -c "$APPLY_PY" --check "$LIST"
+	exit
+fi
 
 mkdir -p "$WORK"
 sync_tree
