@@ -168,7 +168,9 @@ endif
 #  vt    virtual time: every shim event is charged by the simulated machine
 #        (src/machine/vt_*.c), every basic block of plain code counted by it
 #        (trace-pc), every plain load, store and copy by its memory hierarchy
-#        (src/machine/vt_cache.c, through GCC's TSan instrumentation);
+#        (src/machine/vt_cache.c, through GCC's TSan instrumentation), every
+#        call and return by its branch predictors (vt_bpred.c, TSan's function
+#        entry and exit);
 #        built for VT_KERNELS only, linked into mmlab
 FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 FL_run  := -O2 $(FRAMEPTR)
@@ -177,7 +179,7 @@ FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -DCONFIG_FAIL_PAGE_ALL
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
 FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__ \
-	   --param=tsan-instrument-func-entry-exit=0 -fno-builtin-memcpy -fno-builtin-memmove \
+	   --param=tsan-instrument-func-entry-exit=1 -fno-builtin-memcpy -fno-builtin-memmove \
 	   -fno-builtin-memset -fno-merge-constants
 # The vt objects' every load and store calls src/machine/vt_cache.c (its own
 # __tsan_* entry points, not the TSan runtime), and so do their copies:
@@ -200,7 +202,7 @@ KSRCS   := $(sort $(wildcard src/mm/*.c src/lib/*.c src/workloads/*.c)) src/kern
 WORKLOADS := $(basename $(notdir $(sort $(wildcard src/workloads/*.c))))
 MACHSRCS := src/machine/host.c src/machine/delay.c src/machine/vt_sched.c src/machine/vt_coherence.c src/machine/vt_sync.c src/machine/vt_run.c src/machine/vt_cache.c src/machine/vt_span.c src/machine/vt_alloc.c src/machine/vt_machine.c src/machine/vt_calibrate.c src/machine/vt_iface.c \
 	    src/machine/vt_calibrate_mem.c src/machine/arena.c src/machine/vt_blockprof.c \
-	    src/machine/vt_calibrate_code.c src/machine/vt_probe_code.c
+	    src/machine/vt_calibrate_code.c src/machine/vt_probe_code.c src/machine/vt_bpred.c
 CHKSRCS := src/machine/checker.c
 LABSRCS := $(sort $(wildcard src/lab/*.c src/experiments/*.c))
 LABLIB_SRCS := $(filter-out src/lab/main.c src/lab/designs.c,$(LABSRCS))
@@ -324,7 +326,7 @@ UNIT    := $(basename $(notdir $(wildcard tests/test_*.c)))
 STRESS  := $(basename $(notdir $(wildcard tests/stress_*.c)))
 CHECKS  := $(basename $(notdir $(wildcard tests/check_*.c)))
 LABT    := $(basename $(notdir $(wildcard tests/lab_*.c)))
-COMMON  := check_machine test_arena test_vt test_vt_cache test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_memcontrol test_percpu_counter check_sched stress_xarray stress_tsan_canary \
+COMMON  := check_machine test_arena test_vt test_vt_cache test_vt_bpred test_vt_alloc test_vt_span test_vt_rules test_rbtree test_xarray test_interval_tree test_vmstat test_memcontrol test_percpu_counter check_sched stress_xarray stress_tsan_canary \
 	   check_folio_lock
 
 define TEST_BUILD

@@ -704,6 +704,32 @@ sbkey "core.sb 2.5 | a test"; usage_error_says '1..1024' "core.sb 2.5" run free-
 sourced_key sbkey "$tmp/sb.conf" core.sb 64 64
 needs_hier "core.sb 42 | a test"
 
+# core.mispredict NS | SOURCE (optional, hierarchy or not): 0.01..100 ns, at and beyond each
+# bound; what it does to free-contig's vanilla, whose buddy merges branch on the data: a
+# dearer refill, a slower free, and the JSON's mispredicts_per_op and share_branch_pct.
+bpkey() { one_key "$tmp/bp.conf" m2-vm core.mispredict "$@"; }
+fc_vanilla() { "$MMLAB" run free-contig --machine "$tmp/bp.conf" --iterations 20 --repeat 1 --variant vanilla \
+	--json "$tmp/bp.json" >/dev/null 2>&1 && python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]
+print(r["median"], r["counters"].get("mispredicts_per_op", "none"), r["counters"].get("share_branch_pct", "none"))' "$tmp/bp.json"; }
+bpkey; read -r bp_none bp_none_n bp_none_share <<<"$(fc_vanilla)"
+[ -n "$bp_none" ] && [ "$bp_none_n" = none ] && [ "$bp_none_share" = none ]
+ok $? "without core.mispredict: no branch predicted, no counters of it ($bp_none us)"
+bpkey "core.mispredict 4 | a test"; read -r bp_4 bp_4_n bp_4_share <<<"$(fc_vanilla)"
+bpkey "core.mispredict 8 | a test"; read -r bp_8 bp_8_n bp_8_share <<<"$(fc_vanilla)"
+python3 -c 'import sys; n4, n8, s4, s8 = map(float, sys.argv[1:5]); t0, t4, t8 = map(float, sys.argv[5:])
+sys.exit(not (n4 > 0 and n4 == n8 and 0 < s4 < s8 and t0 < t4 < t8))' "$bp_4_n" "$bp_8_n" "$bp_4_share" "$bp_8_share" "$bp_none" "$bp_4" "$bp_8"
+ok $? "core.mispredict 4 and 8: the same mispredictions ($bp_4_n an op), their share and the time grow ($bp_none < $bp_4 < $bp_8 us)"
+grep -q 'core.mispredict 8 | a test' "$tmp/bp.json"
+ok $? "the run's JSON carries core.mispredict"
+bpkey "core.mispredict 0.01 | a test"; "$MMLAB" run free-contig --machine "$tmp/bp.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "core.mispredict 0.01 (the least) is taken"
+bpkey "core.mispredict 100 | a test"; "$MMLAB" run free-contig --machine "$tmp/bp.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "core.mispredict 100 (the most) is taken"
+bpkey "core.mispredict 0.009 | a test"; usage_error_says '0.01..100' "core.mispredict 0.009" run free-contig --machine "$tmp/bp.conf"
+bpkey "core.mispredict 100.1 | a test"; usage_error_says '0.01..100' "core.mispredict 100.1" run free-contig --machine "$tmp/bp.conf"
+bpkey "core.mispredict x | a test"; usage_error_says '0.01..100' "core.mispredict x" run free-contig --machine "$tmp/bp.conf"
+sourced_key bpkey "$tmp/bp.conf" core.mispredict 4.6 4.6
+
 # pf.span KIB | SOURCE (optional, with the hierarchy): a power of two in 4..4096, at and
 # beyond each bound; what it does to migrate-fork, whose copies and set-up run through
 # consecutive pages.

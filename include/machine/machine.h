@@ -126,6 +126,8 @@ struct machine_stats {
 	double poll_ns;			/* time in polling waits (cpu_relax, schedule) */
 	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
 	double code_ns;			/* time charged for plain code: its basic blocks */
+	unsigned long long mispredicts;	/* branches of it mispredicted (core.mispredict) */
+	double branch_ns;		/* time in their refills */
 	double rmw_ns;			/* time in the coherence model's own instructions: locked RMWs, hits */
 	bool counted;			/* the counts here are set */
 	/* The memory hierarchy (machine files with caches; hier set): demand line accesses that missed */

@@ -187,6 +187,12 @@ struct vt_machine {
 	 */
 	int sb_entries;
 	/*
+	 * core.mispredict: what a branch the predictor gets wrong costs the
+	 * core (the refill of its pipeline), in ns.  0: not given (no branch
+	 * predictor: every branch costs its block alone).
+	 */
+	double mispredict_ns;
+	/*
 	 * pf.span: KiB a prefetch stream may run through (a power of two, 4..4096):
 	 * 4, a stream stops at each 4 KiB page, as Intel's streamer; larger, it
 	 * runs on into the next consecutive pages, up to pf.span / 4 of them.
@@ -220,6 +226,7 @@ struct vt_machine {
 	char rmw_overlap_src[VT_SRC_LEN];	/* empty: not given */
 	char rmw_drain_src[VT_SRC_LEN];		/* empty: not given */
 	char sb_src[VT_SRC_LEN];
+	char mispredict_src[VT_SRC_LEN];
 	char pf_span_src[VT_SRC_LEN];
 	char pf_stride_src[VT_SRC_LEN];
 	char pf_ahead_src[VT_SRC_LEN];

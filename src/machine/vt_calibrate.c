@@ -553,6 +553,8 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "rmw.drain       %s | %s\n", m->rmw_drain ? "yes" : "no", m->rmw_drain_src);
 	if (m->sb_entries > 0)
 		fprintf(f, "core.sb         %d | %s\n", m->sb_entries, m->sb_src);
+	if (m->mispredict_ns > 0)
+		fprintf(f, "core.mispredict %g | %s\n", m->mispredict_ns, m->mispredict_src);
 	if (m->pf_span_kib > 0)
 		fprintf(f, "pf.span         %d | %s\n", m->pf_span_kib, m->pf_span_src);
 	if (m->pf_stride > 0)

@@ -73,6 +73,8 @@ struct vt_cpu {
 	struct vt_line *waiting_on;	/* in vt_wait()/vt_sleep(): woken by a write to this line */
 	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
 	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
+	unsigned long mispredicts;	/* ... and branches mispredicted (core.mispredict) */
+	struct vt_bp *bp;		/* its branch predictor (vt_bpred.c); NULL: none */
 	vt_ps rmw_free;			/* rmw.overlap: when its last locked RMW completes */
 	vt_ps rmw_shadow;		/* rmw.overlap SHARE: what the code after it may hide */
 	vt_ps async_free;		/* when the work it handed off last (vt_async_ns()) completes */
@@ -151,6 +153,7 @@ struct vt_agent {
 struct vt_counts {
 	struct vt_stats st;
 	vt_ps transfer_ps, queued_ps, lock_wait_ps, poll_ps, delay_ps, code_ps, mem_ps, rmw_ps;
+	vt_ps branch_ps;		/* mispredictions' refills */
 };
 
 struct vt_hier;
@@ -168,6 +171,7 @@ struct vt_state {
 	bool rmw_beside;		/* rmw.overlap yes: a locked RMW that hits runs beside the code */
 	double rmw_share;		/* rmw.overlap SHARE: of the code after one, the share hidden */
 	vt_ps window_permille;		/* line.window, in thousandths */
+	vt_ps mispredict_ps;		/* core.mispredict (0: no branch predictor) */
 	int n;
 	struct vt_cpu *cpus;
 	struct vt_cpu **heap;		/* runnable CPUs other than the running one */
@@ -233,6 +237,13 @@ vt_ps vt_transfer(struct vt_cpu *c, const struct vt_cpu *from, struct vt_line *l
 void vt_book(struct vt_line *l, struct vt_cpu *c, vt_ps start, vt_ps lat);
 void vt_arrive(struct vt_line *l, struct vt_cpu *c, int kind);
 void vt_unwait(struct vt_cpu *w);
+
+/* vt_bpred.c: the branch predictors */
+int vt_bp_start(const struct vt_machine *m);
+void vt_bp_stop(void);
+void vt_bp_block(struct vt_cpu *c, uint32_t block);
+void vt_bp_call(struct vt_cpu *c);
+void vt_bp_return(struct vt_cpu *c);
 
 /* vt_cache.c: the hierarchy's side of a run and of the coherence model */
 int vt_hier_start(const struct vt_machine *m);
@@ -315,7 +326,8 @@ static inline vt_ps vt_code_pending_ps(const struct vt_cpu *c)
 
 		t -= hid < c->rmw_shadow ? hid : c->rmw_shadow;
 	}
-	return t;
+	/* A misprediction's refill is the core's latency, whoever shares it. */
+	return t + (vt_ps)c->mispredicts * vt.mispredict_ps;
 }
 
 /*
@@ -330,14 +342,17 @@ static inline vt_ps vt_now(const struct vt_cpu *c)
 
 static inline void vt_charge_code(struct vt_cpu *c)
 {
-	vt_ps t = vt_code_pending_ps(c);
+	vt_ps t = vt_code_pending_ps(c), refill = (vt_ps)c->mispredicts * vt.mispredict_ps;
 
 	vt.acc.st.blocks += c->blocks;
+	vt.acc.st.mispredicts += c->mispredicts;
 	c->blocks_run += c->blocks;
 	c->blocks = 0;
+	c->mispredicts = 0;
 	c->rmw_shadow = 0;	/* the next event: whatever follows waited for the RMW */
 	c->clock += t;
-	vt.acc.code_ps += t;
+	vt.acc.code_ps += t - refill;
+	vt.acc.branch_ps += refill;
 }
 
 /*

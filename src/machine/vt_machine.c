@@ -32,6 +32,8 @@
  *	                a locked RMW waits for the misses in flight before it
  *	core.sb         N | SOURCE   (optional, with the hierarchy) store-buffer entries a
  *	                core has: a store that misses waits there, the core goes on
+ *	core.mispredict NS | SOURCE  (optional) a mispredicted branch's refill: each CPU
+ *	                predicts the kernel model's branches (vt_bpred.c)
  *	pf.span         KIB | SOURCE (optional, with the hierarchy, default 4) how far a
  *	                prefetch stream may run: 4, it stops at each 4 KiB page
  *	pf.stride       BYTES | SOURCE (optional, with the hierarchy) the largest stride
@@ -594,6 +596,9 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else if (!strcmp(key, "pf.ahead")) {
 			parse_sourced_int(val, &m->pf_ahead, m->pf_ahead_src, 1, 64, "N out of range; valid: an "
 					  "integer in 1..64 (strides fetched ahead)", &why);
+		} else if (!strcmp(key, "core.mispredict")) {
+			parse_sourced_in(val, &m->mispredict_ns, m->mispredict_src, 0.01, 100,
+					 "NS out of range; valid: 0.01..100 (a mispredicted branch's refill)", &why);
 		} else if (!strcmp(key, "core.sb")) {
 			parse_sourced_int(val, &m->sb_entries, m->sb_src, 1, 1024, "N out of range; valid: an "
 					  "integer in 1..1024 (store-buffer entries a core)", &why);
@@ -621,7 +626,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, pf.span, pf.stride, pf.ahead, "
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, core.mispredict, pf.span, pf.stride, pf.ahead, "
 			      "calibrated, seed.*";
 		}
 		if (why) {
@@ -716,6 +721,8 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "rmw.drain", m->rmw_drain, m->rmw_drain_src);
 	if (m->sb_entries > 0)
 		n += add_fitted(buf, len, &at, "core.sb", m->sb_entries, m->sb_src);
+	if (m->mispredict_ns > 0)
+		n += add_fitted(buf, len, &at, "core.mispredict", m->mispredict_ns, m->mispredict_src);
 	if (m->pf_span_kib > 0)
 		n += add_fitted(buf, len, &at, "pf.span", m->pf_span_kib, m->pf_span_src);
 	if (m->pf_stride > 0)

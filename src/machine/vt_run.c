@@ -134,7 +134,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 			heap_push(c);
 	}
 	vt_pair_siblings(m, n);
-	if (vt_hier_start(m)) {
+	if (vt_hier_start(m) || vt_bp_start(m)) {
 		fprintf(stderr, "mmlab: vt: out of memory for %s's caches\n", m->name);
 		ret = -1;
 		goto out;
@@ -162,6 +162,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.acc.st.code_ns = vt.acc.code_ps / 1000.0;
 	vt.acc.st.mem_ns = vt.acc.mem_ps / 1000.0;
 	vt.acc.st.rmw_ns = vt.acc.rmw_ps / 1000.0;
+	vt.acc.st.branch_ns = vt.acc.branch_ps / 1000.0;
 	vt.acc.st.hier = m->hier;
 	for (int k = 0; k < VT_NR_SPANS; k++)
 		vt.acc.st.span_ns[k] = (vt.nr_windows ? vt.window_span_ps[k] : vt.span_ps[k]) / 1000.0;
@@ -169,6 +170,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		*stats = vt.acc.st;
 out:
 	vt_hier_stop();
+	vt_bp_stop();
 	for (int i = 0; i < vt.n; i++)
 		if (vt.cpus[i].stack)
 			munmap(vt.cpus[i].stack, VT_STACK);
@@ -196,6 +198,7 @@ static void vt_counts_add_delta(struct vt_counts *sum, const struct vt_counts *n
 	ADD(transfer_ps); ADD(queued_ps); ADD(lock_wait_ps); ADD(poll_ps); ADD(delay_ps); ADD(code_ps);
 	ADD(st.l1_miss); ADD(st.l2_miss); ADD(st.l3_miss); ADD(st.xdomain); ADD(st.mem_local);
 	ADD(st.mem_remote); ADD(st.prefetches); ADD(mem_ps); ADD(rmw_ps);
+	ADD(st.mispredicts); ADD(branch_ps);
 #undef ADD
 }
 

@@ -1,0 +1,242 @@
+/*
+ * The virtual-time machine's branch predictor (src/machine/vt_bpred.c) on
+ * its own: the scenarios enter "blocks" as the vt flavour's trace-pc does
+ * (each blk_*() below is one call site of __sanitizer_cov_trace_pc(), so
+ * one block), and calls and returns as its function entry and exit do.
+ * This file is not instrumented: the choices the harness makes between
+ * blocks are the program's data, invisible to the predictor.
+ *
+ *   a branch:            S ---> A     (S's successor is the branch scored)
+ *                          \--> B
+ *
+ *   calls:     site 1: S1 -call-> F1 -ret-> N1      site 2: S2 -call-> F1 -ret-> N2
+ *              (the harness enters each site as a call of its own)
+ *
+ * One CPU, no memory hierarchy, cost.block 1 ns, core.mispredict 10 ns:
+ * a run's time is its blocks plus 10 ns a misprediction, nothing else.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <machine/vt.h>
+#include "tap.h"
+
+void __sanitizer_cov_trace_pc(void);
+void __tsan_func_entry(void *pc);
+void __tsan_func_exit(void);
+
+#define PENALTY_NS	10.0
+#define N		4000
+
+static struct vt_machine mach;
+
+static void machine(double penalty)
+{
+	memset(&mach, 0, sizeof(mach));
+	snprintf(mach.name, sizeof(mach.name), "bp");
+	mach.sockets = mach.l3_per_socket = mach.cores_per_l3 = mach.smt = 1;
+	mach.nr_cpus = 1;
+	for (int d = 0; d < VT_NR_DIST; d++)
+		mach.lat_ns[d] = 10;
+	mach.cost_ns[VT_C_MEM] = 100;
+	mach.cost_ns[VT_C_BLOCK] = 1;
+	mach.line_window = VT_WINDOW_DEFAULT;
+	mach.rmw_drain = true;
+	mach.mispredict_ns = penalty;
+}
+
+#define BLOCK(name) static __attribute__((noinline)) void name(void) \
+	{ __sanitizer_cov_trace_pc(); __asm__ volatile("" ::: "memory"); }
+BLOCK(blk_s)
+BLOCK(blk_a)
+BLOCK(blk_b)
+BLOCK(blk_x)
+BLOCK(blk_xa)
+BLOCK(blk_xb)
+BLOCK(blk_y)
+BLOCK(blk_ya)
+BLOCK(blk_yb)
+BLOCK(blk_s1)
+BLOCK(blk_s2)
+BLOCK(blk_f1)
+BLOCK(blk_n1)
+BLOCK(blk_n2)
+
+static unsigned int rnd = 1;
+
+/* The harness's data: a pseudo-random bit (xorshift), the same every run. */
+static int coin(void)
+{
+	rnd ^= rnd << 13;
+	rnd ^= rnd >> 17;
+	rnd ^= rnd << 5;
+	return rnd & 1;
+}
+
+static int pattern;
+
+/* S then A or B, N times, as @pattern says. */
+static void branchy(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < N; i++) {
+		int way;
+
+		switch (pattern) {
+		case 0: way = 0; break;			/* always A */
+		case 1: way = i & 1; break;		/* A B A B ... */
+		case 2: way = i % 3 == 2; break;	/* A A B A A B ... */
+		default: way = coin(); break;		/* the data's own */
+		}
+		blk_s();
+		way ? blk_b() : blk_a();
+	}
+}
+
+/* X goes by a coin, then Y the same way as X (@same) or by a coin of its own. */
+static int same;
+
+static void correlated(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < N; i++) {
+		int x = coin(), y = same ? x : coin();
+
+		blk_x();
+		x ? blk_xb() : blk_xa();
+		blk_y();
+		y ? blk_yb() : blk_ya();
+	}
+}
+
+/* F1 is called from two sites in the order of a coin; each site's next block is its own. */
+static bool balanced = true;
+
+static void f(void)
+{
+	__tsan_func_entry(NULL);
+	blk_f1();
+	__tsan_func_exit();
+}
+
+static void site(int which)
+{
+	__tsan_func_entry(NULL);
+	which ? blk_s2() : blk_s1();
+	f();
+	which ? blk_n2() : blk_n1();
+	__tsan_func_exit();
+}
+
+static void calls(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < N; i++)
+		site(coin());
+	if (!balanced)			/* a return from a call the run did not see */
+		__tsan_func_exit();
+}
+
+static struct vt_stats st;
+
+static int run(void (*fn)(void *))
+{
+	static void *args[1];
+
+	rnd = 1;
+	if (vt_run(&mach, 1, fn, args, NULL, 0, &st))
+		return -1;
+	return 0;
+}
+
+static void test_patterns(void)
+{
+	static const char *const name[] = { "always A", "A B alternating", "A A B repeating", "by a coin" };
+
+	machine(PENALTY_NS);
+	for (pattern = 0; pattern < 4; pattern++) {
+		ok(!run(branchy), "%s: the run ran", name[pattern]);
+		diag("%s: %llu mispredicts of %d branches, %llu blocks, %.0f ns",
+		     name[pattern], st.mispredicts, N, st.blocks, st.end_ns);
+		is_int((long)st.blocks, 2 * N, "%s: %d blocks", name[pattern], 2 * N);
+		/* the whole cost: a block each, and the penalty for each misprediction */
+		ok(fabs(st.end_ns - (st.blocks + PENALTY_NS * st.mispredicts)) < 0.01,
+		   "%s: %.0f ns is %llu blocks + %.0f ns x %llu mispredicts", name[pattern],
+		   st.end_ns, st.blocks, PENALTY_NS, st.mispredicts);
+		ok(fabs(st.branch_ns - PENALTY_NS * st.mispredicts) < 0.01,
+		   "%s: branch time %.0f ns is the refills'", name[pattern], st.branch_ns);
+		ok(fabs(st.code_ns - st.blocks) < 0.01, "%s: code time %.0f ns is the blocks' alone",
+		   name[pattern], st.code_ns);
+		switch (pattern) {
+		case 0:
+			is_int((long)st.mispredicts, 0, "a branch that always goes one way is never mispredicted");
+			break;
+		case 1:
+		case 2:
+			/* history learns a period: only the first rounds go wrong */
+			ok(st.mispredicts >= 1 && st.mispredicts <= N / 100,
+			   "%s: %llu mispredicts, learned (1..%d)", name[pattern], st.mispredicts, N / 100);
+			break;
+		default:
+			ok(st.mispredicts >= 0.4 * N && st.mispredicts <= 0.6 * N,
+			   "a coin's branch: %llu mispredicts of %d, about half", st.mispredicts, N);
+		}
+	}
+}
+
+static void test_correlated(void)
+{
+	unsigned long long alone, with;
+
+	machine(PENALTY_NS);
+	same = 0;
+	run(correlated);
+	alone = st.mispredicts;
+	same = 1;
+	run(correlated);
+	with = st.mispredicts;
+	diag("two coins: %llu mispredicts; Y as X went: %llu (of %d pairs)", alone, with, N);
+	ok(alone >= 0.8 * N && alone <= 1.2 * N, "two coins: %llu mispredicts of %d pairs, about one a pair",
+	   alone, N);
+	/* Y's way is in the global history X left: predicted, X's coin alone goes wrong */
+	ok(with >= 0.4 * N && with <= 0.6 * N, "Y as X went: %llu mispredicts, about half a pair", with);
+}
+
+static void test_calls(void)
+{
+	machine(PENALTY_NS);
+	balanced = true;
+	ok(!run(calls), "calls: the run ran");
+	diag("calls from two sites by a coin: %llu mispredicts, %llu blocks", st.mispredicts, st.blocks);
+	is_int((long)st.blocks, 3 * N, "calls: %d blocks", 3 * N);
+	/*
+	 * After F1 returns, the caller's block chooses: S1 -> N1 and S2 -> N2
+	 * always.  Scored from F1 instead, the coin would show.
+	 */
+	is_int((long)st.mispredicts, 0, "a return goes back to its caller, whose next block is its own");
+	balanced = false;
+	ok(!run(calls), "a return from a call made before the run: the run still ends");
+	is_int((long)st.mispredicts, 0, "... and nothing is scored for it");
+}
+
+static void test_off(void)
+{
+	machine(0);
+	pattern = 3;
+	ok(!run(branchy), "no core.mispredict: the run ran");
+	is_int((long)st.mispredicts, 0, "no core.mispredict: no branch predicted, none mispredicted");
+	ok(fabs(st.end_ns - 2 * N) < 0.01 && st.branch_ns == 0,
+	   "no core.mispredict: %.0f ns, the blocks alone", st.end_ns);
+}
+
+int main(void)
+{
+	plan_no_plan();
+	test_patterns();
+	test_correlated();
+	test_calls();
+	test_off();
+	return done_testing();
+}
