@@ -447,6 +447,8 @@ if [ "$(nproc)" -ge 2 ]; then
 		ok $? "calibrate measures the L1's load-to-use with the hierarchy ($(grep '^l1d.lat' "$tmp/host.conf" | head -c 40))"
 		grep -q '^core.sb *56 | not measured: ' "$tmp/host.conf"
 		ok $? "calibrate gives the store buffer as not measured, as it does core.rob"
+		grep -q '^core.mispredict [0-9.]* | measured now: one branch over 262144 bytes' "$tmp/host.conf"
+		ok $? "calibrate measures a mispredicted branch's refill ($(grep '^core.mispredict' "$tmp/host.conf" | head -c 40))"
 		grep -qE '^pf.span +(4|2048) \| measured now: a chase through every line of ' "$tmp/host.conf"
 		ok $? "calibrate measures whether the prefetchers run on into the next page ($(grep '^pf.span' "$tmp/host.conf" | head -c 20))"
 		grep -qE '^(pf.stride +(256|512|1024|2048|4096|8192) \| measured now: a dependent chase through|# pf.stride not given: measured now: )' "$tmp/host.conf"

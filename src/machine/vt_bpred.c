@@ -35,6 +35,9 @@
 #define VT_BP_HIST	1024		/* history bits kept: more than the longest length */
 #define VT_BP_FRAMES	64		/* calls tracked; deeper ones lose their caller */
 #define VT_BP_U_RESET	(1u << 18)	/* scored branches between resets of the useful bits */
+#define VT_BP_POLY	0x8000u		/* in a base entry's first: it has gone two ways */
+#define VT_BP_SUCC	0x3fffu		/* a successor as the tables keep it: 14 bits of its hash */
+#define VT_BP_USEFUL	0x8000u		/* in a tagged entry's tag */
 
 /* L-TAGE's history lengths (Seznec, CBP-2 2007): a geometric series from 4 to 640. */
 static const unsigned short vt_bp_len[VT_BP_TABLES] = {
@@ -45,48 +48,42 @@ static const unsigned char vt_bp_tag_bits[VT_BP_TABLES] = {
 };
 
 /*
- * Folded global history (Seznec's circular shift register): the last
- * vt_bp_len[t] bits folded into as many as the index or tag has.
+ * A block's own entry: its offset (+1), the successor it went to first
+ * (the history's 0; VT_BP_POLY once it has gone two ways) and the one
+ * predicted with a 2-bit counter above it.  Successors are 14-bit hashes,
+ * as a predictor keeps partial targets: two of one block's alike are
+ * one in 16,384.
  */
-struct vt_fold {
-	uint16_t idx, tag;
-};
-
 struct vt_bp_base {
-	uint32_t block;			/* the block's offset, +1; 0: a free entry */
-	uint32_t first;			/* the successor it went to first: the history's 0 */
-	uint32_t pred;			/* the successor predicted */
-	uint8_t ctr;			/* how sure: 0..3 */
-	uint8_t poly;			/* it has gone two ways */
+	uint32_t block;
+	uint16_t first;			/* successor | VT_BP_POLY */
+	uint16_t pred;			/* successor | counter << 14 */
 };
 
 struct vt_bp_entry {
-	uint32_t target;
-	uint16_t tag;
-	uint8_t ctr;			/* 0..3 */
-	uint8_t useful;
+	uint16_t pred;			/* successor | counter << 14; 0: free */
+	uint16_t tag;			/* tag | VT_BP_USEFUL */
 };
 
 struct vt_bp {
 	uint32_t prev;			/* the block whose successor is next; 0: none (a call's target) */
 	uint32_t frames[VT_BP_FRAMES];	/* each call's caller block */
 	unsigned int depth;		/* calls deep, the tracked ones' count capped at VT_BP_FRAMES */
-	uint8_t hist[VT_BP_HIST];	/* a ring: hist[head] is the newest bit */
 	unsigned int head;
 	unsigned int scored;		/* branches since the useful bits' last reset */
-	struct vt_fold fold[VT_BP_TABLES];
+	/*
+	 * Each table's history folded into 64 bits (Seznec's circular shift
+	 * register, 64 wide): exact up to 64 bits, folded beyond.
+	 */
+	uint64_t fold[VT_BP_TABLES];
+	uint8_t hist[VT_BP_HIST];	/* a ring: hist[head] is the newest bit */
 	struct vt_bp_base base[1u << VT_BP_BASE_BITS];
 	struct vt_bp_entry tab[VT_BP_TABLES][1u << VT_BP_BITS];
 };
 
-/* The newest bit @in enters a history of @len bits folded into @width; @old leaves it. */
-static inline uint16_t vt_fold_push(uint32_t v, unsigned int width, unsigned int len,
-				    unsigned int in, unsigned int old)
+static inline uint64_t vt_rotl(uint64_t v, unsigned int n)
 {
-	v = (v << 1) | in;
-	v ^= old << (len % width);
-	v ^= v >> width;
-	return (uint16_t)(v & ((1u << width) - 1));
+	return n ? v << n | v >> (64 - n) : v;
 }
 
 static inline uint32_t vt_bp_hash(uint32_t block)
@@ -94,98 +91,103 @@ static inline uint32_t vt_bp_hash(uint32_t block)
 	return (uint32_t)((block * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
-static inline unsigned int vt_bp_index(const struct vt_bp *bp, int t, uint32_t h)
+static inline uint16_t vt_bp_succ(uint32_t block)
 {
-	return (h ^ (h >> (VT_BP_BITS + t)) ^ bp->fold[t].idx) & ((1u << VT_BP_BITS) - 1);
+	uint16_t s = (uint16_t)(vt_bp_hash(block) >> 18) & VT_BP_SUCC;
+
+	return s ? s : 1;
 }
 
-static inline uint16_t vt_bp_tag(const struct vt_bp *bp, int t, uint32_t h)
+/* Table @t's index and tag for the block hashed to @h under the history. */
+static inline uint64_t vt_bp_key(const struct vt_bp *bp, int t, uint32_t h)
 {
-	return (uint16_t)((h >> 7 ^ bp->fold[t].tag ^ ((uint32_t)bp->fold[t].idx << 1)) &
-			  ((1u << vt_bp_tag_bits[t]) - 1));
+	return (bp->fold[t] ^ ((uint64_t)h << 20) ^ (uint64_t)t << 60) * 0xD6E8FEB86659FD93ull;
 }
 
 static void vt_bp_history(struct vt_bp *bp, unsigned int bit)
 {
-	bp->head = (bp->head + VT_BP_HIST - 1) % VT_BP_HIST;
+	bp->head = (bp->head - 1) & (VT_BP_HIST - 1);
 	bp->hist[bp->head] = (uint8_t)bit;
-	/* unrolled, each table's widths and length are constants */
+	/* unrolled: each table's length is a constant */
 #pragma GCC unroll 12
 	for (int t = 0; t < VT_BP_TABLES; t++) {
-		struct vt_fold *f = &bp->fold[t];
-		unsigned int old = bp->hist[(bp->head + vt_bp_len[t]) % VT_BP_HIST];
+		unsigned int old = bp->hist[(bp->head + vt_bp_len[t]) & (VT_BP_HIST - 1)];
 
-		f->idx = vt_fold_push(f->idx, VT_BP_BITS, vt_bp_len[t], bit, old);
-		f->tag = vt_fold_push(f->tag, vt_bp_tag_bits[t], vt_bp_len[t], bit, old);
+		bp->fold[t] = vt_rotl(bp->fold[t], 1) ^ bit ^ vt_rotl(old, vt_bp_len[t] % 64);
 	}
 }
 
-static inline void vt_bp_ctr(uint8_t *ctr, uint32_t *target, uint32_t next)
+/* A 2-bit counter over a successor: up when right, down when wrong, replaced at 0. */
+static inline void vt_bp_ctr(uint16_t *pred, uint16_t next)
 {
-	if (*target == next) {
-		if (*ctr < 3)
-			(*ctr)++;
-	} else if (*ctr) {
-		(*ctr)--;
-	} else {
-		*target = next;
-	}
+	uint16_t ctr = *pred >> 14;
+
+	if ((*pred & VT_BP_SUCC) == next)
+		*pred = next | (uint16_t)((ctr < 3 ? ctr + 1 : 3) << 14);
+	else if (ctr)
+		*pred = (*pred & VT_BP_SUCC) | (uint16_t)((ctr - 1) << 14);
+	else
+		*pred = next;
 }
 
 /*
  * Block @b, which has gone two ways, went to @next: what the tables
  * predicted, scored, and the tables taught.  True if it was mispredicted.
  */
-static bool vt_bp_tage(struct vt_bp *bp, struct vt_bp_base *b, uint32_t next)
+static bool vt_bp_tage(struct vt_bp *bp, struct vt_bp_base *b, uint16_t next)
 {
 	uint32_t h = vt_bp_hash(b->block);
 	unsigned int ix[VT_BP_TABLES];
 	uint16_t tg[VT_BP_TABLES];
 	int prov = -1, alt = -1;
-	uint32_t pred, alt_pred;
+	uint16_t pred, alt_pred;
 	bool wrong;
 
 #pragma GCC unroll 12
 	for (int t = VT_BP_TABLES - 1; t >= 0; t--) {
-		ix[t] = vt_bp_index(bp, t, h);
-		tg[t] = vt_bp_tag(bp, t, h);
-		if (bp->tab[t][ix[t]].tag != tg[t] || !bp->tab[t][ix[t]].target)
+		uint64_t k = vt_bp_key(bp, t, h);
+		const struct vt_bp_entry *e;
+
+		ix[t] = (unsigned int)(k >> (64 - VT_BP_BITS));
+		tg[t] = (uint16_t)(k >> 20) & ((1u << vt_bp_tag_bits[t]) - 1);
+		e = &bp->tab[t][ix[t]];
+		if ((e->tag & ~VT_BP_USEFUL) != tg[t] || !e->pred)
 			continue;
 		if (prov < 0)
 			prov = t;
 		else if (alt < 0)
 			alt = t;
 	}
-	alt_pred = alt >= 0 ? bp->tab[alt][ix[alt]].target : b->pred;
-	pred = prov >= 0 ? bp->tab[prov][ix[prov]].target : b->pred;
+	alt_pred = (alt >= 0 ? bp->tab[alt][ix[alt]].pred : b->pred) & VT_BP_SUCC;
+	pred = (prov >= 0 ? bp->tab[prov][ix[prov]].pred : b->pred) & VT_BP_SUCC;
 	wrong = pred != next;
 
 	if (prov >= 0) {
 		struct vt_bp_entry *e = &bp->tab[prov][ix[prov]];
 
 		if (pred != alt_pred)
-			e->useful = !wrong;
-		vt_bp_ctr(&e->ctr, &e->target, next);
+			e->tag = wrong ? e->tag & ~VT_BP_USEFUL : e->tag | VT_BP_USEFUL;
+		vt_bp_ctr(&e->pred, next);
 	} else {
-		vt_bp_ctr(&b->ctr, &b->pred, next);
+		vt_bp_ctr(&b->pred, next);
 	}
 	/* A misprediction takes an entry in a longer table: the first not useful, else ages them. */
 	if (wrong && prov < VT_BP_TABLES - 1) {
 		int t;
 
-		for (t = prov + 1; t < VT_BP_TABLES && bp->tab[t][ix[t]].useful; t++)
+		for (t = prov + 1; t < VT_BP_TABLES && (bp->tab[t][ix[t]].tag & VT_BP_USEFUL); t++)
 			;
 		if (t < VT_BP_TABLES)
-			bp->tab[t][ix[t]] = (struct vt_bp_entry){ .target = next, .tag = tg[t] };
+			bp->tab[t][ix[t]] = (struct vt_bp_entry){ .pred = next, .tag = tg[t] };
 		else
 			for (t = prov + 1; t < VT_BP_TABLES; t++)
-				bp->tab[t][ix[t]].useful = 0;
+				bp->tab[t][ix[t]].tag &= ~VT_BP_USEFUL;
 	}
 	if (++bp->scored == VT_BP_U_RESET) {
 		bp->scored = 0;
 		for (int t = 0; t < VT_BP_TABLES; t++)
 			for (unsigned int i = 0; i < (1u << VT_BP_BITS); i++)
-				bp->tab[t][i].useful = 0;
+				bp->tab[t][i].tag &= ~VT_BP_USEFUL;
 	}
 	return wrong;
 }
@@ -196,24 +198,26 @@ void vt_bp_block(struct vt_cpu *c, uint32_t block)
 	struct vt_bp *bp = c->bp;
 	uint32_t prev = bp->prev;
 	struct vt_bp_base *b;
+	uint16_t next;
 
 	bp->prev = block;
 	if (!prev)
 		return;
 	b = &bp->base[vt_bp_hash(prev) >> (32 - VT_BP_BASE_BITS)];
+	next = vt_bp_succ(block);
 	if (b->block != prev) {
 		/* Never seen (or evicted): it falls through as the core guesses, uncounted. */
-		*b = (struct vt_bp_base){ .block = prev, .first = block, .pred = block, .ctr = 1 };
+		*b = (struct vt_bp_base){ .block = prev, .first = next, .pred = next | 1u << 14 };
 		return;
 	}
-	if (!b->poly) {
-		if (b->pred == block)
+	if (!(b->first & VT_BP_POLY)) {
+		if ((b->pred & VT_BP_SUCC) == next)
 			return;
-		b->poly = 1;
+		b->first |= VT_BP_POLY;
 	}
-	if (vt_bp_tage(bp, b, block))
+	if (vt_bp_tage(bp, b, next))
 		c->mispredicts++;
-	vt_bp_history(bp, block != b->first);
+	vt_bp_history(bp, next != (b->first & VT_BP_SUCC));
 }
 
 void vt_bp_call(struct vt_cpu *c)
