@@ -168,9 +168,7 @@ endif
 #  vt    virtual time: every shim event is charged by the simulated machine
 #        (src/machine/vt_*.c), every basic block of plain code counted by it
 #        (trace-pc), every plain load, store and copy by its memory hierarchy
-#        (src/machine/vt_cache.c, through GCC's TSan instrumentation), every
-#        call and return by its branch predictors (vt_bpred.c, TSan's function
-#        entry and exit);
+#        (src/machine/vt_cache.c, through GCC's TSan instrumentation);
 #        built for VT_KERNELS only, linked into mmlab
 FRAMEPTR := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 FL_run  := -O2 $(FRAMEPTR)
@@ -179,7 +177,7 @@ FL_dbg  := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -DCONFIG_FAIL_PAGE_ALL
 FL_tsan := -O1 -DCONFIG_DEBUG_VM -DCONFIG_DEBUG_VM_EVENTS -fsanitize=thread -Wno-tsan
 FL_chk  := -O1 -DCONFIG_DEBUG_VM -DMMLAB_CHECKER
 FL_vt   := -O2 -DMMLAB_VT -fsanitize-coverage=trace-pc -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__ \
-	   --param=tsan-instrument-func-entry-exit=1 -fno-builtin-memcpy -fno-builtin-memmove \
+	   --param=tsan-instrument-func-entry-exit=0 -fno-builtin-memcpy -fno-builtin-memmove \
 	   -fno-builtin-memset -fno-merge-constants
 # The vt objects' every load and store calls src/machine/vt_cache.c (its own
 # __tsan_* entry points, not the TSan runtime), and so do their copies:

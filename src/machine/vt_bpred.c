@@ -3,14 +3,18 @@
  * core.mispredict: each CPU's branch predictor, over the basic blocks the vt
  * flavour's kernel model runs (docs/design/memory-hierarchy.md, "Branches").
  *
- * The model sees a block when it is entered (trace-pc), and a call and a
- * return (the instrumentation's function entry and exit).  A block's branch
- * is the choice of the block that follows it in the same function: a call's
+ * The model sees a block when it is entered (trace-pc), with the stack
+ * pointer of the function it is in: a lower one than the last block's is a
+ * call, a higher one a return to the frame that had it.  A block's branch
+ * is the choice of the block that follows it in the same frame: a call's
  * target is a direct jump, always predicted, and a return goes where the
  * return stack says, so neither is scored; after a return the caller's
- * block whose call it was chooses the next.  A block seen to go only one
- * way is predicted by its last successor, as a BTB does; once it has gone
- * two ways, a TAGE predictor (Seznec and Michaud, JILP 2006) chooses:
+ * block whose call it was chooses the next.  (Function entry and exit
+ * instrumentation would say the same, but it makes empty functions
+ * blocks of their own, which changes the code the model counts.)  A block
+ * seen to go only one way is predicted by its last successor, as a BTB
+ * does; once it has gone two ways, a TAGE predictor (Seznec and Michaud,
+ * JILP 2006) chooses:
  * tagged tables indexed by the block and a geometric series of global
  * history lengths, the longest that matches providing the prediction, one
  * entry allocated in a longer table on each misprediction.  Each prediction
@@ -66,9 +70,11 @@ struct vt_bp_entry {
 };
 
 struct vt_bp {
-	uint32_t prev;			/* the block whose successor is next; 0: none (a call's target) */
-	uint32_t frames[VT_BP_FRAMES];	/* each call's caller block */
-	unsigned int depth;		/* calls deep, the tracked ones' count capped at VT_BP_FRAMES */
+	uint32_t prev;			/* the block whose successor is next */
+	uintptr_t sp;			/* ... and its frame's stack pointer */
+	/* the callers' frames: their stack pointers and blocks, the innermost last */
+	struct { uintptr_t sp; uint32_t prev; } frames[VT_BP_FRAMES];
+	unsigned int depth;
 	unsigned int head;
 	unsigned int scored;		/* branches since the useful bits' last reset */
 	/*
@@ -192,17 +198,49 @@ static bool vt_bp_tage(struct vt_bp *bp, struct vt_bp_base *b, uint16_t next)
 	return wrong;
 }
 
-/* @c entered the block at @block (its offset, +1): score the branch that chose it. */
-void vt_bp_block(struct vt_cpu *c, uint32_t block)
+/*
+ * The frame of a block at stack pointer @sp: true if it is the last
+ * block's, or a caller's that it returned to (whose block is bp->prev
+ * then); false for a call, or a frame not seen (a caller entered before
+ * the run, a path before the prologue), whose first block is not scored.
+ */
+static bool vt_bp_frame(struct vt_bp *bp, uintptr_t sp)
+{
+	if (sp == bp->sp)
+		return true;
+	if (sp < bp->sp) {		/* a call: the caller waits for its return */
+		if (bp->depth < VT_BP_FRAMES) {
+			bp->frames[bp->depth].sp = bp->sp;
+			bp->frames[bp->depth].prev = bp->prev;
+			bp->depth++;
+		}
+		bp->sp = sp;
+		return false;
+	}
+	while (bp->depth && bp->frames[bp->depth - 1].sp < sp)
+		bp->depth--;
+	bp->sp = sp;
+	if (!bp->depth || bp->frames[bp->depth - 1].sp != sp)
+		return false;
+	bp->depth--;
+	bp->prev = bp->frames[bp->depth].prev;
+	return true;
+}
+
+/* @c entered the block at @block (its offset, +1) in the frame at @sp: score the branch that chose it. */
+void vt_bp_block(struct vt_cpu *c, uint32_t block, uintptr_t sp)
 {
 	struct vt_bp *bp = c->bp;
-	uint32_t prev = bp->prev;
+	uint32_t prev;
 	struct vt_bp_base *b;
 	uint16_t next;
 
-	bp->prev = block;
-	if (!prev)
+	if (!vt_bp_frame(bp, sp)) {
+		bp->prev = block;
 		return;
+	}
+	prev = bp->prev;
+	bp->prev = block;
 	b = &bp->base[vt_bp_hash(prev) >> (32 - VT_BP_BASE_BITS)];
 	next = vt_bp_succ(block);
 	if (b->block != prev) {
@@ -218,27 +256,6 @@ void vt_bp_block(struct vt_cpu *c, uint32_t block)
 	if (vt_bp_tage(bp, b, next))
 		c->mispredicts++;
 	vt_bp_history(bp, next != (b->first & VT_BP_SUCC));
-}
-
-void vt_bp_call(struct vt_cpu *c)
-{
-	struct vt_bp *bp = c->bp;
-
-	bp->frames[bp->depth % VT_BP_FRAMES] = bp->prev;
-	bp->depth++;
-	bp->prev = 0;
-}
-
-void vt_bp_return(struct vt_cpu *c)
-{
-	struct vt_bp *bp = c->bp;
-
-	if (!bp->depth) {		/* a return from a call made outside the run */
-		bp->prev = 0;
-		return;
-	}
-	bp->depth--;
-	bp->prev = bp->frames[bp->depth % VT_BP_FRAMES];
 }
 
 int vt_bp_start(const struct vt_machine *m)

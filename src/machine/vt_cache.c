@@ -1427,17 +1427,12 @@ void __tsan_init(void)
 {
 }
 
-/* Calls and returns: the branch predictor's return stack (vt_bpred.c). */
 void __tsan_func_entry(void *pc)
 {
-	if (vt.cur && vt.cur->bp)
-		vt_bp_call(vt.cur);
 }
 
 void __tsan_func_exit(void)
 {
-	if (vt.cur && vt.cur->bp)
-		vt_bp_return(vt.cur);
 }
 
 /*

@@ -241,9 +241,7 @@ void vt_unwait(struct vt_cpu *w);
 /* vt_bpred.c: the branch predictors */
 int vt_bp_start(const struct vt_machine *m);
 void vt_bp_stop(void);
-void vt_bp_block(struct vt_cpu *c, uint32_t block);
-void vt_bp_call(struct vt_cpu *c);
-void vt_bp_return(struct vt_cpu *c);
+void vt_bp_block(struct vt_cpu *c, uint32_t block, uintptr_t sp);
 
 /* vt_cache.c: the hierarchy's side of a run and of the coherence model */
 int vt_hier_start(const struct vt_machine *m);

@@ -134,9 +134,11 @@ void __sanitizer_cov_trace_pc(void)
 
 	if (c) {
 		c->blocks++;
+		/* this hook's frame lies a fixed distance below its caller's stack pointer */
 		if (c->bp)
 			vt_bp_block(c, (uint32_t)((uintptr_t)__builtin_return_address(0) -
-						  (uintptr_t)__sanitizer_cov_trace_pc) + 1);
+						  (uintptr_t)__sanitizer_cov_trace_pc) + 1,
+				    (uintptr_t)__builtin_frame_address(0));
 		if (vt_prof_on(VT_PROF_BLOCKS))
 			vt_prof_hit((uintptr_t)__builtin_return_address(0), vt.window_open);
 	}
