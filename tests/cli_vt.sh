@@ -696,13 +696,20 @@ sb_72=$(mf_usec)
 ok $? "core.sb 72 shortens migrate-fork, whose copies store to cold lines ($sb_72 against $sb_none us)"
 grep -q 'core.sb *72 | a test' "$tmp/sb.json"
 ok $? "the run's JSON carries core.sb"
-sbkey "core.sb 1 | a test"; "$MMLAB" run free-contig --machine "$tmp/sb.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
-ok $? "core.sb 1 (the least) is taken"
-sbkey "core.sb 1024 | a test"; "$MMLAB" run free-contig --machine "$tmp/sb.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
-ok $? "core.sb 1024 (the most) is taken"
-sbkey "core.sb 0 | a test"; usage_error_says '1..1024' "core.sb 0" run free-contig --machine "$tmp/sb.conf"
-sbkey "core.sb 1025 | a test"; usage_error_says '1..1024' "core.sb 1025" run free-contig --machine "$tmp/sb.conf"
-sbkey "core.sb 2.5 | a test"; usage_error_says '1..1024' "core.sb 2.5" run free-contig --machine "$tmp/sb.conf"
+# key_bounds SETFN CONF KEY RANGE LEAST MOST BAD...: KEY at LEAST and at MOST taken, KEY at
+# each BAD refused with one line naming RANGE.  SETFN LINE writes CONF.
+key_bounds() {
+	local set=$1 conf=$2 key=$3 range=$4 least=$5 most=$6 v
+	shift 6
+	$set "$key $least | a test"; "$MMLAB" run free-contig --machine "$conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+	ok $? "$key $least (the least) is taken"
+	$set "$key $most | a test"; "$MMLAB" run free-contig --machine "$conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+	ok $? "$key $most (the most) is taken"
+	for v in "$@"; do
+		$set "$key $v | a test"; usage_error_says "$range" "$key $v" run free-contig --machine "$conf"
+	done
+}
+key_bounds sbkey "$tmp/sb.conf" core.sb '1..1024' 1 1024 0 1025 2.5
 sourced_key sbkey "$tmp/sb.conf" core.sb 64 64
 needs_hier "core.sb 42 | a test"
 
@@ -723,13 +730,7 @@ sys.exit(not (n4 > 0 and n4 == n8 and 0 < s4 < s8 and t0 < t4 < t8))' "$bp_4_n" 
 ok $? "core.mispredict 4 and 8: the same mispredictions ($bp_4_n an op), their share and the time grow ($bp_none < $bp_4 < $bp_8 us)"
 grep -q 'core.mispredict 8 | a test' "$tmp/bp.json"
 ok $? "the run's JSON carries core.mispredict"
-bpkey "core.mispredict 0.01 | a test"; "$MMLAB" run free-contig --machine "$tmp/bp.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
-ok $? "core.mispredict 0.01 (the least) is taken"
-bpkey "core.mispredict 100 | a test"; "$MMLAB" run free-contig --machine "$tmp/bp.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
-ok $? "core.mispredict 100 (the most) is taken"
-bpkey "core.mispredict 0.009 | a test"; usage_error_says '0.01..100' "core.mispredict 0.009" run free-contig --machine "$tmp/bp.conf"
-bpkey "core.mispredict 100.1 | a test"; usage_error_says '0.01..100' "core.mispredict 100.1" run free-contig --machine "$tmp/bp.conf"
-bpkey "core.mispredict x | a test"; usage_error_says '0.01..100' "core.mispredict x" run free-contig --machine "$tmp/bp.conf"
+key_bounds bpkey "$tmp/bp.conf" core.mispredict '0.01..100' 0.01 100 0.009 100.1 x
 sourced_key bpkey "$tmp/bp.conf" core.mispredict 4.6 4.6
 
 # pf.span KIB | SOURCE (optional, with the hierarchy): a power of two in 4..4096, at and
