@@ -252,6 +252,45 @@ static void test_calls(void)
 	   st.mispredicts, N);
 }
 
+/*
+ * Two SMT siblings of one core (the memory hierarchy's settings, smt.share
+ * 0.5), each running the coin's branch.  CPU 0 runs first, its sibling not
+ * yet done: its blocks at half speed; CPU 1 then alone.  A refill is the
+ * core's latency, not its issue width: unscaled on both.
+ */
+static void test_smt(void)
+{
+	static const double v[VT_NR_HIER] = {
+		[VT_H_L1D_SIZE] = 32, [VT_H_L1D_WAYS] = 8, [VT_H_L2_SIZE] = 256, [VT_H_L2_WAYS] = 8,
+		[VT_H_L2_LAT] = 5, [VT_H_L3_SIZE] = 1024, [VT_H_L3_WAYS] = 8, [VT_H_L3_LAT] = 20,
+		[VT_H_MEM_REMOTE] = 200, [VT_H_ROB] = 200, [VT_H_MSHR] = 10, [VT_H_L2MSHR] = 20,
+		[VT_H_PF_DEGREE] = 0, [VT_H_SMT_SHARE] = 0.5,
+	};
+	static void *args[2] = { (void *)1L, (void *)1L };
+
+	for (int on = 0; on < 2; on++) {
+		machine(on ? PENALTY_NS : 0);
+		mach.smt = 2;
+		mach.nr_cpus = 2;
+		mach.hier = true;
+		memcpy(mach.hier_val, v, sizeof(v));
+		pattern = 3;
+		rnd = 1;
+		ok(!vt_run(&mach, 2, branchy, args, NULL, 0, &st), "SMT siblings%s: the run ran",
+		   on ? "" : " without a predictor");
+		diag("two siblings: %llu mispredicts, %.0f ns of CPU time", st.mispredicts, st.cpu_ns);
+		/* 2N blocks at 2 ns (the sibling waiting its turn) and 2N at 1 ns */
+		ok(fabs(st.cpu_ns - (6.0 * N + PENALTY_NS * st.mispredicts)) < 0.01,
+		   "SMT siblings%s: %.0f ns is 6 x %d ns of blocks + %.0f ns x %llu refills, unscaled",
+		   on ? "" : " without a predictor", st.cpu_ns, N, PENALTY_NS, st.mispredicts);
+		if (on)
+			ok(st.mispredicts >= 0.8 * N && st.mispredicts <= 1.2 * N,
+			   "SMT siblings: %llu mispredicts, about half of each one's coins", st.mispredicts);
+		else
+			is_int((long)st.mispredicts, 0, "SMT siblings without a predictor: none");
+	}
+}
+
 static void test_off(void)
 {
 	machine(0);
@@ -268,6 +307,7 @@ int main(void)
 	test_patterns();
 	test_correlated();
 	test_calls();
+	test_smt();
 	test_off();
 	return done_testing();
 }
