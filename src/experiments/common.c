@@ -91,6 +91,8 @@ double exp_delay_loops_per_ns(const struct exp_ctx *ctx)
 void exp_machine_counters(struct sample *out, const struct machine_stats *st, double ops,
 			  const char *delay_counter)
 {
+	bool predicted = st->branch_ns > 0 || st->mispredicts;	/* core.mispredict */
+
 	if (!st->counted)
 		return;
 	ops = ops > 0 ? ops : 1;
@@ -104,7 +106,7 @@ void exp_machine_counters(struct sample *out, const struct machine_stats *st, do
 	sample_counter(out, "lock_handoffs_per_op", st->lock_handoffs / ops);
 	sample_counter(out, "lock_wait_ns_per_op", st->lock_wait_ns / ops);
 	sample_counter(out, "poll_ns_per_op", st->poll_ns / ops);
-	if (st->branch_ns > 0 || st->mispredicts)
+	if (predicted)
 		sample_counter(out, "mispredicts_per_op", st->mispredicts / ops);
 	if (st->hier) {
 		sample_counter(out, "l1_misses_per_op", st->l1_miss / ops);
@@ -126,7 +128,7 @@ void exp_machine_counters(struct sample *out, const struct machine_stats *st, do
 		sample_counter(out, delay_counter, st->delay_ns * pct);
 		sample_counter(out, "share_code_pct", st->code_ns * pct);
 		sample_counter(out, "share_rmw_pct", st->rmw_ns * pct);
-		if (st->branch_ns > 0 || st->mispredicts)
+		if (predicted)
 			sample_counter(out, "share_branch_pct", st->branch_ns * pct);
 		if (st->hier)
 			sample_counter(out, "share_mem_pct", st->mem_ns * pct);

@@ -29,7 +29,6 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "vt_int.h"
 

@@ -311,8 +311,17 @@ static inline void heap_decrease(struct vt_cpu *c)
 }
 
 /*
+ * The refills of the branches @c mispredicted since its clock last moved
+ * (core.mispredict): the core's latency, whoever shares it.
+ */
+static inline vt_ps vt_refill_pending_ps(const struct vt_cpu *c)
+{
+	return (vt_ps)c->mispredicts * vt.mispredict_ps;
+}
+
+/*
  * The plain code @c ran since its clock last moved: cost.block a block, more
- * while its SMT sibling shares the core (vt_hier_code_ps()).
+ * while its SMT sibling shares the core (vt_hier_code_ps()), and its refills.
  */
 static inline vt_ps vt_code_pending_ps(const struct vt_cpu *c)
 {
@@ -324,8 +333,7 @@ static inline vt_ps vt_code_pending_ps(const struct vt_cpu *c)
 
 		t -= hid < c->rmw_shadow ? hid : c->rmw_shadow;
 	}
-	/* A misprediction's refill is the core's latency, whoever shares it. */
-	return t + (vt_ps)c->mispredicts * vt.mispredict_ps;
+	return t + vt_refill_pending_ps(c);
 }
 
 /*
@@ -340,7 +348,7 @@ static inline vt_ps vt_now(const struct vt_cpu *c)
 
 static inline void vt_charge_code(struct vt_cpu *c)
 {
-	vt_ps t = vt_code_pending_ps(c), refill = (vt_ps)c->mispredicts * vt.mispredict_ps;
+	vt_ps t = vt_code_pending_ps(c), refill = vt_refill_pending_ps(c);
 
 	vt.acc.st.blocks += c->blocks;
 	vt.acc.st.mispredicts += c->mispredicts;

@@ -135,7 +135,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	}
 	vt_pair_siblings(m, n);
 	if (vt_hier_start(m) || vt_bp_start(m)) {
-		fprintf(stderr, "mmlab: vt: out of memory for %s's caches\n", m->name);
+		fprintf(stderr, "mmlab: vt: out of memory for %s's caches and predictors\n", m->name);
 		ret = -1;
 		goto out;
 	}
