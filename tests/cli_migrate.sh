@@ -152,10 +152,11 @@ mf_usec lru --first-touch-ns 2000 --lru-disable-ns 1000000 --memcg-ns 0 --host-p
 mf_usec memcg --first-touch-ns 2000 --lru-disable-ns 0 --memcg-ns 10000 --host-page 4K
 mf_usec hp2m --first-touch-ns 2000 --lru-disable-ns 0 --memcg-ns 0 --host-page 2M
 mf_usec tlb --first-touch-ns 2000 --lru-disable-ns 0 --memcg-ns 0 --host-page 4K --tlb-flush-ns 1000
+mf_usec machine --lru-disable-ns 0 --memcg-ns 0
 python3 - "$tmp" <<'PY'
 import json, sys
 t = sys.argv[1]
-u = {n: float(open(f"{t}/{n}").read()) for n in ("base", "warm", "ft", "lru", "memcg", "hp2m", "tlb")}
+u = {n: float(open(f"{t}/{n}").read()) for n in ("base", "warm", "ft", "lru", "memcg", "hp2m", "tlb", "machine")}
 def faults(n):
     return json.load(open(f"{t}/{n}.json"))["results"][0]["counters"]["host_faults"]
 pages = (1 << 20) // 4096
@@ -168,8 +169,21 @@ assert u["memcg"] - u["base"] > pages * 9, u             # 9.8 us more per folio
 assert u["hp2m"] < u["base"], u                          # one fault per 2 MiB, not per 4 KiB
 # x86 flushes each of the parent's entries at once (no other CPU has its mm): 1 us each
 assert pages * 0.999 < u["tlb"] - u["base"] < pages * 1.001, u
+# the defaults are qemu-2node's mem.first_touch 2000 and mem.backing 2M
+assert u["machine"] == u["hp2m"] and faults("machine") == faults("hp2m"), u
 PY
-ok $? "each cost option moves the time the right way: $(cd "$tmp" && paste -d' ' base warm ft lru memcg hp2m tlb 2>/dev/null)"
+ok $? "each cost option moves the time the right way: $(cd "$tmp" && paste -d' ' base warm ft lru memcg hp2m tlb machine 2>/dev/null)"
+# A machine file without mem.backing cannot say which page a given --first-touch-ns backs.
+usage_error_says 'host-page machine: icelake-32v gives no mem.backing.*valid: 2M or 4K' \
+	"--first-touch-ns on a machine without mem.backing" run migrate-fork --machine icelake-32v --first-touch-ns 2000
+# Without mem.first_touch the RAM is backed from the start, and on the host the first touches
+# are real: no host fault is modelled in either.
+for m in icelake-32v host; do
+	"$MMLAB" run migrate-fork --machine $m --scale tiny --children 2 --variant mgt-entry --repeat 1 \
+		--events off --json "$tmp/nobk-$m.json" >/dev/null 2>&1 &&
+		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["results"][0]["counters"]["host_faults"] != 0)' "$tmp/nobk-$m.json"
+	ok $? "cold targets on $m: no host fault modelled"
+done
 
 "$MMLAB" run migrate-fork --scale tiny --size 2M --children 10 --thp always --variant vanilla,mgt-entry,mgt-counter \
 	--repeat 1 --json "$tmp/thp.json" >/dev/null 2>"$tmp/thp.err"

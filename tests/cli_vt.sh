@@ -442,6 +442,16 @@ if [ "$(nproc)" -ge 2 ]; then
 	ok $? "calibrate exits 0 ($(grep '^lat.l3' "$tmp/host.conf" | head -c 60))"
 	"$MMLAB" run refcount-scale --machine "$tmp/host.conf" --threads 1,2 --variant vanilla --virtual-us 100 >/dev/null 2>&1
 	ok $? "calibrate's output is a machine file --machine reads back"
+	grep -qE '^mem.first_touch [0-9]+ \| measured now: the first write to each of 9 2 MiB ranges' "$tmp/host.conf" &&
+		grep -qE '^mem.backing +(4K \| measured now: a write 4 KiB into each range faulted again|2M \| measured now: a write 4 KiB into each range faulted no more)' "$tmp/host.conf"
+	ok $? "calibrate measures this host's first touch and the page it backs ($(grep '^mem.first_touch\|^mem.backing' "$tmp/host.conf" | cut -c1-20 | tr '\n' ' '))"
+	# THP off: the host backs 4 KiB pages; on (always or madvise, the probe madvises): 2 MiB ones
+	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+	if [ -n "$thp" ]; then
+		want=2M; [ "$thp" = never ] && want=4K
+		grep -qE "^mem.backing +$want " "$tmp/host.conf"
+		ok $? "calibrate's mem.backing is $want with transparent huge pages '$thp'"
+	fi
 	if grep -q '^l1d.size' "$tmp/host.conf"; then
 		grep -q '^l1d.lat .*| measured now: dependent loads in random order over .* (half the L1)' "$tmp/host.conf"
 		ok $? "calibrate measures the L1's load-to-use with the hierarchy ($(grep '^l1d.lat' "$tmp/host.conf" | head -c 40))"
@@ -732,6 +742,59 @@ grep -q 'core.mispredict 8 | a test' "$tmp/bp.json"
 ok $? "the run's JSON carries core.mispredict"
 key_bounds bpkey "$tmp/bp.conf" core.mispredict '0.01..100' 0.01 100 0.009 100.1 x
 sourced_key bpkey "$tmp/bp.conf" core.mispredict 4.6 4.6
+
+# mem.first_touch NS | SOURCE and mem.backing 4K|2M | SOURCE (optional, together): the
+# first write to RAM nothing beneath the machine has backed, and the page it backs.  On
+# qemu-2node's hierarchy, migrate-fork's cold targets (1 MiB at --scale tiny, 256 frames):
+#   no keys          RAM backed from the start: no host fault
+#   0 ns,    4K      256 host faults, each a 4 KiB zeroing through the hierarchy (which
+#                    brings the target's lines in: the copy after it may be faster)
+#   2000 ns, 4K      the same 256, and 2 us each more: 512 us
+#   2000 ns, 2M      one or two 2 MiB host pages
+# ftconf LINE...: qemu-2node without either key, then each LINE, in $tmp/ft.conf.
+ftconf() {
+	grep -vE '^mem\.(first_touch|backing) ' machines/qemu-2node.conf >"$tmp/ft.conf"
+	[ $# -eq 0 ] || printf '%s\n' "$@" >>"$tmp/ft.conf"
+}
+# ft_run NAME: mgt-entry at 10 children on $tmp/ft.conf: "usec host_faults" in $tmp/ft-NAME
+ft_run() {
+	"$MMLAB" run migrate-fork --machine "$tmp/ft.conf" --scale tiny --children 10 --variant mgt-entry \
+		--repeat 1 --lru-disable-ns 0 --memcg-ns 0 --json "$tmp/ft-$1.json" >/dev/null 2>&1 &&
+		python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]
+print(r["median"], int(r["counters"]["host_faults"]))' "$tmp/ft-$1.json" >"$tmp/ft-$1"
+}
+ftconf; ft_run none
+ftconf "mem.first_touch 0 | a test" "mem.backing 4K | a test"; ft_run 0-4k
+ftconf "mem.first_touch 2000 | a test" "mem.backing 4K | a test"; ft_run 2000-4k
+ftconf "mem.first_touch 2000 | a test" "mem.backing 2M | a test"; ft_run 2000-2m
+python3 - "$tmp" <<'PY'
+import sys
+t = sys.argv[1]
+u, f = {}, {}
+for n in ("none", "0-4k", "2000-4k", "2000-2m"):
+    a, b = open(f"{t}/ft-{n}").read().split()
+    u[n], f[n] = float(a), int(b)
+assert f == {"none": 0, "0-4k": 256, "2000-4k": 256, "2000-2m": f["2000-2m"]} and 1 <= f["2000-2m"] <= 2, f
+assert 511 < u["2000-4k"] - u["0-4k"] < 513, u               # 2 us more for each of 256
+assert u["2000-2m"] < u["2000-4k"], u                        # 2 faults, not 256
+PY
+ok $? "mem.first_touch and mem.backing: none, 256 and 1-2 host faults, 2 us each ($(cd "$tmp" && cat ft-none ft-0-4k ft-2000-4k ft-2000-2m | tr '\n' ' '))"
+grep -q 'mem.first_touch 2000 | a test' "$tmp/ft-2000-2m.json" && grep -q 'mem.backing *2M | a test' "$tmp/ft-2000-2m.json"
+ok $? "the run's JSON carries mem.first_touch and mem.backing"
+ftset() { ftconf "mem.backing 2M | a test" "$@"; }
+key_bounds ftset "$tmp/ft.conf" mem.first_touch '0..10000000' 0 10000000 -1 10000001 x
+bkset() { ftconf "mem.first_touch 2000 | a test" "$@"; }
+bkset "mem.backing 4K | a test"; "$MMLAB" run free-contig --machine "$tmp/ft.conf" --iterations 2 --variant vanilla >/dev/null 2>&1
+ok $? "mem.backing 4K is taken"
+for w in 1G 4k 2048; do
+	bkset "mem.backing $w | a test"; usage_error_says 'valid: 4K, 2M' "mem.backing $w" run free-contig --machine "$tmp/ft.conf"
+done
+bkset "mem.backing 2M"; usage_error_says 'source' "mem.backing without a source" run free-contig --machine "$tmp/ft.conf"
+ftconf "mem.first_touch 2000 | a test"
+usage_error_says 'mem.first_touch without mem.backing' "mem.first_touch alone" run free-contig --machine "$tmp/ft.conf"
+ftconf "mem.backing 2M | a test"
+usage_error_says 'mem.backing without mem.first_touch' "mem.backing alone" run free-contig --machine "$tmp/ft.conf"
+sourced_key ftset "$tmp/ft.conf" mem.first_touch 1500 1500
 
 # pf.span KIB | SOURCE (optional, with the hierarchy): a power of two in 4..4096, at and
 # beyond each bound; what it does to migrate-fork, whose copies and set-up run through

@@ -219,6 +219,14 @@ struct machine {
 	 * file's tlb.flush, tlb.tlbi); < 0: not given (the experiment's default).
 	 */
 	double tlb_flush_ns, tlbi_ns;
+	/*
+	 * The first write to a page of its RAM that nothing beneath it has
+	 * backed (a machine file's mem.first_touch, zeroing left out) and the
+	 * order of the page that backs (mem.backing); < 0: not given, its RAM
+	 * is backed from the start, or, on the host, its first touches are real.
+	 */
+	double first_touch_ns;
+	int backing_order;
 	/* Page cache the machine can follow line by line, in bytes; 0: any. */
 	unsigned long long max_page_cache;
 	/*

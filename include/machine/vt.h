@@ -207,6 +207,17 @@ struct vt_machine {
 	 */
 	int pf_stride;
 	int pf_ahead;
+	/*
+	 * mem.first_touch: what the first write to a page of the machine's RAM
+	 * that nothing beneath it has backed yet costs, its zeroing left out
+	 * (the experiment zeroes the backing page through the hierarchy): a
+	 * guest's EPT violation and its host's fault, or, for host-model, this
+	 * lab host's own fault on the lab's memory.  mem.backing: the size of
+	 * the page each such touch backs, as a page order (0: 4 KiB, 9: 2 MiB).
+	 * -1 and 0: not given (the machine's RAM is backed from the start).
+	 */
+	double first_touch_ns;
+	int backing_order;
 	enum vt_line_order line_order;
 	char line_order_src[VT_SRC_LEN];
 	/*
@@ -230,6 +241,8 @@ struct vt_machine {
 	char pf_span_src[VT_SRC_LEN];
 	char pf_stride_src[VT_SRC_LEN];
 	char pf_ahead_src[VT_SRC_LEN];
+	char first_touch_src[VT_SRC_LEN];
+	char backing_src[VT_SRC_LEN];
 	bool calibrated;		/* false: a placeholder whose numbers are not measurements */
 	bool hier;			/* the vt_hier settings are given: caches, MLP, prefetch, SMT */
 	double hier_val[VT_NR_HIER];

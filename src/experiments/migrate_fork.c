@@ -16,12 +16,17 @@
  *    host fault, host page zeroed): mf_warm_target() used to pre-touch them.
  *    --target-touch cold (default: the RFC's fresh QEMU guest) charges it at
  *    the copy, the target's first write: --first-touch-ns per host page
- *    (default 2000, assumed: VM exit and entry plus KVM's and the host's
- *    fault path, about 1 us each; machines/SOURCES.md "qemu-2node") plus the
- *    host's zeroing of the host page, a memset through the memory model;
- *    --host-page 2M (default: QEMU madvises guest RAM MADV_HUGEPAGE in
- *    ram_block_add(), and the host's THP default, "always" upstream and
- *    "madvise" on Ubuntu, honours it) or 4K.  --target-touch warm: free.
+ *    (default machine: the machine file's mem.first_touch, qemu-2node's 2000
+ *    assumed, VM exit and entry plus KVM's and the host's fault path, about
+ *    1 us each; machines/SOURCES.md "qemu-2node") plus the host's zeroing of
+ *    the host page, a memset through the memory model; --host-page (default
+ *    machine: mem.backing, qemu-2node's 2M: QEMU madvises guest RAM
+ *    MADV_HUGEPAGE in ram_block_add(), and the host's THP default, "always"
+ *    upstream and "madvise" on Ubuntu, honours it) or 4K.  A machine file
+ *    without the keys has its RAM backed from the start: nothing to pay.
+ *    On the host the lab's own memory is backed at its first touch for
+ *    real, so nothing is added there (host-model's mem.first_touch is that
+ *    touch, measured by mmlab calibrate).  --target-touch warm: free.
  *  - lru_cache_disable(): synchronize_rcu_expedited() and
  *    __lru_add_drain_all(true), a drain queued on and flushed from every CPU
  *    with batched folios; the model drains in place.  --lru-disable-ns
@@ -115,10 +120,12 @@ static const struct exp_option mf_options[] = {
 	{ "target-touch", OPT_CHOICE, "node 1's frames before the call: cold (never backed by the host: a "
 	  "fresh guest's first touch is charged at the copy) or warm (free)",
 	  { [SCALE_DEFAULT] = "cold" }, 0, 0, "cold,warm" },
-	{ "host-page", OPT_CHOICE, "the host page backing guest RAM, one first touch each (QEMU madvises "
-	  "guest RAM MADV_HUGEPAGE)", { [SCALE_DEFAULT] = "2M" }, 0, 0, "2M,4K" },
-	{ "first-touch-ns", OPT_INT, "ns of a first touch per host page besides its zeroing (EPT "
-	  "violation, host fault; assumed)", { [SCALE_DEFAULT] = "2000" }, 0, 1000000 },
+	{ "host-page", OPT_CHOICE, "the host page backing guest RAM, one first touch each; machine: the "
+	  "machine file's mem.backing", { [SCALE_DEFAULT] = "machine" }, 0, 0, "machine,2M,4K" },
+	{ "first-touch-ns", OPT_INT, "ns of a cold target's first touch per host page besides its zeroing "
+	  "(EPT violation, host fault); machine: the machine file's mem.first_touch, none on the host, whose "
+	  "first touches are real, or on a machine file without it, whose RAM is backed from the start",
+	  { [SCALE_DEFAULT] = "machine" }, 0, 1000000, "machine" },
 	{ "lru-disable-ns", OPT_INT, "ns of lru_cache_disable()'s expedited RCU grace period and drain on "
 	  "every CPU, once a call (assumed)", { [SCALE_DEFAULT] = "30000" }, 0, 100000000 },
 	{ "memcg-ns", OPT_INT, "ns of mem_cgroup_migrate() and the uncharge, per folio (assumed)",
@@ -138,6 +145,35 @@ struct mf_ctx {
 	struct mf_params p;		/* all but children, which is the point's */
 	int nodes;
 };
+
+/*
+ * Who backs a cold target at its first write, and at what cost: the
+ * machine's mem.first_touch and mem.backing unless the options say.  On
+ * the host (which gives neither) the first touches are real and nothing
+ * is added; a simulated machine without the keys has its RAM backed from
+ * the start.
+ */
+static int mf_host_backing(const struct exp_ctx *ctx, struct mf_params *p)
+{
+	const struct opt_value *ft = exp_opt(ctx, "first-touch-ns"), *hp = exp_opt(ctx, "host-page");
+	const struct machine *m = ctx->machine;
+	double ns = ft->choice == 0 ? m->first_touch_ns : (double)ft->i;
+
+	p->host_backs = ns >= 0;
+	if (!p->host_backs)
+		return 0;
+	p->first_touch_ns = (unsigned long)ns;
+	if (hp->choice != 0) {
+		p->host_page_order = hp->choice == 1 ? 9 : 0;
+	} else if (m->first_touch_ns >= 0) {
+		p->host_page_order = (unsigned int)m->backing_order;
+	} else {
+		fprintf(stderr, "mmlab: --host-page machine: %s gives no mem.backing for --first-touch-ns %s; "
+			"valid: 2M or 4K\n", m->name, ft->text);
+		return -1;
+	}
+	return 0;
+}
 
 /* Every process's copy plus the parent's buffer, the target's, page tables, a fixed part. */
 static unsigned long long mf_mem_needed(const struct mf_params *p, int children, int nodes)
@@ -173,8 +209,8 @@ static int mf_prepare(struct exp_ctx *ctx)
 		goto fail;
 	}
 	mc->p.target_cold = exp_opt(ctx, "target-touch")->choice == 0;
-	mc->p.host_page_order = exp_opt(ctx, "host-page")->choice == 0 ? 9 : 0;
-	mc->p.first_touch_ns = (unsigned long)exp_opt(ctx, "first-touch-ns")->i;
+	if (mf_host_backing(ctx, &mc->p))
+		goto fail;
 	mc->p.lru_disable_ns = (unsigned long)exp_opt(ctx, "lru-disable-ns")->i;
 	mc->p.memcg_ns = (unsigned long)exp_opt(ctx, "memcg-ns")->i;
 	mc->p.tlb_flush_loops = (unsigned long)((double)exp_opt(ctx, "tlb-flush-ns")->i *

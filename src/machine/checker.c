@@ -1083,5 +1083,6 @@ const struct machine machine_checker = {
 	.syscall_ns = 0,
 	.tlb_flush_ns = -1,
 	.tlbi_ns = -1,
+	.first_touch_ns = -1,
 	.ops = &checker_machine_ops,
 };

@@ -351,6 +351,7 @@ const struct machine machine_host = {
 	.syscall_ns = -1,
 	.tlb_flush_ns = -1,
 	.tlbi_ns = -1,
+	.first_touch_ns = -1,
 	.host_noise = true,
 	.ops = &host_ops,
 };

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -247,6 +249,65 @@ static double mispredict_ns(void)
 	rnd = branch_best_ns(bits + BR_N);
 	free(bits);
 	return rnd > alt ? (rnd - alt) / (BR_N / 2.0) : 0;
+}
+
+/* --- mem.first_touch: the first write to memory this host has not backed --------------- */
+
+#define FT_CHUNKS	9		/* 2 MiB ranges touched: the median of 9 */
+#define FT_HUGE		(2UL << 20)
+#define FT_SMALL	4096UL
+
+static double write_ns(volatile char *p)
+{
+	double t0 = vt_cal_now_ns();
+
+	*p = 1;
+	return vt_cal_now_ns() - t0;
+}
+
+static double memset_ns(char *p, size_t bytes)
+{
+	double t0 = vt_cal_now_ns();
+
+	memset(p, 2, bytes);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+	return vt_cal_now_ns() - t0;
+}
+
+/*
+ * mem.first_touch and mem.backing of this host, for the kernel model's
+ * memory (src/machine/arena.c: fresh anonymous memory, which migrate-fork
+ * asks to be backed by huge pages): the first write to each of FT_CHUNKS
+ * 2 MiB-aligned ranges of a fresh mapping advised MADV_HUGEPAGE, then a
+ * write 4 KiB further into each.  If that second write faults too (it
+ * takes over a tenth of the first), the host backed 4 KiB pages; else 2
+ * MiB ones.  The first touch less a memset of the page it backed, now
+ * backed (the model zeroes the backing page through its hierarchy apart):
+ * the fault's own path, the median over the ranges.  -1 if it cannot be
+ * measured.
+ */
+static double first_touch_ns(int *order)
+{
+	size_t bytes = (FT_CHUNKS + 1) * FT_HUGE;
+	double first[FT_CHUNKS], second[FT_CHUNKS], again[FT_CHUNKS], f, s;
+	char *raw = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *base;
+
+	if (raw == MAP_FAILED)
+		return -1;
+	base = (char *)(((uintptr_t)raw + FT_HUGE - 1) & ~(FT_HUGE - 1));
+	madvise(base, FT_CHUNKS * FT_HUGE, MADV_HUGEPAGE);
+	for (int i = 0; i < FT_CHUNKS; i++) {
+		first[i] = write_ns(base + i * FT_HUGE);
+		second[i] = write_ns(base + i * FT_HUGE + FT_SMALL);
+	}
+	f = vt_median(first, FT_CHUNKS);
+	s = vt_median(second, FT_CHUNKS);
+	*order = s * 10 < f ? 9 : 0;
+	for (int i = 0; i < FT_CHUNKS; i++)
+		again[i] = memset_ns(base + i * FT_HUGE, *order ? FT_HUGE : FT_SMALL);
+	f -= vt_median(again, FT_CHUNKS);
+	munmap(raw, bytes);
+	return f > 0 ? f : 0;
 }
 
 /* --- sched.wake: from a wake-up to the woken thread running --------------------------- */
@@ -588,6 +649,12 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->mispredict_src, VT_SRC_LEN, "measured now: one branch over %d bytes alternating 1 and 0 "
 		 "against random ones, the difference over the random half, best of %d (%.1f cycles)",
 		 BR_N, CAL_TRIES, m->mispredict_ns / m->cost_ns[VT_C_HIT]);
+	m->first_touch_ns = first_touch_ns(&m->backing_order);
+	snprintf(m->first_touch_src, VT_SRC_LEN, "measured now: the first write to each of %d 2 MiB ranges "
+		 "of fresh memory advised MADV_HUGEPAGE, less a memset of the page it backed, the median",
+		 FT_CHUNKS);
+	snprintf(m->backing_src, VT_SRC_LEN, "measured now: a write 4 KiB into each range %s",
+		 m->backing_order ? "faulted no more (2 MiB pages)" : "faulted again (4 KiB pages)");
 	m->calibrated = true;
 	if (vt_calibrate_mem(m))
 		m->hier = false;	/* sysfs does not say: the coherence model alone */
@@ -638,4 +705,8 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "# pf.stride not given: %s\n", m->pf_stride_src);
 	if (m->pf_ahead > 0)
 		fprintf(f, "pf.ahead        %d | %s\n", m->pf_ahead, m->pf_ahead_src);
+	if (m->first_touch_ns >= 0) {
+		fprintf(f, "mem.first_touch %.0f | %s\n", m->first_touch_ns, m->first_touch_src);
+		fprintf(f, "mem.backing     %s | %s\n", m->backing_order ? "2M" : "4K", m->backing_src);
+	}
 }

@@ -76,6 +76,8 @@ const struct machine *machine_vt(const struct vt_machine *vm)
 		.syscall_ns = vm->syscall_ns,
 		.tlb_flush_ns = vm->tlb_flush_ns,
 		.tlbi_ns = vm->tlbi_ns,
+		.first_touch_ns = vm->first_touch_ns,
+		.backing_order = vm->backing_order,
 		.max_page_cache = VT_MAX_PAGE_CACHE,
 		.counts = true,
 		.ops = &vt_iface_ops,

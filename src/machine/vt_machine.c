@@ -40,6 +40,12 @@
  *	                a core's per-instruction stride prefetcher follows
  *	pf.ahead        N | SOURCE   (optional, with pf.stride, default 1) how many
  *	                strides ahead of a load it fetches
+ *	mem.first_touch NS | SOURCE  (optional, with mem.backing) the first write to a
+ *	                page of RAM nothing beneath the machine has backed yet: a
+ *	                guest's EPT violation and host fault, its zeroing left out
+ *	                (migrate-fork's --first-touch-ns machine)
+ *	mem.backing     4K|2M | SOURCE  (with mem.first_touch) the page one such
+ *	                touch backs (migrate-fork's --host-page machine)
  *	calibrated      yes|no  (optional, default yes)
  *	seed.EXPERIMENT.VARIANT[.COUNTER]  POINT:VALUE|POINT:LO..HI ... | SOURCE
  *	                (optional, repeatable) a seed's measurements on this machine,
@@ -225,6 +231,26 @@ static int parse_yes_no(char *v, bool *yes, char *src, const char **why)
 	}
 	*yes = !strcmp(word, "yes");
 	snprintf(src, VT_SRC_LEN, "%s", trim(bar + 1));
+	return 0;
+}
+
+/* mem.backing: "4K|2M | SOURCE" into m->backing_order and its source. */
+static int parse_backing(struct vt_machine *m, char *v, const char **why)
+{
+	char *bar = strchr(v, '|'), *word;
+
+	if (!bar || !*trim(bar + 1)) {
+		*why = "needs '4K|2M | SOURCE' (every setting names its source)";
+		return -1;
+	}
+	*bar = '\0';
+	word = trim(v);
+	if (strcmp(word, "4K") && strcmp(word, "2M")) {
+		*why = "valid: 4K, 2M (the page one first touch backs)";
+		return -1;
+	}
+	m->backing_order = !strcmp(word, "2M") ? 9 : 0;
+	snprintf(m->backing_src, VT_SRC_LEN, "%s", trim(bar + 1));
 	return 0;
 }
 
@@ -500,6 +526,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 	snprintf(m->line_window_src, VT_SRC_LEN, "the default");
 	m->tlb_flush_ns = -1;
 	m->tlbi_ns = -1;
+	m->first_touch_ns = -1;
 	while (fgets(buf, sizeof(buf), f)) {
 		size_t n = strlen(buf);
 		char *line, *key, *val;
@@ -599,6 +626,11 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else if (!strcmp(key, "core.mispredict")) {
 			parse_sourced_in(val, &m->mispredict_ns, m->mispredict_src, 0.01, 100,
 					 "NS out of range; valid: 0.01..100 (a mispredicted branch's refill)", &why);
+		} else if (!strcmp(key, "mem.first_touch")) {
+			parse_sourced_in(val, &m->first_touch_ns, m->first_touch_src, 0, 10000000,
+					 "NS out of range; valid: 0..10000000 (a first touch's fault path)", &why);
+		} else if (!strcmp(key, "mem.backing")) {
+			parse_backing(m, val, &why);
 		} else if (!strcmp(key, "core.sb")) {
 			parse_sourced_int(val, &m->sb_entries, m->sb_src, 1, 1024, "N out of range; valid: an "
 					  "integer in 1..1024 (store-buffer entries a core)", &why);
@@ -627,7 +659,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
 			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, core.mispredict, pf.span, pf.stride, pf.ahead, "
-			      "calibrated, seed.*";
+			      "mem.first_touch, mem.backing, calibrated, seed.*";
 		}
 		if (why) {
 			fclose(f);
@@ -660,6 +692,10 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		return fail(err, len, path, 0, "pf.stride needs the memory hierarchy's settings (l1d.size and the rest)");
 	if (m->pf_ahead > 0 && !m->pf_stride)
 		return fail(err, len, path, 0, "pf.ahead needs pf.stride (the stride prefetcher it sets the distance of)");
+	if ((m->first_touch_ns >= 0) != (m->backing_src[0] != '\0'))
+		return fail(err, len, path, 0, "mem.first_touch and mem.backing go together: %s without %s",
+			    m->first_touch_ns >= 0 ? "mem.first_touch" : "mem.backing",
+			    m->first_touch_ns >= 0 ? "mem.backing 4K|2M | SOURCE" : "mem.first_touch NS | SOURCE");
 	if (!m->rmw_drain_src[0])	/* not given: as rmw.overlap says */
 		m->rmw_drain = !m->rmw_overlap;
 	m->nr_cpus = m->sockets * m->l3_per_socket * m->cores_per_l3 * m->smt;
@@ -729,5 +765,7 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "pf.stride", m->pf_stride, m->pf_stride_src);
 	if (m->pf_ahead > 0)
 		n += add_fitted(buf, len, &at, "pf.ahead", m->pf_ahead, m->pf_ahead_src);
+	if (m->first_touch_ns >= 0)
+		n += add_fitted(buf, len, &at, "mem.first_touch", m->first_touch_ns, m->first_touch_src);
 	return n;
 }

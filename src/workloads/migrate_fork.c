@@ -163,7 +163,7 @@ static int mf_setup(struct mf_run *run, char *msg, size_t len)
 		}
 	}
 	lru_add_drain();
-	/* Cold targets: the host never backed node 1's frames; the first touch is the kernel's to pay. */
+	/* Cold targets: node 1's frames untouched; a host beneath backs each at its first write, in the call. */
 	if (!p->target_cold)
 		mf_warm_target(run);
 	return 0;
@@ -252,7 +252,7 @@ static int migrate_fork_run(const void *params, void *result, char *msg, size_t 
 	madvise(mem_arena, max_pfn << PAGE_SHIFT, MADV_HUGEPAGE);
 	/* THP "always": a fault maps a 2 MiB folio where its aligned range fits the VMA. */
 	anon_folio_order = p->thp ? MF_THP_ORDER : p->folio_order;
-	if (p->target_cold) {
+	if (p->target_cold && p->host_backs) {
 		guest_touch = (struct guest_touch){ .host_order = p->host_page_order,
 						    .fault_ns = p->first_touch_ns };
 		guest_touch.backed = calloc((max_pfn >> p->host_page_order) / BITS_PER_LONG + 1,

@@ -18,7 +18,14 @@ struct mf_params {
 	unsigned long offset;		/* the buffer's start past a 2 MiB boundary, page-aligned */
 	bool fast_forward;		/* simulated machines: set-up fast-forwarded (machine_fast_forward()) */
 	/* Costs the model leaves out unless asked (src/experiments/migrate_fork.c, the ledger) */
-	bool target_cold;		/* node 1's frames never backed by the host: first touch faults */
+	bool target_cold;		/* node 1's frames not touched before the call */
+	/*
+	 * Cold targets' first touches are modelled: the host beneath the
+	 * machine backs a host page at a cold frame's first write.  False on
+	 * the host itself (its first touches are real) and on a machine whose
+	 * RAM is backed from the start.
+	 */
+	bool host_backs;
 	unsigned int host_page_order;	/* the host's page backing guest RAM: 0 (4 KiB) or 9 (2 MiB) */
 	unsigned long first_touch_ns;	/* EPT violation + host fault path per host page, zeroing excluded */
 	unsigned long lru_disable_ns;	/* lru_cache_disable(): expedited RCU + drain on every CPU */
@@ -41,7 +48,7 @@ struct mf_result {
 	unsigned long entries_left;	/* migration entries in any page table afterwards */
 	unsigned long data_mismatches;	/* pages (of any process) whose bytes differ from what it wrote */
 	unsigned long vmas;		/* VMAs mapping the buffer: parent + children */
-	unsigned long host_faults;	/* host pages first touched in the timed call (target_cold) */
+	unsigned long host_faults;	/* host pages first touched in the timed call (host_backs) */
 	int full_children;		/* children whose copies ran in full, not fast-forwarded */
 };
 
