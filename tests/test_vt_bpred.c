@@ -13,6 +13,7 @@
  *   calls, by a coin:    S1 -call f-> F1 -ret-> N1     or, a frame deeper,
  *                                                       S2 -call f-> F1 -ret-> N2
  *   after_call(coin):    S -call f-> F1 -ret-> N1 or N2 (S's branch, by the coin)
+ *   storm (test_useful): P's 128 ways learned, 60,000 coins over 64 blocks, P again
  *
  * One CPU, no memory hierarchy, cost.block 1 ns, core.mispredict 10 ns:
  * a run's time is its blocks plus 10 ns a misprediction, nothing else.
@@ -63,6 +64,26 @@ BLOCK(blk_s2)
 BLOCK(blk_f1)
 BLOCK(blk_n1)
 BLOCK(blk_n2)
+BLOCK(blk_p)
+BLOCK(blk_pa)
+BLOCK(blk_pb)
+BLOCK(blk_qa)
+BLOCK(blk_qb)
+/* the storm's branches: 64 blocks, each its own entries in every table */
+BLOCK(q00) BLOCK(q01) BLOCK(q02) BLOCK(q03) BLOCK(q04) BLOCK(q05) BLOCK(q06) BLOCK(q07)
+BLOCK(q08) BLOCK(q09) BLOCK(q10) BLOCK(q11) BLOCK(q12) BLOCK(q13) BLOCK(q14) BLOCK(q15)
+BLOCK(q16) BLOCK(q17) BLOCK(q18) BLOCK(q19) BLOCK(q20) BLOCK(q21) BLOCK(q22) BLOCK(q23)
+BLOCK(q24) BLOCK(q25) BLOCK(q26) BLOCK(q27) BLOCK(q28) BLOCK(q29) BLOCK(q30) BLOCK(q31)
+BLOCK(q32) BLOCK(q33) BLOCK(q34) BLOCK(q35) BLOCK(q36) BLOCK(q37) BLOCK(q38) BLOCK(q39)
+BLOCK(q40) BLOCK(q41) BLOCK(q42) BLOCK(q43) BLOCK(q44) BLOCK(q45) BLOCK(q46) BLOCK(q47)
+BLOCK(q48) BLOCK(q49) BLOCK(q50) BLOCK(q51) BLOCK(q52) BLOCK(q53) BLOCK(q54) BLOCK(q55)
+BLOCK(q56) BLOCK(q57) BLOCK(q58) BLOCK(q59) BLOCK(q60) BLOCK(q61) BLOCK(q62) BLOCK(q63)
+static void (*const blk_q[64])(void) = {
+	q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15,
+	q16, q17, q18, q19, q20, q21, q22, q23, q24, q25, q26, q27, q28, q29, q30, q31,
+	q32, q33, q34, q35, q36, q37, q38, q39, q40, q41, q42, q43, q44, q45, q46, q47,
+	q48, q49, q50, q51, q52, q53, q54, q55, q56, q57, q58, q59, q60, q61, q62, q63,
+};
 
 static unsigned int rnd = 1;
 
@@ -163,6 +184,47 @@ static void calls(void *arg)
 		else
 			site(0);
 	}
+}
+
+/*
+ * The useful bits.  P learns a sequence of 128 ways drawn once (a period
+ * only a history of several of its own ways tells apart, half of it
+ * against what P's own entry would guess); then a storm: 64 blocks Q0..Q63
+ * in turn, each going to QA or QB by a coin, mispredicted at least half
+ * the time, each misprediction taking an entry in the tagged tables; then
+ * P again.  The entries of P's that predicted right where the shorter
+ * ones would not are marked useful and kept through the storm: P after it
+ * mispredicts only while the history still holds the storm's ways.  Were
+ * they not kept, P would learn its sequence again.
+ *
+ *   phase 1: P x P_N        phase 2: Q0..Q63 x STORM (coins)        phase 3: P x P_N
+ */
+#define P_N	2000
+#define STORM	60000		/* with 2 x P_N: under the 2^18 scored branches of a reset */
+
+static int phases;		/* 2: phases 1 and 2; 3: all three */
+static unsigned char p_ways[128];
+
+static void p_rounds(void)
+{
+	for (int i = 0; i < P_N; i++) {
+		blk_p();
+		p_ways[i % 128] ? blk_pb() : blk_pa();
+	}
+}
+
+static void storm(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 128; i++)
+		p_ways[i] = (unsigned char)coin();
+	p_rounds();
+	for (int i = 0; i < STORM; i++) {
+		blk_q[i % 64]();
+		coin() ? blk_qb() : blk_qa();
+	}
+	if (phases == 3)
+		p_rounds();
 }
 
 static struct vt_stats st;
@@ -291,6 +353,24 @@ static void test_smt(void)
 	}
 }
 
+static void test_useful(void)
+{
+	unsigned long long two, three;
+
+	machine(PENALTY_NS);
+	phases = 2;
+	ok(!run(storm), "P, then the storm: the run ran");
+	two = st.mispredicts;
+	phases = 3;
+	ok(!run(storm), "P, the storm, P again: the run ran");
+	three = st.mispredicts;
+	diag("useful bits: %llu mispredicts through the storm, %llu with P after it", two, three);
+	ok(two >= 0.4 * STORM, "the storm: %llu mispredicts, at least about half of %d coins", two, STORM);
+	/* 9 here; 46 with the useful bits inverted */
+	ok(three >= two && three - two <= 24,
+	   "P after the storm: %llu mispredicts (at most 24): its useful entries were kept", three - two);
+}
+
 static void test_off(void)
 {
 	machine(0);
@@ -308,6 +388,7 @@ int main(void)
 	test_correlated();
 	test_calls();
 	test_smt();
+	test_useful();
 	test_off();
 	return done_testing();
 }
