@@ -176,6 +176,10 @@ ok $? "each cost option moves the time the right way: $(cd "$tmp" && paste -d' '
 # A machine file without mem.backing cannot say which page a given --first-touch-ns backs.
 usage_error_says 'host-page machine: icelake-32v gives no mem.backing.*valid: 2M or 4K' \
 	"--first-touch-ns on a machine without mem.backing" run migrate-fork --machine icelake-32v --first-touch-ns 2000
+# ... which warm targets, never first touched in the call, do not need to know.
+"$MMLAB" run migrate-fork --machine icelake-32v --scale tiny --children 2 --variant mgt-entry --repeat 1 \
+	--events off --target-touch warm --first-touch-ns 2000 >/dev/null 2>&1
+ok $? "--target-touch warm with --first-touch-ns on a machine without mem.backing runs"
 # Without mem.first_touch the RAM is backed from the start, and on the host the first touches
 # are real: no host fault is modelled in either.
 for m in icelake-32v host; do

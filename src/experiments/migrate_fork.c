@@ -209,7 +209,7 @@ static int mf_prepare(struct exp_ctx *ctx)
 		goto fail;
 	}
 	mc->p.target_cold = exp_opt(ctx, "target-touch")->choice == 0;
-	if (mf_host_backing(ctx, &mc->p))
+	if (mc->p.target_cold && mf_host_backing(ctx, &mc->p))
 		goto fail;
 	mc->p.lru_disable_ns = (unsigned long)exp_opt(ctx, "lru-disable-ns")->i;
 	mc->p.memcg_ns = (unsigned long)exp_opt(ctx, "memcg-ns")->i;
