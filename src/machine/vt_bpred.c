@@ -158,10 +158,12 @@ static bool vt_bp_tage(struct vt_bp *bp, struct vt_bp_base *b, uint16_t next)
 		e = &bp->tab[t][ix[t]];
 		if ((e->tag & ~VT_BP_USEFUL) != tg[t] || !e->pred)
 			continue;
-		if (prov < 0)
+		if (prov < 0) {
 			prov = t;
-		else if (alt < 0)
+		} else {
 			alt = t;
+			break;	/* the tables below the alternate are not used */
+		}
 	}
 	alt_pred = (alt >= 0 ? bp->tab[alt][ix[alt]].pred : b->pred) & VT_BP_SUCC;
 	pred = (prov >= 0 ? bp->tab[prov][ix[prov]].pred : b->pred) & VT_BP_SUCC;
