@@ -278,13 +278,17 @@ static double memset_ns(char *p, size_t bytes)
  * mem.first_touch and mem.backing of this host, for the kernel model's
  * memory (src/machine/arena.c: fresh anonymous memory, which migrate-fork
  * asks to be backed by huge pages): the first write to each of FT_CHUNKS
- * 2 MiB-aligned ranges of a fresh mapping advised MADV_HUGEPAGE, then a
- * write 4 KiB further into each.  If that second write faults too (it
- * takes over a tenth of the first), the host backed 4 KiB pages; else 2
- * MiB ones.  The first touch less a memset of the page it backed, now
- * backed (the model zeroes the backing page through its hierarchy apart):
- * the fault's own path, the median over the ranges.  -1 if it cannot be
- * measured.
+ * 2 MiB-aligned ranges of a mapping advised MADV_HUGEPAGE, then a write 4
+ * KiB further into each.  If that second write faults too (it takes over a
+ * tenth of the first), the host backed 4 KiB pages; else 2 MiB ones.  The
+ * first touch less a memset of the page it backed, now backed (the model
+ * zeroes the backing page through its hierarchy apart): the fault's own
+ * path, the median over the ranges.  The ranges are touched and released
+ * (MADV_DONTNEED) once before: in a guest, memory its kernel has not used
+ * for a while may have been handed back to the hypervisor (free page
+ * reporting, a balloon), and its first backing there costs milliseconds a
+ * huge page, which the lab's runs, reusing what they freed, rarely see.
+ * -1 if it cannot be measured.
  */
 static double first_touch_ns(int *order)
 {
@@ -296,6 +300,12 @@ static double first_touch_ns(int *order)
 		return -1;
 	base = (char *)(((uintptr_t)raw + FT_HUGE - 1) & ~(FT_HUGE - 1));
 	madvise(base, FT_CHUNKS * FT_HUGE, MADV_HUGEPAGE);
+	for (int i = 0; i < FT_CHUNKS; i++)
+		memset(base + i * FT_HUGE, 1, FT_HUGE);
+	if (madvise(base, FT_CHUNKS * FT_HUGE, MADV_DONTNEED)) {
+		munmap(raw, bytes);
+		return -1;
+	}
 	for (int i = 0; i < FT_CHUNKS; i++) {
 		first[i] = write_ns(base + i * FT_HUGE);
 		second[i] = write_ns(base + i * FT_HUGE + FT_SMALL);
@@ -651,8 +661,8 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 		 BR_N, CAL_TRIES, m->mispredict_ns / m->cost_ns[VT_C_HIT]);
 	m->first_touch_ns = first_touch_ns(&m->backing_order);
 	snprintf(m->first_touch_src, VT_SRC_LEN, "measured now: the first write to each of %d 2 MiB ranges "
-		 "of fresh memory advised MADV_HUGEPAGE, less a memset of the page it backed, the median",
-		 FT_CHUNKS);
+		 "advised MADV_HUGEPAGE (touched and released once before), less a memset of the page it "
+		 "backed, the median", FT_CHUNKS);
 	snprintf(m->backing_src, VT_SRC_LEN, "measured now: a write 4 KiB into each range %s",
 		 m->backing_order ? "faulted no more (2 MiB pages)" : "faulted again (4 KiB pages)");
 	m->calibrated = true;
