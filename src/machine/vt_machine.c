@@ -156,26 +156,43 @@ static void parse_sourced_int(char *v, int *out, char *src, int lo, int hi, cons
 		*out = (int)n;
 }
 
-/* "fifo|far-first|near-first | SOURCE" into m->line_order. */
-static int parse_order(struct vt_machine *m, char *v, const char **why)
+/*
+ * "WORD | SOURCE" with WORD one of the @n @words: its index into *@which and
+ * the source into @src; else *@why says @need (no source) or @valid.
+ */
+static int parse_sourced_word(char *v, const char *const *words, int n, int *which, char *src,
+			      const char *need, const char *valid, const char **why)
 {
 	char *bar = strchr(v, '|'), *word;
 	int k;
 
 	if (!bar || !*trim(bar + 1)) {
-		*why = "needs 'fifo|far-first|near-first | SOURCE' (every setting names its source)";
+		*why = need;
 		return -1;
 	}
 	*bar = '\0';
 	word = trim(v);
-	for (k = 0; k < VT_NR_ORDER && strcmp(word, vt_order_names[k]); k++)
+	for (k = 0; k < n && strcmp(word, words[k]); k++)
 		;
-	if (k == VT_NR_ORDER) {
-		*why = "valid: fifo, far-first, near-first";
+	if (k == n) {
+		*why = valid;
 		return -1;
 	}
+	*which = k;
+	snprintf(src, VT_SRC_LEN, "%s", trim(bar + 1));
+	return 0;
+}
+
+/* "fifo|far-first|near-first | SOURCE" into m->line_order. */
+static int parse_order(struct vt_machine *m, char *v, const char **why)
+{
+	int k;
+
+	if (parse_sourced_word(v, vt_order_names, VT_NR_ORDER, &k, m->line_order_src,
+			       "needs 'fifo|far-first|near-first | SOURCE' (every setting names its source)",
+			       "valid: fifo, far-first, near-first", why))
+		return -1;
 	m->line_order = k;
-	snprintf(m->line_order_src, VT_SRC_LEN, "%s", trim(bar + 1));
 	return 0;
 }
 
@@ -217,40 +234,27 @@ static int parse_overlap(char *v, struct vt_machine *m, const char **why)
 /* "yes|no | SOURCE" into *@yes and @src (rmw.drain). */
 static int parse_yes_no(char *v, bool *yes, char *src, const char **why)
 {
-	char *bar = strchr(v, '|'), *word;
+	static const char *const words[] = { "no", "yes" };
+	int k;
 
-	if (!bar || !*trim(bar + 1)) {
-		*why = "needs 'yes|no | SOURCE' (every setting names its source)";
+	if (parse_sourced_word(v, words, 2, &k, src, "needs 'yes|no | SOURCE' (every setting names its source)",
+			       "valid: yes, no", why))
 		return -1;
-	}
-	*bar = '\0';
-	word = trim(v);
-	if (strcmp(word, "yes") && strcmp(word, "no")) {
-		*why = "valid: yes, no";
-		return -1;
-	}
-	*yes = !strcmp(word, "yes");
-	snprintf(src, VT_SRC_LEN, "%s", trim(bar + 1));
+	*yes = k == 1;
 	return 0;
 }
 
 /* mem.backing: "4K|2M | SOURCE" into m->backing_order and its source. */
 static int parse_backing(struct vt_machine *m, char *v, const char **why)
 {
-	char *bar = strchr(v, '|'), *word;
+	static const char *const words[] = { "4K", "2M" };
+	int k;
 
-	if (!bar || !*trim(bar + 1)) {
-		*why = "needs '4K|2M | SOURCE' (every setting names its source)";
+	if (parse_sourced_word(v, words, 2, &k, m->backing_src,
+			       "needs '4K|2M | SOURCE' (every setting names its source)",
+			       "valid: 4K, 2M (the page one first touch backs)", why))
 		return -1;
-	}
-	*bar = '\0';
-	word = trim(v);
-	if (strcmp(word, "4K") && strcmp(word, "2M")) {
-		*why = "valid: 4K, 2M (the page one first touch backs)";
-		return -1;
-	}
-	m->backing_order = !strcmp(word, "2M") ? 9 : 0;
-	snprintf(m->backing_src, VT_SRC_LEN, "%s", trim(bar + 1));
+	m->backing_order = k ? 9 : 0;
 	return 0;
 }
 
