@@ -228,6 +228,18 @@ static bool vt_bp_frame(struct vt_bp *bp, uintptr_t sp)
 	return true;
 }
 
+/*
+ * Block @b, which has gone two ways, went to @next: score it and push its
+ * way onto the history.  Apart from vt_bp_block(), whose every call takes
+ * the path without it, so that path keeps its registers to itself.
+ */
+static __attribute__((noinline)) void vt_bp_poly(struct vt_cpu *c, struct vt_bp_base *b, uint16_t next)
+{
+	if (vt_bp_tage(c->bp, b, next))
+		c->mispredicts++;
+	vt_bp_history(c->bp, next != (b->first & VT_BP_SUCC));
+}
+
 /* @c entered the block at @block (its offset, +1) in the frame at @sp: score the branch that chose it. */
 void vt_bp_block(struct vt_cpu *c, uint32_t block, uintptr_t sp)
 {
@@ -254,9 +266,7 @@ void vt_bp_block(struct vt_cpu *c, uint32_t block, uintptr_t sp)
 			return;
 		b->first |= VT_BP_POLY;
 	}
-	if (vt_bp_tage(bp, b, next))
-		c->mispredicts++;
-	vt_bp_history(bp, next != (b->first & VT_BP_SUCC));
+	vt_bp_poly(c, b, next);
 }
 
 int vt_bp_start(const struct vt_machine *m)
