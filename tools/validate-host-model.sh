@@ -2,7 +2,8 @@
 # The virtual-time model of this host (mmlab calibrate) against this host, side by side:
 # each single-threaded experiment at --scale default on the host (3 samples, the host
 # alone), then on --machine host-model's file (virtual time), then a table of the medians
-# and the model's error (docs/VALIDATION.md).  reclaim-large runs without TLB costs on both
+# and the model's error, and how many cells are within 25% and their mean absolute error
+# (tools/host_model_table.py; docs/VALIDATION.md).  reclaim-large runs without TLB costs on both
 # sides: on the host a TLBI is a busy loop of the lab's own, where virtual time lets it
 # complete beside the code as a TLBI does (docs/design/virtual-time.md, "Work handed off").
 #
@@ -74,27 +75,12 @@ for r in "${runs[@]}"; do
 done
 # each run's own status: a failed one stops the script here
 for p in "${pids[@]}"; do wait "$p"; done
-python3 - "$out" "${runs[@]}" <<'PY'
-import json, sys, os
-out = sys.argv[1]
-names = [r.split()[0] for r in sys.argv[2:]]
-print("| experiment, point, variant | host (median) | host-model | error |")
-print("|---|---|---|---|")
-for name in names:
-    h, v = (json.load(open(os.path.join(out, f"{name}-{k}.json"))) for k in ("host", "vt"))
-    key = lambda r: (r["variant"], json.dumps(r["point"], sort_keys=True), r["metric"])
-    hv = {key(r): r["median"] for r in h["results"]}
-    for r in v["results"]:
-        k = key(r)
-        if k in hv and r["metric"] in ("usec", "ops_per_sec", "lat_p50_us"):
-            unit = "us" if r["metric"] == "usec" else f"{r['unit']} ({r['metric']})"
-            fmt = lambda x: f"{x:,.2f}" if x < 100 else f"{x:,.0f}"
-            print(f"| {name} {k[1]} {k[0]} | {fmt(hv[k])} {unit} | {fmt(r['median'])} | "
-                  f"{100 * (r['median'] / hv[k] - 1):+.1f}% |")
-PY
+names=()
+for r in "${runs[@]}"; do names+=("${r%% *}"); done
+python3 tools/host_model_table.py "$out" "${names[@]}"
 # what calibrate found, so that tables from different hosts can be read side by side
 echo
 echo "host-model ($out/host-model.conf):"
-grep -E '^(cost\.(block|rmw|mem)|l2\.lat|l3\.(size|lat)|rmw\.(overlap|drain)|pf\.(degree|span|stride)|sched\.wake) ' \
+grep -E '^(cost\.(block|rmw|mem)|l2\.lat|l3\.(size|lat)|rmw\.(overlap|drain)|pf\.(degree|span|stride)|sched\.wake|core\.mispredict|mem\.(first_touch|backing)) ' \
 	"$out/host-model.conf" | awk -F'|' '{ sub(/ +$/, "", $1); print "  " $1 }'
 
