@@ -117,8 +117,8 @@ static const struct exp_option mf_options[] = {
 	{ "offset", OPT_SIZE, "where the buffer starts past a 2 MiB boundary (its mmap() address modulo "
 	  "2 MiB; with --thp always it decides how many whole 2 MiB ranges the buffer holds)",
 	  { [SCALE_DEFAULT] = "0" }, 0, (2ULL << 20) - MF_PAGE_SIZE },
-	{ "target-touch", OPT_CHOICE, "node 1's frames before the call: cold (never backed by the host: a "
-	  "fresh guest's first touch is charged at the copy) or warm (free)",
+	{ "target-touch", OPT_CHOICE, "node 1's frames before the call: cold (untouched: where a host "
+	  "beneath backs them, a first touch is charged at the copy) or warm (free)",
 	  { [SCALE_DEFAULT] = "cold" }, 0, 0, "cold,warm" },
 	{ "host-page", OPT_CHOICE, "the host page backing guest RAM, one first touch each; machine: the "
 	  "machine file's mem.backing", { [SCALE_DEFAULT] = "machine" }, 0, 0, "machine,2M,4K" },

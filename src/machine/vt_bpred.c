@@ -230,8 +230,8 @@ static bool vt_bp_frame(struct vt_bp *bp, uintptr_t sp)
 
 /*
  * Block @b, which has gone two ways, went to @next: score it and push its
- * way onto the history.  Apart from vt_bp_block(), whose every call takes
- * the path without it, so that path keeps its registers to itself.
+ * way onto the history.  Out of line: every block takes vt_bp_block()'s
+ * path without it, which then saves no registers.
  */
 static __attribute__((noinline)) void vt_bp_poly(struct vt_cpu *c, struct vt_bp_base *b, uint16_t next)
 {
