@@ -48,6 +48,33 @@ ok $? "no comparable cell: exit 2 saying so ($(head -c 100 "$tmp/err"))"
 python3 tools/host_model_table.py "$tmp" missing >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'missing-host.json' "$tmp/err"
 ok $? "a missing run: exit 2 with one line naming it ($(head -c 120 "$tmp/err"))"
+# Inputs are bounded as the runner's are: a regular file (not a directory or a FIFO) of at
+# most 64 MiB. The same runs
+# padded with blanks (valid JSON) to 64 MiB exactly are read; one byte more is refused.
+python3 - "$tmp" <<'PY'
+import shutil, sys
+t = sys.argv[1]
+for name, size in (("at", 64 << 20), ("over", (64 << 20) + 1)):
+    shutil.copy(f"{t}/fc-host.json", f"{t}/{name}-host.json")
+    with open(f"{t}/fc-vt.json", "rb") as f:
+        data = f.read()
+    with open(f"{t}/{name}-vt.json", "wb") as f:
+        f.write(data + b" " * (size - len(data)))
+PY
+python3 tools/host_model_table.py "$tmp" at >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && grep -q '4 of 6 cells' "$tmp/out"
+ok $? "a run of exactly 64 MiB is read"
+python3 tools/host_model_table.py "$tmp" over >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'over-vt.json: larger than 64 MiB' "$tmp/err"
+ok $? "a run of 64 MiB and one byte: exit 2 with one line ($(head -c 120 "$tmp/err"))"
+mkdir "$tmp/dir-host.json"
+python3 tools/host_model_table.py "$tmp" dir >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'dir-host.json: not a regular file' "$tmp/err"
+ok $? "a directory for a run: exit 2 with one line naming it ($(head -c 120 "$tmp/err"))"
+mkfifo "$tmp/fifo-host.json"
+timeout 10 python3 tools/host_model_table.py "$tmp" fifo >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'fifo-host.json: not a regular file' "$tmp/err"
+ok $? "a FIFO for a run: exit 2 at once, not a wait for a writer ($(head -c 120 "$tmp/err"))"
 python3 tools/host_model_table.py "$tmp" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q '^usage' "$tmp/err"
 ok $? "no run named: exit 2 with the usage"

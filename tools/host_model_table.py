@@ -8,14 +8,17 @@ For each NAME, OUTDIR/NAME-host.json (the host's run) and OUTDIR/NAME-vt.json
 the time (usec), the throughput (ops_per_sec) or the median latency
 (lat_p50_us), with the model's error against the host's median.  Then one
 line: how many cells are within 25% either way (an error of exactly 25% is
-within) and their mean absolute error.  Exit 2 when a file is missing or
-holds no comparable cell.
+within) and their mean absolute error.  Exit 2 when a file is missing, is
+not a regular file of at most 64 MiB (the runner's own bound on its inputs,
+LAB_MAX_INPUT), or holds no comparable cell.
 """
 import json
 import os
+import stat
 import sys
 
 WITHIN = 25.0
+MAX_INPUT = 64 << 20
 METRICS = ("usec", "ops_per_sec", "lat_p50_us")
 
 
@@ -25,8 +28,13 @@ def cells(out, name):
     for kind in ("host", "vt"):
         path = os.path.join(out, f"{name}-{kind}.json")
         try:
-            with open(path) as f:
-                runs.append(json.load(f))
+            if not stat.S_ISREG(os.stat(path).st_mode):   # a FIFO would block open()
+                raise ValueError("not a regular file")
+            with open(path, "rb") as f:
+                data = f.read(MAX_INPUT + 1)
+            if len(data) > MAX_INPUT:
+                raise ValueError("larger than 64 MiB; valid: at most 64 MiB")
+            runs.append(json.loads(data))
         except (OSError, ValueError) as e:
             raise SystemExit(f"host_model_table: {path}: {e}") from None
     host, vt = runs
