@@ -305,10 +305,28 @@ LAB_OBJS := $(patsubst %.c,$(BUILD)/lab/run/%.o,$(LABSRCS)) $(patsubst %.c,$(BUI
 $(LAB_OBJS): | $(WORKLOAD_HDRS)
 $(BUILD)/lab/%.o: BASE_CFLAGS += -I$(BUILD)/gen
 
-$(BUILD)/mmlab: $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/src/lab/designs.o \
-		$(BUILD)/lab/run/liblab.a $(RUN_KOBJS) $(BUILD)/machine/run/libmachine.a
+# Linked twice: the first link's vt blocks are counted (core.insn,
+# tools/gen-block-insns.py) into a table the second link adds as data in
+# place of an empty one, which moves no function (the data after it moves,
+# and the code's offsets to it with it); the check says so.
+MMLAB_OBJS := $(BUILD)/lab/run/src/lab/main.o $(BUILD)/lab/run/src/lab/designs.o \
+	      $(BUILD)/lab/run/liblab.a $(RUN_KOBJS) $(BUILD)/machine/run/libmachine.a
+$(BUILD)/mmlab: $(MMLAB_OBJS) tools/gen-block-insns.py
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) -o $@ $^ $(LIBS)
+	@mkdir -p $(BUILD)/gen
+	$(Q)python3 tools/gen-block-insns.py --empty $(BUILD)/gen/block_insns0.S
+	$(Q)$(CC) -c -o $(BUILD)/gen/block_insns0.o $(BUILD)/gen/block_insns0.S
+	$(Q)$(CC) $(BASE_CFLAGS) -o $@.0 $(MMLAB_OBJS) $(BUILD)/gen/block_insns0.o $(LIBS)
+	$(call msg,GEN,$(BUILD)/gen/block_insns.S)
+	$(Q)python3 tools/gen-block-insns.py $@.0 '$(VT_KERNELS)' $(BUILD)/gen/block_insns.bin $(BUILD)/gen/block_insns.S
+	$(Q)$(CC) -c -o $(BUILD)/gen/block_insns.o $(BUILD)/gen/block_insns.S
+	$(Q)$(CC) $(BASE_CFLAGS) -o $@.1 $(MMLAB_OBJS) $(BUILD)/gen/block_insns.o $(LIBS)
+	$(Q)nm $@.0 | awk '$$2 ~ /^[tT]$$/' >$@.0.nm && nm $@.1 | awk '$$2 ~ /^[tT]$$/' >$@.1.nm && \
+	   cmp -s $@.0.nm $@.1.nm && \
+	   [ "$$(readelf -SW $@.0 | grep ' \.text ')" = "$$(readelf -SW $@.1 | grep ' \.text ')" ] || \
+	   { echo "$@: the block table moved the code" >&2; exit 1; }
+	@rm -f $@.0 $@.0.nm $@.1.nm
+	@mv -f $@.1 $@
 
 # --- tests ----------------------------------------------------------------------
 #  tests/test_*.c    unit tests, built against every design (dbg)

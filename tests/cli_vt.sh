@@ -459,6 +459,15 @@ if [ "$(nproc)" -ge 2 ]; then
 		ok $? "calibrate gives the store buffer as not measured, as it does core.rob"
 		grep -q '^core.mispredict [0-9.]* | measured now: one branch over 262144 bytes' "$tmp/host.conf"
 		ok $? "calibrate measures a mispredicted branch's refill ($(grep '^core.mispredict' "$tmp/host.conf" | head -c 40))"
+		# x86-64 has the probe; the width it gives is between 1 and 16 instructions a cycle
+		python3 - "$tmp/host.conf" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r'^core\.insn +([0-9.]+) \| measured now: a straight run of two independent register adds.* \(([0-9.]+) a cycle\)', t, re.M)
+hit = float(re.search(r'^cost\.hit +([0-9.]+)', t, re.M).group(1))
+sys.exit(not (m and 1 <= hit / float(m.group(1)) <= 16))
+PY
+		ok $? "calibrate measures the core's width ($(grep '^core.insn' "$tmp/host.conf" | head -c 30))"
 		grep -qE '^pf.span +(4|2048) \| measured now: a chase through every line of ' "$tmp/host.conf"
 		ok $? "calibrate measures whether the prefetchers run on into the next page ($(grep '^pf.span' "$tmp/host.conf" | head -c 20))"
 		grep -qE '^(pf.stride +(256|512|1024|2048|4096|8192) \| measured now: a dependent chase through|# pf.stride not given: measured now: )' "$tmp/host.conf"
@@ -742,6 +751,37 @@ grep -q 'core.mispredict 8 | a test' "$tmp/bp.json"
 ok $? "the run's JSON carries core.mispredict"
 key_bounds bpkey "$tmp/bp.conf" core.mispredict '0.01..100' 0.01 100 0.009 100.1 x
 sourced_key bpkey "$tmp/bp.conf" core.mispredict 4.6 4.6
+
+# core.insn NS | SOURCE (optional, hierarchy or not): 0.001..10 ns, at and beyond each bound.
+# A block costs the larger of cost.block and its instructions times core.insn (the table
+# tools/gen-block-insns.py links into build/mmlab).  On e5-2690v3-2s without the hierarchy
+# (cost.block 0.38 ns, nothing else in the time that depends on when), free-contig's vanilla:
+#   no key              no insns_per_op counter
+#   0.001               no block reaches cost.block (255 x 1 ps): the time of no key
+#   0.38 (= cost.block) every block of n >= 1 instructions costs n x 0.38 ns
+#   0.76                ... n x 0.76 ns: 0.38 ns more an instruction than at 0.38, exactly
+# and the count of instructions is the same at every width.
+inkey() { noh_with "$@"; }
+fc_insn() { "$MMLAB" run free-contig --machine "$tmp/noh.conf" --iterations 20 --repeat 1 --variant vanilla \
+	--json "$tmp/in.json" >/dev/null 2>&1 && python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]
+print(r["median"], r["counters"].get("insns_per_op", "none"), r["counters"]["blocks_per_op"])' "$tmp/in.json"; }
+inkey ""; read -r in_none in_none_n in_none_b <<<"$(fc_insn)"
+[ -n "$in_none" ] && [ "$in_none_n" = none ]
+ok $? "without core.insn: no insns_per_op ($in_none us)"
+inkey "core.insn 0.001 | a test"; read -r in_1 in_1_n in_1_b <<<"$(fc_insn)"
+inkey "core.insn 0.38 | a test"; read -r in_38 in_38_n in_38_b <<<"$(fc_insn)"
+inkey "core.insn 0.76 | a test"; read -r in_76 in_76_n in_76_b <<<"$(fc_insn)"
+[ -n "$in_1" ] && [ "$in_1" = "$in_none" ] && [ "$in_1_b" = "$in_none_b" ]
+ok $? "core.insn 0.001: no block costs more than cost.block, the time is the time without it ($in_1 us)"
+python3 -c 'import sys; n1, n38, n76, b1, b38, b76 = map(float, sys.argv[1:7]); t1, t38, t76 = map(float, sys.argv[7:])
+sys.exit(not (n1 > b1 > 0 and n1 == n38 == n76 and b1 == b38 == b76 and t1 < t38 < t76
+              and abs((t76 - t38) * 1000 - 0.38 * n1 * 20) <= 0.001 * (t76 - t38) * 1000))' \
+	"$in_1_n" "$in_38_n" "$in_76_n" "$in_1_b" "$in_38_b" "$in_76_b" "$in_1" "$in_38" "$in_76"
+ok $? "core.insn 0.38 and 0.76: the same $in_1_n instructions an op; 0.38 ns more each ($in_38 -> $in_76 us)"
+grep -q 'core.insn *0.76 | a test' "$tmp/in.json"
+ok $? "the run's JSON carries core.insn"
+key_bounds inkey "$tmp/noh.conf" core.insn '0.001..10' 0.001 10 0.0009 10.1 x
+sourced_key inkey "$tmp/noh.conf" core.insn 0.05 0.05
 
 # mem.first_touch NS | SOURCE and mem.backing 4K|2M | SOURCE (optional, together): the
 # first write to RAM nothing beneath the machine has backed, and the page it backs.  On

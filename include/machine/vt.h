@@ -193,6 +193,14 @@ struct vt_machine {
 	 */
 	double mispredict_ns;
 	/*
+	 * core.insn: an instruction's share of the core's time at its full
+	 * width (a cycle over the instructions it dispatches a cycle), in ns:
+	 * a basic block costs the larger of cost.block and its instructions
+	 * times this (vt_block_table, counted from the linked binary).  0: not
+	 * given (every block costs cost.block).
+	 */
+	double insn_ns;
+	/*
 	 * pf.span: KiB a prefetch stream may run through (a power of two, 4..4096):
 	 * 4, a stream stops at each 4 KiB page, as Intel's streamer; larger, it
 	 * runs on into the next consecutive pages, up to pf.span / 4 of them.
@@ -238,6 +246,7 @@ struct vt_machine {
 	char rmw_drain_src[VT_SRC_LEN];		/* empty: not given */
 	char sb_src[VT_SRC_LEN];
 	char mispredict_src[VT_SRC_LEN];
+	char insn_src[VT_SRC_LEN];
 	char pf_span_src[VT_SRC_LEN];
 	char pf_stride_src[VT_SRC_LEN];
 	char pf_ahead_src[VT_SRC_LEN];

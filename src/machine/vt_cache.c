@@ -578,9 +578,9 @@ static bool vt_busy(const struct vt_cpu *s)
 	return !s->done && !s->blocked && !s->waiting_on;
 }
 
-vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks)
+vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks, vt_ps insn_ps)
 {
-	vt_ps t = (vt_ps)blocks * vt.cost[VT_C_BLOCK];
+	vt_ps t = (vt_ps)blocks * vt.cost[VT_C_BLOCK] + insn_ps;
 
 	if (c->sibling && vt_busy(c->sibling))
 		t = t * 1000 / vt.h->share_permille;
@@ -1192,7 +1192,7 @@ static void vt_l1_wait(struct vt_cpu *c, uintptr_t addr)
 	m->addr_ready = ready;
 	if (!ready)
 		return;
-	rob = vt_hier_code_ps(c, vt_rob_blocks(c));
+	rob = vt_hier_code_ps(c, vt_rob_blocks(c), 0);
 	if (ready <= vt_now(c) + rob)
 		return;
 	vt_charge_code(c);

@@ -182,6 +182,47 @@ static double cycle_ns(void)
 	return best;
 }
 
+/* --- core.insn: the core's width ------------------------------------------------------- */
+
+#define INSN_LOOPS	20000
+#define INSN_BLOCK	96	/* instructions a loop, its own two left out */
+#define INSN_TRIES	200	/* about 0.1 ms each: a noisy guest leaves some clean */
+
+/*
+ * What an instruction takes when the core runs as many a cycle as it can:
+ * a straight run of two independent register adds to one L1 load (eight
+ * chains of adds a cycle apart, four loads of one line), the mix of plain
+ * kernel code, so that neither the ALUs nor the load ports alone are the
+ * limit where dispatch is wider.  Best of INSN_TRIES.  0 where there is no
+ * probe for the architecture (core.insn is then left out).
+ */
+static double insn_ns(void)
+{
+	double best = 0;
+#if defined(__x86_64__)
+	unsigned long line[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	for (int t = 0; t < INSN_TRIES; t++) {
+		double t0 = vt_cal_now_ns(), ns;
+
+		for (int i = 0; i < INSN_LOOPS; i++)
+			__asm__ __volatile__(".rept 8\n\t"
+					     "add $1,%%r8\n\tadd $1,%%r9\n\tmov (%0),%%rax\n\t"
+					     "add $1,%%r10\n\tadd $1,%%r11\n\tmov 8(%0),%%rcx\n\t"
+					     "add $1,%%r12\n\tadd $1,%%r13\n\tmov 16(%0),%%rdx\n\t"
+					     "add $1,%%r14\n\tadd $1,%%r15\n\tmov 24(%0),%%rsi\n\t"
+					     ".endr"
+					     : : "r"(line)
+					     : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12",
+					       "r13", "r14", "r15", "cc", "memory");
+		ns = (vt_cal_now_ns() - t0) / ((double)INSN_LOOPS * INSN_BLOCK);
+		if (!best || ns < best)
+			best = ns;
+	}
+#endif
+	return best;
+}
+
 /* --- core.mispredict: a mispredicted branch's refill ------------------------------------ */
 
 #define BR_N	(1 << 18)
@@ -659,6 +700,12 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->mispredict_src, VT_SRC_LEN, "measured now: one branch over %d bytes alternating 1 and 0 "
 		 "against random ones, the difference over the random half, best of %d (%.1f cycles)",
 		 BR_N, CAL_TRIES, m->mispredict_ns / m->cost_ns[VT_C_HIT]);
+	m->insn_ns = insn_ns();
+	if (m->insn_ns < 0.001 || m->insn_ns > 10)
+		m->insn_ns = 0;	/* no probe, or it could not tell: every block costs cost.block */
+	snprintf(m->insn_src, VT_SRC_LEN, "measured now: a straight run of two independent register adds "
+		 "to one L1 load, best of %d (%.2f a cycle)", INSN_TRIES,
+		 m->insn_ns > 0 ? m->cost_ns[VT_C_HIT] / m->insn_ns : 0.0);
 	m->first_touch_ns = first_touch_ns(&m->backing_order);
 	snprintf(m->first_touch_src, VT_SRC_LEN, "measured now: the first write to each of %d 2 MiB ranges "
 		 "advised MADV_HUGEPAGE (touched and released once before), less a memset of the page it "
@@ -707,6 +754,8 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "core.sb         %d | %s\n", m->sb_entries, m->sb_src);
 	if (m->mispredict_ns > 0)
 		fprintf(f, "core.mispredict %g | %s\n", m->mispredict_ns, m->mispredict_src);
+	if (m->insn_ns > 0)
+		fprintf(f, "core.insn       %.4g | %s\n", m->insn_ns, m->insn_src);
 	if (m->pf_span_kib > 0)
 		fprintf(f, "pf.span         %d | %s\n", m->pf_span_kib, m->pf_span_src);
 	if (m->pf_stride > 0)

@@ -34,6 +34,9 @@
  *	                core has: a store that misses waits there, the core goes on
  *	core.mispredict NS | SOURCE  (optional) a mispredicted branch's refill: each CPU
  *	                predicts the kernel model's branches (vt_bpred.c)
+ *	core.insn       NS | SOURCE  (optional) a cycle over the instructions the core
+ *	                dispatches a cycle: a basic block costs the larger of cost.block
+ *	                and its instructions times this
  *	pf.span         KIB | SOURCE (optional, with the hierarchy, default 4) how far a
  *	                prefetch stream may run: 4, it stops at each 4 KiB page
  *	pf.stride       BYTES | SOURCE (optional, with the hierarchy) the largest stride
@@ -630,6 +633,9 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else if (!strcmp(key, "core.mispredict")) {
 			parse_sourced_in(val, &m->mispredict_ns, m->mispredict_src, 0.01, 100,
 					 "NS out of range; valid: 0.01..100 (a mispredicted branch's refill)", &why);
+		} else if (!strcmp(key, "core.insn")) {
+			parse_sourced_in(val, &m->insn_ns, m->insn_src, 0.001, 10,
+					 "NS out of range; valid: 0.001..10 (a cycle over the instructions dispatched a cycle)", &why);
 		} else if (!strcmp(key, "mem.first_touch")) {
 			parse_sourced_in(val, &m->first_touch_ns, m->first_touch_src, 0, 10000000,
 					 "NS out of range; valid: 0..10000000 (a first touch's fault path)", &why);
@@ -662,7 +668,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, core.mispredict, pf.span, pf.stride, pf.ahead, "
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, core.mispredict, core.insn, pf.span, pf.stride, pf.ahead, "
 			      "mem.first_touch, mem.backing, calibrated, seed.*";
 		}
 		if (why) {
@@ -763,6 +769,8 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "core.sb", m->sb_entries, m->sb_src);
 	if (m->mispredict_ns > 0)
 		n += add_fitted(buf, len, &at, "core.mispredict", m->mispredict_ns, m->mispredict_src);
+	if (m->insn_ns > 0)
+		n += add_fitted(buf, len, &at, "core.insn", m->insn_ns, m->insn_src);
 	if (m->pf_span_kib > 0)
 		n += add_fitted(buf, len, &at, "pf.span", m->pf_span_kib, m->pf_span_src);
 	if (m->pf_stride > 0)

@@ -84,6 +84,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 	vt.rmw_beside = m->rmw_overlap && !m->rmw_hide_given;
 	vt.rmw_share = m->rmw_hide_given ? m->rmw_hide : 0;
 	vt.window_permille = (vt_ps)llround(m->line_window * 1000);
+	vt_insn_start(m);
 	vt.n = n + vt.nr_agents;
 	vt.cpus = calloc(vt.n, sizeof(*vt.cpus));
 	vt.heap = calloc(vt.n, sizeof(*vt.heap));
@@ -198,7 +199,7 @@ static void vt_counts_add_delta(struct vt_counts *sum, const struct vt_counts *n
 	ADD(transfer_ps); ADD(queued_ps); ADD(lock_wait_ps); ADD(poll_ps); ADD(delay_ps); ADD(code_ps);
 	ADD(st.l1_miss); ADD(st.l2_miss); ADD(st.l3_miss); ADD(st.xdomain); ADD(st.mem_local);
 	ADD(st.mem_remote); ADD(st.prefetches); ADD(mem_ps); ADD(rmw_ps);
-	ADD(st.mispredicts); ADD(branch_ps);
+	ADD(st.mispredicts); ADD(branch_ps); ADD(st.insns);
 #undef ADD
 }
 

@@ -14,6 +14,8 @@
  * The heap's small steps and vt_sched() itself are inline in vt_int.h:
  * the coherence model (vt_coherence.c) takes them on every access.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <linux/smp.h>
@@ -133,7 +135,15 @@ void __sanitizer_cov_trace_pc(void)
 	struct vt_cpu *c = vt.cur;
 
 	if (c) {
+		uintptr_t slot = ((uintptr_t)__builtin_return_address(0) - vt.insn_base) >> 2;
+
 		c->blocks++;
+		if (slot < vt.insn_n) {
+			unsigned int n = vt.insns[slot];
+
+			c->insns += n;
+			c->insn_ps += vt.insn_extra[n];
+		}
 		/* this hook's frame lies a fixed distance below its caller's stack pointer */
 		if (c->bp)
 			vt_bp_block(c, (uint32_t)((uintptr_t)__builtin_return_address(0) -
@@ -142,6 +152,41 @@ void __sanitizer_cov_trace_pc(void)
 		if (vt_prof_on(VT_PROF_BLOCKS))
 			vt_prof_hit((uintptr_t)__builtin_return_address(0), vt.window_open);
 	}
+}
+
+/*
+ * The instructions of every block of the vt builds, counted from the linked
+ * binary by tools/gen-block-insns.py and linked into build/mmlab: slot i
+ * holds the block whose hook returns to the hook's address + first + 4 i.
+ * Weak: a program without it (the unit tests) has every block cost
+ * cost.block.
+ */
+struct vt_block_table {
+	int64_t first;
+	uint64_t slots;
+	uint8_t insns[];
+};
+extern const struct vt_block_table vt_block_table __attribute__((weak));
+
+/*
+ * core.insn: a block of n instructions costs the larger of cost.block and n
+ * times core.insn; insn_extra[n] is what it costs beyond cost.block.
+ */
+void vt_insn_start(const struct vt_machine *m)
+{
+	vt_ps block = vt.cost[VT_C_BLOCK];
+
+	vt.insn_n = 0;
+	if (!(m->insn_ns > 0) || !&vt_block_table)
+		return;
+	for (int n = 0; n < 256; n++) {
+		vt_ps t = (vt_ps)llround(n * m->insn_ns * 1000);
+
+		vt.insn_extra[n] = t > block ? t - block : 0;
+	}
+	vt.insns = vt_block_table.insns;
+	vt.insn_base = (uintptr_t)__sanitizer_cov_trace_pc + (uintptr_t)vt_block_table.first;
+	vt.insn_n = vt_block_table.slots;
 }
 
 /* The running CPU gives way to the next one, or to vt_run() when none is left. */
