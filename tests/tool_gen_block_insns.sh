@@ -39,7 +39,7 @@ symtab() {
 EOF
 }
 
-# walk in the vt object, as the vt flavour compiles it (return addresses 0x3005, 0x3025):
+# walk in the vt object, as the vt flavour compiles it (return addresses 0x3005, 0x3027):
 #
 #   block A (0x3005)                      counted
 #     lea 0x8(%rbx),%rdi                  no: the next call's argument
@@ -49,8 +49,8 @@ EOF
 #     call helper                         2: a call of the kernel's
 #     test %rax,%rax                      3
 #     je 3040                             4: the branch ends it
-#     xor %eax,%eax                       -  (after the branch: not A's)
-#   block B (0x3025)
+#     xor %eax,%eax                       -  (after the branch: not A's, nor any block's)
+#   block B (0x3027)
 #     mov %rax,%rdx                       1
 #     call vt_spin_lock                   no: a shim (the model charges the lock)
 #     ret                                 2
@@ -78,11 +78,12 @@ vt_walk() {
     3016:	call   5000 <helper>
     301b:	test   %rax,%rax
     301e:	je     3040 <walk+0x40>
-    3020:	call   9000 <__sanitizer_cov_trace_pc>
-    3025:	mov    %rax,%rdx
-    3028:	call   9200 <vt_spin_lock>
-    302d:	ret
-    302e:	xchg   %ax,%ax
+    3020:	xor    %eax,%eax
+    3022:	call   9000 <__sanitizer_cov_trace_pc>
+    3027:	mov    %rax,%rdx
+    302a:	call   9200 <vt_spin_lock>
+    302f:	ret
+    3030:	xchg   %ax,%ax
 0000000000003100 <only_vt>:
     3100:	call   9000 <__sanitizer_cov_trace_pc>
     3105:	mov    %rdi,%rax
@@ -94,21 +95,21 @@ vt_walk() {
 EOF
 }
 
-# walk's run twin holds 7 instructions, the vt build's 6 less the instrumentation: no scaling
-# up.  Slots from 0x3005 - 0x9000 = -24571: A at 0, B at 8, only_vt's at 64.
+# walk's run twin holds 7 instructions, as the vt build does less the instrumentation: no
+# scaling.  Slots from 0x3005 - 0x9000 = -24571: A at 0, B at 8, only_vt's at 64.
 { vt_walk; symtab 20; } >"$tmp/l1"
 got=$(blocks "$tmp/l1")
 want="-24571 65 4 0 0 0 0 0 0 0 2 $(printf '0 %.0s' $(seq 55))4"
 [ "$got" = "$want" ]
 ok $? "a drawn walk: block A 4, B 2, only_vt 4, each in its slot (got '$got')"
 
-# A run twin of 4 instructions against the vt build's 6: walk's blocks scaled by 2/3 (A 2.7
-# -> 3, B 1.3 -> 1); only_vt, without a twin, by its design's ratio, the same 2/3 (4 -> 3).
+# A run twin of 4 instructions against the vt build's 7: walk's blocks scaled by 4/7 (A 2.3
+# -> 2, B 1.1 -> 1); only_vt, without a twin, by its design's ratio, the same 4/7 (4 -> 2).
 sed 's/^    1009:.*$//; s/^    100e:.*$//; s/^    1010:.*$//' "$tmp/l1" | grep -v '^$' >"$tmp/l2"
 got=$(blocks "$tmp/l2")
-want="-24571 65 3 0 0 0 0 0 0 0 1 $(printf '0 %.0s' $(seq 55))3"
+want="-24571 65 2 0 0 0 0 0 0 0 1 $(printf '0 %.0s' $(seq 55))2"
 [ "$got" = "$want" ]
-ok $? "a run twin of 4 instructions scales walk's blocks and only_vt's by 2/3 (got '$got')"
+ok $? "a run twin of 4 instructions scales walk's blocks and only_vt's by 4/7 (got '$got')"
 
 # A run twin larger than the vt build: no scaling up.
 awk '/^    1013:/ { for (i = 0; i < 9; i++) printf "    10%02x:\tadd    $0x1,%%rcx\n", 0x20 + i } { print }' "$tmp/l1" >"$tmp/l3"
