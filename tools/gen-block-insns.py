@@ -14,7 +14,10 @@ whichever comes first.  Left out, as the kernel has none of them: the hook
 itself, alignment NOPs, and the calls of the vt flavour's own instrumentation
 (`__tsan_*`, the machine's `vt_*` shims), each with the one instruction before
 it that loads its first argument (%rdi).  Calls to other functions count as
-one instruction, as in the kernel.
+one instruction, as in the kernel.  A compare or test and the conditional jump
+right after it count as one, as the cores the presets model dispatch them
+(macro-fusion: Intel since Nehalem, AMD since Bulldozer, Arm's and Apple's
+compare-and-branch fusion; machines/SOURCES.md, "core.insn").
 
 The vt build's instrumentation also costs the code around it registers:
 spills and reloads the kernel has not.  Each function's count is scaled by
@@ -40,6 +43,10 @@ NOP = re.compile(r'^(nop|xchg\s+%ax,%ax|data16|cs nop)')
 CALL = re.compile(r'^call\s+[0-9a-f]+ <([^>+]+)')
 INSTR = re.compile(r'^\s*([0-9a-f]+):\s+(.*)$')
 HEAD = re.compile(r'^([0-9a-f]+) <(.+)>:$')
+JCC = re.compile(r'^j(?!mp)[a-z]+\s')
+# a compare or test whose first (Intel-order) operand is a register and whose other is not
+# RIP-relative: the pair Intel's optimization manual (2.3.2.1) and AMD's fuse with a Jcc
+FUSES = re.compile(r'^(cmp|test)[bwlq]?\s+(?!.*%rip)[^,]+,%[a-z0-9]+$')
 
 
 def instrumentation(target):
@@ -110,7 +117,8 @@ def functions(dis, owner):
 
 
 def count(ins, block):
-    """The kernel's instructions of @ins: a block (@block) ends at its branch."""
+    """The kernel's instructions of @ins, as the core dispatches them: a block (@block)
+    ends at its branch."""
     n = 0
     prev = ''
     for _, t in ins:
@@ -127,7 +135,8 @@ def count(ins, block):
             continue
         if NOP.match(t):
             continue
-        n += 1
+        if not (JCC.match(t) and FUSES.match(prev)):
+            n += 1      # a compare or test and its conditional jump: one op
         prev = t
         if block and (t.startswith('j') or t.startswith('ret')):
             break
