@@ -491,9 +491,16 @@ PY
 	ok $? "calibrate measures a wake-up's latency, above 0 and within the key's range ($(grep '^sched.wake' "$tmp/host.conf" | head -c 24))"
 	grep -qE '^cost.hit +[0-9.]+ \| measured now: one cycle \(a chain of dependent register adds\)' "$tmp/host.conf"
 	ok $? "calibrate times its cycle with register adds ($(grep '^cost.hit' "$tmp/host.conf" | head -c 22))"
-	# cost.block: the median of the three shapes' ns a block it prints beside it
-	awk '$1 == "cost.block" {
+	# cost.block: the median of the three shapes' ns a block it prints beside it, and with
+	# core.insn (x86-64 has its probe) what core.fall yes would take, a taken jump's
+	# cycles within 0.25..4
+	awk -v insn="$(grep -c '^core.insn ' "$tmp/host.conf")" '$1 == "cost.block" {
 		seen = 1
+		if (insn > 0) {
+			if (!match($0, /with core.fall yes, cost.block would be a chain of 64 jumps each taken to the next: [0-9.e-]+ ns \([0-9.]+ cycles\) a jump, best of 200$/)) exit 1
+			split(substr($0, RSTART, RLENGTH), w, "("); c = w[2] + 0
+			if (c < 0.25 || c > 4) exit 1
+		}
 		if ($0 !~ /measured now: the median of three loops of mm-shaped code/) exit 1
 		k = 0; s = $0
 		while (match(s, /[0-9.]+ ns \([0-9.]+ cycles\) a block/)) {
@@ -507,7 +514,7 @@ PY
 		exit !(d <= 0.0006 && $2 > 0)
 	}
 	END { if (!seen) exit 1 }' "$tmp/host.conf"
-	ok $? "calibrate measures cost.block, the median shape's ns a block ($(grep '^cost.block' "$tmp/host.conf" | cut -c1-220))"
+	ok $? "calibrate measures cost.block, the median shape's ns a block, and a taken jump's for core.fall ($(grep '^cost.block' "$tmp/host.conf" | cut -c1-220))"
 	# rmw.overlap as the share of the checks under the decrement: (alone + chained - locked) / alone, within 0..1
 	awk '$1 == "rmw.overlap" {
 		seen = 1
@@ -560,10 +567,10 @@ l1lat 100; "$MMLAB" run free-contig --machine "$tmp/l1.conf" --iterations 2 --va
 ok $? "l1d.lat 100 (the most) is taken"
 l1lat 0.009; usage_error_says '0.01..100' "l1d.lat below 0.01" run free-contig --machine "$tmp/l1.conf"
 l1lat 100.5; usage_error_says '0.01..100' "l1d.lat above 100" run free-contig --machine "$tmp/l1.conf"
-# noh_with LINE: e5-2690v3-2s without the hierarchy's settings, then LINE, in $tmp/noh.conf.
+# noh_with LINE...: e5-2690v3-2s without the hierarchy's settings, then each LINE, in $tmp/noh.conf.
 noh_with() {
 	grep -v '^\(l1d\.\|l2\.\|l3\.\|mem\.remote\|core\.\|pf\.\|smt\.share\)' machines/e5-2690v3-2s.conf >"$tmp/noh.conf"
-	echo "$1" >>"$tmp/noh.conf"
+	printf '%s\n' "$@" >>"$tmp/noh.conf"
 }
 # needs_hier LINE: a hierarchy key in a file without the hierarchy is refused.
 needs_hier() {
@@ -753,33 +760,53 @@ key_bounds bpkey "$tmp/bp.conf" core.mispredict '0.01..100' 0.01 100 0.009 100.1
 sourced_key bpkey "$tmp/bp.conf" core.mispredict 4.6 4.6
 
 # core.insn NS | SOURCE (optional, hierarchy or not): 0.001..10 ns, at and beyond each bound.
-# A block costs the larger of cost.block and its instructions times core.insn (the table
-# tools/gen-block-insns.py links into build/mmlab).  On e5-2690v3-2s without the hierarchy
-# (cost.block 0.38 ns, nothing else in the time that depends on when), free-contig's vanilla:
-#   no key              no insns_per_op counter
-#   0.001               no block reaches cost.block (255 x 1 ps): the time of no key
-#   0.38 (= cost.block) every block of n >= 1 instructions costs n x 0.38 ns
-#   0.76                ... n x 0.76 ns: 0.38 ns more an instruction than at 0.38, exactly
-# and the count of instructions is the same at every width.
+# A block costs the larger of cost.block and its ops times core.insn (the table
+# tools/gen-block-insns.py links into build/mmlab); with core.fall yes, a block fallen into
+# from the one before costs its ops alone.  On e5-2690v3-2s without the hierarchy
+# (cost.block 0.38 ns, nothing else in the time that depends on when), free-contig's
+# vanilla at 20 iterations:
+#   no key              no insns_per_op or taken_per_op counter
+#   0.001 (1 ps an op)  no block reaches cost.block (255 ps at most): the time of no key
+#   0.001, core.fall    a block taken to costs 0.38 ns as without the key; one fallen into
+#                       n ps: 0.38 ns less each, n ps more
+#   0.38 (= cost.block) every block of n >= 1 ops costs n x 0.38 ns
+#   0.76                ... n x 0.76 ns: 0.38 ns more an op than at 0.38, exactly
+# and the ops and blocks taken to are the same at every width.
 inkey() { noh_with "$@"; }
 fc_insn() { "$MMLAB" run free-contig --machine "$tmp/noh.conf" --iterations 20 --repeat 1 --variant vanilla \
 	--json "$tmp/in.json" >/dev/null 2>&1 && python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]
-print(r["median"], r["counters"].get("insns_per_op", "none"), r["counters"]["blocks_per_op"])' "$tmp/in.json"; }
-inkey ""; read -r in_none in_none_n in_none_b <<<"$(fc_insn)"
-[ -n "$in_none" ] && [ "$in_none_n" = none ]
-ok $? "without core.insn: no insns_per_op ($in_none us)"
-inkey "core.insn 0.001 | a test"; read -r in_1 in_1_n in_1_b <<<"$(fc_insn)"
-inkey "core.insn 0.38 | a test"; read -r in_38 in_38_n in_38_b <<<"$(fc_insn)"
-inkey "core.insn 0.76 | a test"; read -r in_76 in_76_n in_76_b <<<"$(fc_insn)"
+c = r["counters"]
+print(r["median"], c.get("insns_per_op", "none"), c["blocks_per_op"], c.get("taken_per_op", "none"))' "$tmp/in.json"; }
+inkey ""; read -r in_none in_none_n in_none_b in_none_t <<<"$(fc_insn)"
+[ -n "$in_none" ] && [ "$in_none_n" = none ] && [ "$in_none_t" = none ]
+ok $? "without core.insn: no insns_per_op or taken_per_op ($in_none us)"
+inkey "core.insn 0.001 | a test"; read -r in_1 in_1_n in_1_b in_1_t <<<"$(fc_insn)"
 [ -n "$in_1" ] && [ "$in_1" = "$in_none" ] && [ "$in_1_b" = "$in_none_b" ]
 ok $? "core.insn 0.001: no block costs more than cost.block, the time is the time without it ($in_1 us)"
-python3 -c 'import sys; n1, n38, n76, b1, b38, b76 = map(float, sys.argv[1:7]); t1, t38, t76 = map(float, sys.argv[7:])
-sys.exit(not (n1 > b1 > 0 and n1 == n38 == n76 and b1 == b38 == b76 and t1 < t38 < t76
+inkey "core.insn 0.001 | a test" "core.fall yes | a test"; read -r in_f in_f_n in_f_b in_f_t <<<"$(fc_insn)"
+grep -q 'core.fall *yes | a test' "$tmp/in.json"
+ok $? "the run's JSON carries core.fall"
+python3 -c 'import sys; t0, t1, b, n, k, n1, k1 = map(float, sys.argv[1:])
+fell = (b - k) * 20                     # blocks fallen into, in the 20 iterations
+lo = t0 * 1000 - 0.38 * fell            # each 0.38 ns less ...
+sys.exit(not (0 < k < b and n == n1 and k == k1 and lo <= t1 * 1000 <= lo + 0.001 * n * 20 + 0.5))' \
+	"$in_none" "$in_f" "$in_f_b" "$in_f_n" "$in_f_t" "$in_1_n" "$in_1_t"
+ok $? "core.insn 0.001 and core.fall yes: $in_f_t of $in_f_b blocks an op taken to cost cost.block, the rest 0.38 ns less ($in_none -> $in_f us)"
+inkey "core.insn 0.38 | a test"; read -r in_38 in_38_n in_38_b in_38_t <<<"$(fc_insn)"
+inkey "core.insn 0.76 | a test"; read -r in_76 in_76_n in_76_b in_76_t <<<"$(fc_insn)"
+python3 -c 'import sys; n1, n38, n76, b1, b38, b76, k1, k38, k76 = map(float, sys.argv[1:10]); t38, t76 = map(float, sys.argv[10:])
+sys.exit(not (n1 > b1 > 0 and n1 == n38 == n76 and b1 == b38 == b76 and k1 == k38 == k76 and t38 < t76
               and abs((t76 - t38) * 1000 - 0.38 * n1 * 20) <= 0.001 * (t76 - t38) * 1000))' \
-	"$in_1_n" "$in_38_n" "$in_76_n" "$in_1_b" "$in_38_b" "$in_76_b" "$in_1" "$in_38" "$in_76"
-ok $? "core.insn 0.38 and 0.76: the same $in_1_n instructions an op; 0.38 ns more each ($in_38 -> $in_76 us)"
+	"$in_1_n" "$in_38_n" "$in_76_n" "$in_1_b" "$in_38_b" "$in_76_b" "$in_1_t" "$in_38_t" "$in_76_t" "$in_38" "$in_76"
+ok $? "core.insn 0.38 and 0.76: the same $in_1_n ops and $in_1_t blocks taken to an op; 0.38 ns more an op ($in_38 -> $in_76 us)"
 grep -q 'core.insn *0.76 | a test' "$tmp/in.json"
 ok $? "the run's JSON carries core.insn"
+inkey "core.fall yes | a test"
+usage_error_says 'core.fall needs core.insn' "core.fall without core.insn" run free-contig --machine "$tmp/noh.conf"
+inkey "core.insn 0.05 | a test" "core.fall maybe | a test"
+usage_error_says 'valid: yes, no' "core.fall maybe" run free-contig --machine "$tmp/noh.conf"
+inkey "core.insn 0.05 | a test" "core.fall yes"
+usage_error_says 'source' "core.fall without a source" run free-contig --machine "$tmp/noh.conf"
 key_bounds inkey "$tmp/noh.conf" core.insn '0.001..10' 0.001 10 0.0009 10.1 x
 sourced_key inkey "$tmp/noh.conf" core.insn 0.05 0.05
 

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 MMLAB=${MMLAB:-build/mmlab}
 
 # blocks LAYOUT: the generator's table for a drawn disassembly and symbol table of one
-# design (three kernel objects: run, ev, vt), printed as "FIRST SLOTS b0 b1 ...".
+# design (three kernel objects: run, ev, vt), printed as "FIRST SLOTS i:OPS/FALL ..." for
+# each slot i that holds anything (FALL: how many slots on the block it falls into lies).
 blocks() {
 	python3 - "$1" <<'PY'
 import importlib.util, sys
@@ -17,7 +18,9 @@ spec.loader.exec_module(g)
 dis, syms = open(sys.argv[1]).read().split('=== symbols\n')
 hook, blocks = g.blocks_of(dis, syms, 1)
 lo, table = g.table_of(hook, blocks)
-print(lo, len(table), *table)
+slots = len(table) // 2
+print(lo, slots, *['%d:%d/%d' % (i, table[2 * i], table[2 * i + 1]) for i in range(slots)
+                   if table[2 * i] or table[2 * i + 1]])
 PY
 }
 
@@ -100,31 +103,43 @@ EOF
 # Slots from 0x3005 - 0x9000 = -24571: A at 0, B at 8, only_vt's at 64.
 { vt_walk; symtab 20; } >"$tmp/l1"
 got=$(blocks "$tmp/l1")
-want="-24571 65 3 0 0 0 0 0 0 0 2 $(printf '0 %.0s' $(seq 55))4"
+want="-24571 65 0:3/8 8:2/0 64:4/0"
 [ "$got" = "$want" ]
-ok $? "a drawn walk: block A 3, B 2, only_vt 4, each in its slot (got '$got')"
+ok $? "a drawn walk: block A 3 ops, falling into B 8 slots on; B 2, only_vt 4, neither falling (got '$got')"
 
 # A run twin of 4 ops (its test gone, so its jump is one of its own) against the vt build's
 # 6: walk's blocks scaled by 2/3 (A 2, B 1.3 -> 1); only_vt, without a twin, by its design's
 # ratio, the same 2/3 (2.7 -> 3).
 sed 's/^    1009:.*$//; s/^    100e:.*$//; s/^    1010:.*$//' "$tmp/l1" | grep -v '^$' >"$tmp/l2"
 got=$(blocks "$tmp/l2")
-want="-24571 65 2 0 0 0 0 0 0 0 1 $(printf '0 %.0s' $(seq 55))3"
+want="-24571 65 0:2/8 8:1/0 64:3/0"
 [ "$got" = "$want" ]
 ok $? "a run twin of 4 instructions scales walk's blocks and only_vt's by 2/3 (got '$got')"
 
 # A run twin larger than the vt build (15 ops): no scaling up.
 awk '/^    1013:/ { for (i = 0; i < 9; i++) printf "    10%02x:\tadd    $0x1,%%rcx\n", 0x20 + i } { print }' "$tmp/l1" >"$tmp/l3"
 got=$(blocks "$tmp/l3")
-want="-24571 65 3 0 0 0 0 0 0 0 2 $(printf '0 %.0s' $(seq 55))4"
+want="-24571 65 0:3/8 8:2/0 64:4/0"
 [ "$got" = "$want" ]
 ok $? "a run twin of 15 ops leaves the counts as they are (got '$got')"
 
 # A block of 300 instructions is 255, the most a slot holds.
 awk '/^    3111:/ { for (i = 0; i < 297; i++) printf "    %x:\tadd    $0x1,%%rcx\n", 0x4000 + 4 * i } { print }' "$tmp/l1" >"$tmp/l4"
 got=$(blocks "$tmp/l4" | awk '{ print $NF }')
-[ "$got" = 255 ]
+[ "$got" = 64:255/0 ]
 ok $? "a block of 300 instructions holds 255 (got '$got')"
+
+# A block that ends in no branch falls into the next; one whose jump is followed by code
+# that can branch before the next hook does not; nor does one whose next block lies more
+# than 255 slots on.
+sed 's/^    3020:\txor    %eax,%eax$/    3020:\tjmp    3000 <walk>/' "$tmp/l1" >"$tmp/l6"
+got=$(blocks "$tmp/l6")
+[ "$got" = "-24571 65 0:3/0 8:2/0 64:4/0" ]
+ok $? "a jump between A's branch and B's hook: A falls into nothing (got '$got')"
+sed 's/^    301e:\tje     3040 <walk+0x40>$/    301e:\tadd    $0x1,%rcx/' "$tmp/l1" >"$tmp/l7"
+got=$(blocks "$tmp/l7")
+[ "$got" = "-24571 65 0:4/8 8:2/0 64:3/0" ]
+ok $? "A without its branch runs on to B's hook and falls into it (5 ops, scaled by its twin's 6 over 7: 4; got '$got')"
 
 # Two objects short of three a design: refused.
 grep -v ' 6: ' "$tmp/l1" >"$tmp/l5"
@@ -160,8 +175,8 @@ for l in open(prof):
         continue
     off, n, windowed = l.split()
     i = (int(off, 16) - hook - first) >> 2
-    if 0 <= i < len(slots):
-        ran += slots[i] * int(windowed)
+    if 0 <= i < len(slots) // 2:
+        ran += slots[2 * i] * int(windowed)
 r = json.load(open(js))['results'][0]
 said = r['counters']['insns_per_op'] * 5
 print(ran, said)

@@ -26,10 +26,14 @@ without the instrumentation (at most 1: a function the vt build made smaller
 is left alone); a function with no run twin takes all of its design's
 functions' ratio.
 
-OUT_BIN gets one byte a 4-byte slot of the code between the first and the last
-block: the instructions of the block whose hook returns into that slot (two
-hooks' return addresses lie at least 5 bytes apart, the call's length, so no
-two share a slot), at most 255.  OUT_S is the table's assembler source, which
+OUT_BIN gets two bytes a 4-byte slot of the code between the first and the last
+block (two hooks' return addresses lie at least 5 bytes apart, the call's
+length, so no two share a slot), for the block whose hook returns into it: its
+ops, at most 255, and where the block it falls through to lies, in slots after
+its own (1..255; 0: it ends in a jump or a return, or the next is farther).  A
+block falls through when it ends in a conditional jump not taken or in no
+branch at all; the machine charges the front end's taken-branch floor
+(cost.block) only to a block it did not fall into.  OUT_S is the table's assembler source, which
 .incbin's OUT_BIN (src/machine/vt_sched.c reads it as vt_block_table).
 --empty writes a table of no slots, which the first link takes, so that
 both links resolve the table's address alike.
@@ -118,14 +122,14 @@ def functions(dis, owner):
 
 def count(ins, block):
     """The kernel's instructions of @ins, as the core dispatches them: a block (@block)
-    ends at its branch."""
+    ends at its branch.  (ops, the index in @ins where it ended)"""
     n = 0
     prev = ''
-    for _, t in ins:
+    for i, (_, t) in enumerate(ins):
         c = CALL.match(t)
         if c and c.group(1) == HOOK:
             if block:
-                break
+                return max(0, n), i
             prev = ''
             continue
         if c and instrumentation(c.group(1)):
@@ -139,24 +143,42 @@ def count(ins, block):
             n += 1      # a compare or test and its conditional jump: one op
         prev = t
         if block and (t.startswith('j') or t.startswith('ret')):
-            break
-    return max(0, n)
+            return max(0, n), i
+    return max(0, n), len(ins)
+
+
+def fall_through(ins, i):
+    """The return address of the block a block that ended at @ins[@i] falls through to:
+    the next hook's, past code that cannot branch; None after a jump or a return."""
+    if i < len(ins) and (ins[i][1].startswith('jmp') or ins[i][1].startswith('ret')):
+        return None
+    if i < len(ins) and ins[i][1].startswith('j'):
+        i += 1          # a conditional jump not taken goes on to the next instruction
+    for j in range(i, len(ins) - 1):
+        t = ins[j][1]
+        c = CALL.match(t)
+        if c and c.group(1) == HOOK:
+            return ins[j + 1][0]
+        if t.startswith('j') or t.startswith('ret'):
+            return None
+    return None
 
 
 def blocks_of(dis, symtab, nk):
-    """(the hook's address, {a block's return address: its instructions})."""
+    """(the hook's address, {a block's return address: (its ops, the return address of
+    the block it falls through to, or None)})."""
     funcs = functions(dis, symbols(symtab, nk))
     run_size = {}
     for obj, name, ins in funcs:
         if 0 <= obj < 2 * nk and obj % 2 == 0:
             key = (obj // 2, name)
-            run_size[key] = run_size.get(key, 0) + count(ins, False)
+            run_size[key] = run_size.get(key, 0) + count(ins, False)[0]
     ratio = {}
     agg = {}
     for obj, name, ins in funcs:
         if 2 * nk <= obj < 3 * nk:
             k = obj - 2 * nk
-            v = count(ins, False)
+            v = count(ins, False)[0]
             r = run_size.get((k, name))
             if r is not None and v > 0:
                 ratio[(obj, name)] = min(1.0, r / v)
@@ -177,23 +199,30 @@ def blocks_of(dis, symtab, nk):
         for i, (a, t) in enumerate(ins[:-1]):
             c = CALL.match(t)
             if c and c.group(1) == HOOK:
-                blocks[ins[i + 1][0]] = min(255, int(count(ins[i + 1:], True) * r + 0.5))
+                n, end = count(ins[i + 1:], True)
+                blocks[ins[i + 1][0]] = (min(255, int(n * r + 0.5)),
+                                         fall_through(ins, i + 1 + end))
     if not blocks:
         sys.exit('gen-block-insns: no block of the vt builds')
     return hooks[0], blocks
 
 
 def table_of(hook, blocks):
-    """(the first slot's offset from the hook, the slots' bytes)."""
+    """(the first slot's offset from the hook, the slots' bytes: two a slot, the block's
+    ops and how many slots on the block it falls through to lies, 0 for none or too far)."""
     lo = min(blocks) - hook
-    table = bytearray((max(blocks) - hook - lo) // 4 + 1)
+    slots = (max(blocks) - hook - lo) // 4 + 1
+    table = bytearray(2 * slots)
     seen = set()
-    for a, n in blocks.items():
+    for a, (n, ft) in blocks.items():
         i = (a - hook - lo) >> 2
         if i in seen:
             sys.exit('gen-block-insns: two blocks in one slot at %#x' % a)
         seen.add(i)
-        table[i] = n
+        table[2 * i] = n
+        if ft is not None and ft > a:
+            d = (ft - hook - lo) // 4 - i
+            table[2 * i + 1] = d if d <= 255 else 0
     return lo, table
 
 
@@ -213,10 +242,12 @@ def main():
     lo, table = table_of(hook, blocks)
     with open(out_bin, 'wb') as f:
         f.write(table)
-    write_s(out_s, binary, lo, len(table), out_bin)
+    write_s(out_s, binary, lo, len(table) // 2, out_bin)
     if '--report' in sys.argv:
-        print('%d blocks, %.2f instructions a block, %d slots'
-              % (len(blocks), sum(blocks.values()) / len(blocks), len(table)))
+        print('%d blocks, %.2f ops a block, %.1f%% falling through, %d slots'
+              % (len(blocks), sum(n for n, _ in blocks.values()) / len(blocks),
+                 100 * sum(ft is not None for _, ft in blocks.values()) / len(blocks),
+                 len(table) // 2))
 
 
 if __name__ == '__main__':

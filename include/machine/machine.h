@@ -127,7 +127,8 @@ struct machine_stats {
 	double delay_ns;		/* time in ndelay()/__delay(): modelled work */
 	double code_ns;			/* time charged for plain code: its basic blocks */
 	unsigned long long mispredicts;	/* branches of it mispredicted (core.mispredict) */
-	unsigned long long insns;	/* its instructions (core.insn; 0: not given) */
+	unsigned long long insns;	/* its ops (core.insn; 0: not given) */
+	unsigned long long taken;	/* its blocks a branch was taken to (core.insn) */
 	double branch_ns;		/* time in their refills */
 	double rmw_ns;			/* time in the coherence model's own instructions: locked RMWs, hits */
 	bool counted;			/* the counts here are set */

@@ -201,6 +201,14 @@ struct vt_machine {
 	 */
 	double insn_ns;
 	/*
+	 * core.fall: with core.insn, a block the code falls into from the one
+	 * before (a conditional jump not taken) costs its ops alone, and
+	 * cost.block is the least only a block a branch was taken to costs
+	 * (the front end's taken-branch rate).  false (the default): every
+	 * block costs at least cost.block.
+	 */
+	bool fall;
+	/*
 	 * pf.span: KiB a prefetch stream may run through (a power of two, 4..4096):
 	 * 4, a stream stops at each 4 KiB page, as Intel's streamer; larger, it
 	 * runs on into the next consecutive pages, up to pf.span / 4 of them.
@@ -247,6 +255,7 @@ struct vt_machine {
 	char sb_src[VT_SRC_LEN];
 	char mispredict_src[VT_SRC_LEN];
 	char insn_src[VT_SRC_LEN];
+	char fall_src[VT_SRC_LEN];		/* empty: not given */
 	char pf_span_src[VT_SRC_LEN];
 	char pf_stride_src[VT_SRC_LEN];
 	char pf_ahead_src[VT_SRC_LEN];

@@ -108,8 +108,10 @@ void exp_machine_counters(struct sample *out, const struct machine_stats *st, do
 	sample_counter(out, "poll_ns_per_op", st->poll_ns / ops);
 	if (predicted)
 		sample_counter(out, "mispredicts_per_op", st->mispredicts / ops);
-	if (st->insns)		/* core.insn */
+	if (st->insns) {	/* core.insn */
 		sample_counter(out, "insns_per_op", st->insns / ops);
+		sample_counter(out, "taken_per_op", st->taken / ops);
+	}
 	if (st->hier) {
 		sample_counter(out, "l1_misses_per_op", st->l1_miss / ops);
 		sample_counter(out, "l2_misses_per_op", st->l2_miss / ops);

@@ -578,9 +578,9 @@ static bool vt_busy(const struct vt_cpu *s)
 	return !s->done && !s->blocked && !s->waiting_on;
 }
 
-vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks, vt_ps insn_ps)
+vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks, int64_t insn_ps)
 {
-	vt_ps t = (vt_ps)blocks * vt.cost[VT_C_BLOCK] + insn_ps;
+	vt_ps t = (vt_ps)((int64_t)(blocks * vt.cost[VT_C_BLOCK]) + insn_ps);
 
 	if (c->sibling && vt_busy(c->sibling))
 		t = t * 1000 / vt.h->share_permille;

@@ -223,6 +223,33 @@ static double insn_ns(void)
 	return best;
 }
 
+/*
+ * What the front end takes to follow a taken branch: a chain of TAKEN_N jumps,
+ * each to the next (all of them in the first level of the branch target
+ * buffer), best of INSN_TRIES.  With core.fall this would be cost.block: the
+ * least a block costs where a branch was taken to it.  0 where there is no
+ * probe for the architecture.
+ */
+#define TAKEN_N		64
+#define TAKEN_LOOPS	20000
+
+static double taken_ns(void)
+{
+	double best = 0;
+#if defined(__x86_64__)
+	for (int t = 0; t < INSN_TRIES; t++) {
+		double t0 = vt_cal_now_ns(), ns;
+
+		for (int i = 0; i < TAKEN_LOOPS; i++)
+			__asm__ __volatile__(".rept 64\n\tjmp 1f\n\t.p2align 4\n1:\n\t.endr" ::: "memory");
+		ns = (vt_cal_now_ns() - t0) / ((double)TAKEN_LOOPS * (TAKEN_N + 1));
+		if (!best || ns < best)
+			best = ns;
+	}
+#endif
+	return best;
+}
+
 /* --- core.mispredict: a mispredicted branch's refill ------------------------------------ */
 
 #define BR_N	(1 << 18)
@@ -637,6 +664,16 @@ static void vt_calibrate_block(struct vt_machine *m)
 	m->cost_ns[VT_C_BLOCK] = p.block_ns;
 	snprintf(m->cost_src[VT_C_BLOCK], VT_SRC_LEN, "measured now: the median of three loops of mm-shaped "
 		 "code over data in the L1, %s (src/machine/vt_probe_code.c)", shapes);
+	/* What core.fall yes would take for cost.block, for the reader who tries it. */
+	if (m->insn_ns > 0) {
+		double taken = taken_ns();
+		size_t n = strlen(m->cost_src[VT_C_BLOCK]);
+
+		if (taken >= VT_MIN_BLOCK_NS)
+			snprintf(m->cost_src[VT_C_BLOCK] + n, VT_SRC_LEN - n, "; with core.fall yes, cost.block "
+				 "would be a chain of %d jumps each taken to the next: %.4g ns (%.2f cycles) a jump, "
+				 "best of %d", TAKEN_N, taken, taken / cycle, INSN_TRIES);
+	}
 }
 
 int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
@@ -676,6 +713,12 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->cost_src[VT_C_RMW], VT_SRC_LEN, "measured now: a locked fetch-add on a private line, in a loop");
 	m->cost_ns[VT_C_MEM] = 90;
 	snprintf(m->cost_src[VT_C_MEM], VT_SRC_LEN, "not measured: a typical DRAM latency");
+	m->insn_ns = insn_ns();
+	if (m->insn_ns < 0.001 || m->insn_ns > 10)
+		m->insn_ns = 0;	/* no probe, or it could not tell: every block costs cost.block */
+	snprintf(m->insn_src, VT_SRC_LEN, "measured now: a straight run of two independent register adds "
+		 "to one L1 load, best of %d (%.2f a cycle)", INSN_TRIES,
+		 m->insn_ns > 0 ? m->cost_ns[VT_C_HIT] / m->insn_ns : 0.0);
 	vt_calibrate_block(m);
 	vt_calibrate_overlap(m);
 	m->cost_ns[VT_C_PAUSE] = per_op_ns(0);
@@ -700,12 +743,6 @@ int vt_calibrate_host(struct vt_machine *m, char *err, size_t len)
 	snprintf(m->mispredict_src, VT_SRC_LEN, "measured now: one branch over %d bytes alternating 1 and 0 "
 		 "against random ones, the difference over the random half, best of %d (%.1f cycles)",
 		 BR_N, CAL_TRIES, m->mispredict_ns / m->cost_ns[VT_C_HIT]);
-	m->insn_ns = insn_ns();
-	if (m->insn_ns < 0.001 || m->insn_ns > 10)
-		m->insn_ns = 0;	/* no probe, or it could not tell: every block costs cost.block */
-	snprintf(m->insn_src, VT_SRC_LEN, "measured now: a straight run of two independent register adds "
-		 "to one L1 load, best of %d (%.2f a cycle)", INSN_TRIES,
-		 m->insn_ns > 0 ? m->cost_ns[VT_C_HIT] / m->insn_ns : 0.0);
 	m->first_touch_ns = first_touch_ns(&m->backing_order);
 	snprintf(m->first_touch_src, VT_SRC_LEN, "measured now: the first write to each of %d 2 MiB ranges "
 		 "advised MADV_HUGEPAGE (touched and released once before), less a memset of the page it "
@@ -756,6 +793,8 @@ void vt_machine_print(FILE *f, const struct vt_machine *m)
 		fprintf(f, "core.mispredict %g | %s\n", m->mispredict_ns, m->mispredict_src);
 	if (m->insn_ns > 0)
 		fprintf(f, "core.insn       %.4g | %s\n", m->insn_ns, m->insn_src);
+	if (m->fall_src[0])
+		fprintf(f, "core.fall       %s | %s\n", m->fall ? "yes" : "no", m->fall_src);
 	if (m->pf_span_kib > 0)
 		fprintf(f, "pf.span         %d | %s\n", m->pf_span_kib, m->pf_span_src);
 	if (m->pf_stride > 0)

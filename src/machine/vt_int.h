@@ -60,6 +60,12 @@ struct vt_mlp {
 	int next_fill;
 };
 
+/* A block's entry in vt_block_table (tools/gen-block-insns.py). */
+struct vt_block_slot {
+	uint8_t ops;		/* its ops, a fused compare and branch one */
+	uint8_t fall;		/* the block it falls through to is this many slots on; 0: none */
+};
+
 struct vt_cpu {
 	int id;
 	vt_ps clock;
@@ -74,8 +80,10 @@ struct vt_cpu {
 	bool sleeping;			/* vt_sleep(): only a release write wakes it, one at a time */
 	unsigned long blocks;		/* basic blocks run since the CPU's clock last moved */
 	unsigned long mispredicts;	/* ... and branches mispredicted (core.mispredict) */
-	unsigned long insns;		/* ... their instructions (core.insn) */
-	vt_ps insn_ps;			/* ... and what those cost beyond cost.block */
+	unsigned long insns;		/* ... their ops (core.insn) */
+	unsigned long taken;		/* ... those of them a branch was taken to */
+	int64_t insn_ps;		/* ... and what those cost beyond cost.block each (less where they fell through) */
+	uintptr_t fall_slot;		/* the slot of the block the last one falls through to (core.insn) */
 	struct vt_bp *bp;		/* its branch predictor (vt_bpred.c); NULL: none */
 	vt_ps rmw_free;			/* rmw.overlap: when its last locked RMW completes */
 	vt_ps rmw_shadow;		/* rmw.overlap SHARE: what the code after it may hide */
@@ -175,15 +183,16 @@ struct vt_state {
 	vt_ps window_permille;		/* line.window, in thousandths */
 	vt_ps mispredict_ps;		/* core.mispredict (0: no branch predictor) */
 	/*
-	 * core.insn: the instructions of the block whose hook returns to
-	 * address A are insns[(A - insn_base) / 4] (vt_block_table), for
-	 * A - insn_base under 4 * insn_n (0: no core.insn, or no table), and
-	 * what a block of n instructions costs beyond cost.block is
-	 * insn_extra[n].
+	 * core.insn: the block whose hook returns to address A has slot
+	 * (A - insn_base) / 4 of vt_block_table, for A - insn_base under
+	 * 4 * insn_n (0: no core.insn, or no table): its ops and where the
+	 * block it falls through to lies.  What a block of n ops costs beyond
+	 * cost.block is insn_extra[0][n] where the last block fell into it,
+	 * insn_extra[1][n] where a branch was taken to it.
 	 */
 	uintptr_t insn_base, insn_n;
-	const uint8_t *insns;
-	vt_ps insn_extra[256];
+	const struct vt_block_slot *insns;
+	int64_t insn_extra[2][256];
 	int n;
 	struct vt_cpu *cpus;
 	struct vt_cpu **heap;		/* runnable CPUs other than the running one */
@@ -266,7 +275,7 @@ void vt_hier_train(struct vt_cpu *c);
 bool vt_hier_store(struct vt_cpu *c, const volatile void *p);
 bool vt_hier_load(struct vt_cpu *c, const volatile void *p, int kind);
 void vt_insn_start(const struct vt_machine *m);
-vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks, vt_ps insn_ps);
+vt_ps vt_hier_code_ps(const struct vt_cpu *c, unsigned long blocks, int64_t insn_ps);
 void vt_hier_ff_touch(uintptr_t addr, unsigned long size);
 
 /*
@@ -333,14 +342,15 @@ static inline vt_ps vt_refill_pending_ps(const struct vt_cpu *c)
 }
 
 /*
- * The plain code @c ran since its clock last moved: cost.block a block (or
- * its instructions at the core's width, core.insn, if more), more while its
- * SMT sibling shares the core (vt_hier_code_ps()), and its refills.
+ * The plain code @c ran since its clock last moved: cost.block a block (with
+ * core.insn: its ops at the core's width, at least cost.block where a branch
+ * was taken to it), more while its SMT sibling shares the core
+ * (vt_hier_code_ps()), and its refills.
  */
 static inline vt_ps vt_code_pending_ps(const struct vt_cpu *c)
 {
 	vt_ps t = vt.h ? vt_hier_code_ps(c, c->blocks, c->insn_ps) :
-		  (vt_ps)c->blocks * vt.cost[VT_C_BLOCK] + c->insn_ps;
+		  (vt_ps)((int64_t)(c->blocks * vt.cost[VT_C_BLOCK]) + c->insn_ps);
 
 	/* Code right after a locked RMW (rmw.overlap SHARE): its share ran under the RMW. */
 	if (c->rmw_shadow) {
@@ -368,9 +378,11 @@ static inline void vt_charge_code(struct vt_cpu *c)
 	vt.acc.st.blocks += c->blocks;
 	vt.acc.st.mispredicts += c->mispredicts;
 	vt.acc.st.insns += c->insns;
+	vt.acc.st.taken += c->taken;
 	c->blocks_run += c->blocks;
 	c->blocks = 0;
 	c->insns = 0;
+	c->taken = 0;
 	c->insn_ps = 0;
 	c->mispredicts = 0;
 	c->rmw_shadow = 0;	/* the next event: whatever follows waited for the RMW */

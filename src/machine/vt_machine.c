@@ -37,6 +37,9 @@
  *	core.insn       NS | SOURCE  (optional) a cycle over the instructions the core
  *	                dispatches a cycle: a basic block costs the larger of cost.block
  *	                and its instructions times this
+ *	core.fall       yes|no | SOURCE  (optional, with core.insn, default no) a block
+ *	                fallen into from the one before costs its instructions alone:
+ *	                cost.block is then the front end's taken-branch rate
  *	pf.span         KIB | SOURCE (optional, with the hierarchy, default 4) how far a
  *	                prefetch stream may run: 4, it stops at each 4 KiB page
  *	pf.stride       BYTES | SOURCE (optional, with the hierarchy) the largest stride
@@ -636,6 +639,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else if (!strcmp(key, "core.insn")) {
 			parse_sourced_in(val, &m->insn_ns, m->insn_src, 0.001, 10,
 					 "NS out of range; valid: 0.001..10 (a cycle over the instructions dispatched a cycle)", &why);
+		} else if (!strcmp(key, "core.fall")) {
+			parse_yes_no(val, &m->fall, m->fall_src, &why);
 		} else if (!strcmp(key, "mem.first_touch")) {
 			parse_sourced_in(val, &m->first_touch_ns, m->first_touch_src, 0, 10000000,
 					 "NS out of range; valid: 0..10000000 (a first touch's fault path)", &why);
@@ -668,7 +673,7 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		} else {
 			why = "unknown key; valid: name, desc, sockets, l3_per_socket, cores_per_l3, smt, "
 			      "lat.*, cost.*, l1d.*, l2.*, l3.*, mem.remote, core.*, pf.degree, smt.share, "
-			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, core.mispredict, core.insn, pf.span, pf.stride, pf.ahead, "
+			      "line.order, line.window, syscall, l1d.lat, tlb.flush, tlb.tlbi, sched.wake, rmw.overlap, rmw.drain, core.sb, core.mispredict, core.insn, core.fall, pf.span, pf.stride, pf.ahead, "
 			      "mem.first_touch, mem.backing, calibrated, seed.*";
 		}
 		if (why) {
@@ -702,6 +707,8 @@ int vt_machine_load(struct vt_machine *m, const char *path, char *err, size_t le
 		return fail(err, len, path, 0, "pf.stride needs the memory hierarchy's settings (l1d.size and the rest)");
 	if (m->pf_ahead > 0 && !m->pf_stride)
 		return fail(err, len, path, 0, "pf.ahead needs pf.stride (the stride prefetcher it sets the distance of)");
+	if (m->fall_src[0] && !(m->insn_ns > 0))
+		return fail(err, len, path, 0, "core.fall needs core.insn (the instructions a block falling through costs)");
 	if ((m->first_touch_ns >= 0) != (m->backing_src[0] != '\0'))
 		return fail(err, len, path, 0, "mem.first_touch and mem.backing go together: %s without %s",
 			    m->first_touch_ns >= 0 ? "mem.first_touch" : "mem.backing",
@@ -771,6 +778,8 @@ int vt_machine_fitted(const struct vt_machine *m, char *buf, size_t len)
 		n += add_fitted(buf, len, &at, "core.mispredict", m->mispredict_ns, m->mispredict_src);
 	if (m->insn_ns > 0)
 		n += add_fitted(buf, len, &at, "core.insn", m->insn_ns, m->insn_src);
+	if (m->fall_src[0])
+		n += add_fitted(buf, len, &at, "core.fall", m->fall, m->fall_src);
 	if (m->pf_span_kib > 0)
 		n += add_fitted(buf, len, &at, "pf.span", m->pf_span_kib, m->pf_span_src);
 	if (m->pf_stride > 0)

@@ -112,6 +112,7 @@ int vt_run(const struct vt_machine *m, int n, vt_thread_fn fn, void *const *args
 		struct vt_cpu *c = &vt.cpus[i];
 
 		c->id = i;
+		c->fall_slot = UINTPTR_MAX;	/* its first block was jumped to */
 		if (i < n) {
 			c->fn = fn;
 			c->arg = args[i];
@@ -199,7 +200,7 @@ static void vt_counts_add_delta(struct vt_counts *sum, const struct vt_counts *n
 	ADD(transfer_ps); ADD(queued_ps); ADD(lock_wait_ps); ADD(poll_ps); ADD(delay_ps); ADD(code_ps);
 	ADD(st.l1_miss); ADD(st.l2_miss); ADD(st.l3_miss); ADD(st.xdomain); ADD(st.mem_local);
 	ADD(st.mem_remote); ADD(st.prefetches); ADD(mem_ps); ADD(rmw_ps);
-	ADD(st.mispredicts); ADD(branch_ps); ADD(st.insns);
+	ADD(st.mispredicts); ADD(branch_ps); ADD(st.insns); ADD(st.taken);
 #undef ADD
 }
 

@@ -139,10 +139,13 @@ void __sanitizer_cov_trace_pc(void)
 
 		c->blocks++;
 		if (slot < vt.insn_n) {
-			unsigned int n = vt.insns[slot];
+			const struct vt_block_slot *b = &vt.insns[slot];
+			bool taken = slot != c->fall_slot;
 
-			c->insns += n;
-			c->insn_ps += vt.insn_extra[n];
+			c->insns += b->ops;
+			c->taken += taken;
+			c->insn_ps += vt.insn_extra[taken][b->ops];
+			c->fall_slot = b->fall ? slot + b->fall : UINTPTR_MAX;
 		}
 		/* this hook's frame lies a fixed distance below its caller's stack pointer */
 		if (c->bp)
@@ -155,36 +158,39 @@ void __sanitizer_cov_trace_pc(void)
 }
 
 /*
- * The instructions of every block of the vt builds, counted from the linked
- * binary by tools/gen-block-insns.py and linked into build/mmlab: slot i
- * holds the block whose hook returns to the hook's address + first + 4 i.
- * Weak: a program without it (the unit tests) has every block cost
- * cost.block.
+ * The ops of every block of the vt builds, counted from the linked binary by
+ * tools/gen-block-insns.py and linked into build/mmlab: slot i holds the
+ * block whose hook returns to the hook's address + first + 4 i.  Weak: a
+ * program without it (the unit tests) has every block cost cost.block.
  */
 struct vt_block_table {
 	int64_t first;
 	uint64_t slots;
-	uint8_t insns[];
+	struct vt_block_slot slot[];
 };
 extern const struct vt_block_table vt_block_table __attribute__((weak));
 
 /*
- * core.insn: a block of n instructions costs the larger of cost.block and n
- * times core.insn; insn_extra[n] is what it costs beyond cost.block.
+ * core.insn: a block of n ops costs n times core.insn, the core's width, and
+ * at least cost.block; with core.fall, at least cost.block only where a
+ * branch was taken to it: the front end follows one taken branch a cycle,
+ * and a not-taken one does not end its fetch.  insn_extra[taken][n] is what
+ * it costs beyond cost.block.
  */
 void vt_insn_start(const struct vt_machine *m)
 {
-	vt_ps block = vt.cost[VT_C_BLOCK];
+	int64_t block = (int64_t)vt.cost[VT_C_BLOCK];
 
 	vt.insn_n = 0;
 	if (!(m->insn_ns > 0) || !&vt_block_table)
 		return;
 	for (int n = 0; n < 256; n++) {
-		vt_ps t = (vt_ps)llround(n * m->insn_ns * 1000);
+		int64_t t = llround(n * m->insn_ns * 1000);
 
-		vt.insn_extra[n] = t > block ? t - block : 0;
+		vt.insn_extra[1][n] = t > block ? t - block : 0;
+		vt.insn_extra[0][n] = m->fall ? t - block : vt.insn_extra[1][n];
 	}
-	vt.insns = vt_block_table.insns;
+	vt.insns = vt_block_table.slot;
 	vt.insn_base = (uintptr_t)__sanitizer_cov_trace_pc + (uintptr_t)vt_block_table.first;
 	vt.insn_n = vt_block_table.slots;
 }
