@@ -82,7 +82,7 @@ struct vt_cpu {
 	unsigned long mispredicts;	/* ... and branches mispredicted (core.mispredict) */
 	unsigned long insns;		/* ... their ops (core.insn) */
 	unsigned long taken;		/* ... those of them a branch was taken to */
-	int64_t insn_ps;		/* ... and what those cost beyond cost.block each (less where they fell through) */
+	int64_t insn_ps;		/* ... and what those cost beyond cost.block each (core.fall: less where fallen into) */
 	uintptr_t fall_slot;		/* the slot of the block the last one falls through to (core.insn) */
 	struct vt_bp *bp;		/* its branch predictor (vt_bpred.c); NULL: none */
 	vt_ps rmw_free;			/* rmw.overlap: when its last locked RMW completes */
@@ -343,9 +343,9 @@ static inline vt_ps vt_refill_pending_ps(const struct vt_cpu *c)
 
 /*
  * The plain code @c ran since its clock last moved: cost.block a block (with
- * core.insn: its ops at the core's width, at least cost.block where a branch
- * was taken to it), more while its SMT sibling shares the core
- * (vt_hier_code_ps()), and its refills.
+ * core.insn, its ops at the core's width if more; with core.fall too, a
+ * block fallen into its ops alone), more while its SMT sibling shares the
+ * core (vt_hier_code_ps()), and its refills.
  */
 static inline vt_ps vt_code_pending_ps(const struct vt_cpu *c)
 {
