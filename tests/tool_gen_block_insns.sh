@@ -143,17 +143,16 @@ ok $? "A without its branch runs on to B's hook and falls into it (5 ops, scaled
 
 # Two objects short of three a design: refused.
 grep -v ' 6: ' "$tmp/l1" >"$tmp/l5"
-python3 - "$tmp/l5" >/dev/null 2>"$tmp/err" <<'PY'
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location('g', 'tools/gen-block-insns.py')
-g = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(g)
-dis, syms = open(sys.argv[1]).read().split('=== symbols\n')
-g.blocks_of(dis, syms, 1)
-PY
+blocks "$tmp/l5" >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q '2 kernel objects, expected 3' "$tmp/err"
 ok $? "two kernel objects where a design has three: exit 1 naming both ($(head -c 120 "$tmp/err"))"
+# One object: refused the same way, not a traceback.
+grep -v ' [46]: ' "$tmp/l1" >"$tmp/l8"
+blocks "$tmp/l8" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '1 kernel objects, expected 3' "$tmp/err"
+ok $? "one kernel object: exit 1, one line naming it ($(head -c 120 "$tmp/err"))"
 
 # build/mmlab's table against a run: the instructions the run's counter says its timed
 # window ran are the blocks it entered there (tools/blockprof.sh's raw counts), each by its

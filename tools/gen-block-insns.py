@@ -32,9 +32,10 @@ length, so no two share a slot), for the block whose hook returns into it: its
 ops, at most 255, and where the block it falls through to lies, in slots after
 its own (1..255; 0: it ends in a jump or a return, or the next is farther).  A
 block falls through when it ends in a conditional jump not taken or in no
-branch at all; the machine charges the front end's taken-branch floor
-(cost.block) only to a block it did not fall into.  OUT_S is the table's assembler source, which
-.incbin's OUT_BIN (src/machine/vt_sched.c reads it as vt_block_table).
+branch at all; with core.fall the machine charges the front end's
+taken-branch floor (cost.block) only to a block it did not fall into.  OUT_S
+is the table's assembler source, which .incbin's OUT_BIN (src/machine/
+vt_sched.c reads it as vt_block_table).
 --empty writes a table of no slots, which the first link takes, so that
 both links resolve the table's address alike.
 """
@@ -59,11 +60,14 @@ def instrumentation(target):
 
 
 def symbols(out, nk):
-    """{address: (object, name)} of the kernel objects' functions, from readelf -s."""
+    """{address: object} of the kernel objects' functions, from readelf -s."""
     files = [l.split()[7] for l in out.splitlines()
              if len(l.split()) >= 8 and l.split()[3] == 'FILE']
-    first = files.index('percpu_counter.c')
-    kfiles = set(files[first:files.index('percpu_counter.c', first + 1)])
+    starts = [i for i, name in enumerate(files) if name == 'percpu_counter.c']
+    if len(starts) < 2:
+        sys.exit('gen-block-insns: %d kernel objects, expected %d (3 x %d designs)'
+                 % (len(starts), 3 * nk, nk))
+    kfiles = set(files[starts[0]:starts[1]])
     obj = -1
     seen = 0
     nobj = 3 * nk
@@ -81,7 +85,7 @@ def symbols(out, nk):
                 obj = nobj  # past the kernel objects
             continue
         if f[3] == 'FUNC' and f[4] == 'LOCAL' and 0 <= obj < nobj:
-            owner.setdefault(int(f[1], 16), (obj, f[7]))
+            owner.setdefault(int(f[1], 16), obj)
     if seen != nobj:
         sys.exit('gen-block-insns: %d kernel objects, expected %d (3 x %d designs)'
                  % (seen, nobj, nk))
@@ -109,7 +113,7 @@ def functions(dis, owner):
     for line in dis.splitlines():
         m = HEAD.match(line)
         if m:
-            cur = (owner.get(int(m.group(1), 16), (-1, m.group(2)))[0], m.group(2), [])
+            cur = (owner.get(int(m.group(1), 16), -1), m.group(2), [])
             funcs.append(cur)
             continue
         m = INSTR.match(line)

@@ -191,9 +191,9 @@ static double cycle_ns(void)
 #if defined(__x86_64__)
 /*
  * The probe's loop, its own (the compiler's loop around it moved the width
- * measured by a fifth between two builds), its top @pad times 16 bytes into
- * a 64-byte line: on Zen 5 the same loop runs 6.4 to 7.4 instructions a cycle
- * by where it starts, and the core's width is the best of them.
+ * measured by a fifth between two builds), its top PAD bytes into a 64-byte
+ * line: on Zen 5 the same loop runs 6.4 to 7.4 instructions a cycle by where
+ * it starts, and the core's width is the best of them.
  */
 #define INSN_LOOP(PAD)							\
 	__asm__ __volatile__(".p2align 6\n\t.fill " #PAD ",1,0x90\n"	\
